@@ -1,0 +1,149 @@
+"""The exceptions restwire raises.
+
+Every error a caller can meet derives from :class:`RestwireError`, names the
+URL (credentials in it redacted) and says what was wrong. An error that comes
+from httpx keeps the httpx exception as its ``__cause__``. No message, repr or
+attribute shown by default carries a header value, so tokens and cookies never
+reach a log through an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from ._redact import redact_url
+
+__all__ = [
+    "BodyTooLarge",
+    "ContentError",
+    "InvalidRequest",
+    "NetworkError",
+    "ParameterError",
+    "RequestBodyError",
+    "RestwireError",
+    "TooManyRedirects",
+    "TransportError",
+]
+
+
+class RestwireError(Exception):
+    """Base class of every error restwire raises."""
+
+
+class InvalidRequest(RestwireError):
+    """A call cannot be sent as given: raised before anything is sent."""
+
+
+class ParameterError(InvalidRequest):
+    """A call's params cannot fill the endpoint's URL: raised before sending."""
+
+    def __init__(self, endpoint: str, name: str, problem: str) -> None:
+        self.endpoint = endpoint
+        self.name = name
+        super().__init__(f"{endpoint}: parameter {name!r} {problem}")
+
+
+class RequestBodyError(InvalidRequest):
+    """The body given to a call cannot be sent (or sent again on a redirect)."""
+
+
+class TransportError(RestwireError):
+    """The request did not get a complete response: connect, read or timeout.
+
+    ``__cause__`` is the httpx exception; ``url`` is where it happened.
+    """
+
+    def __init__(self, method: str, url: httpx.URL | str, cause: Exception) -> None:
+        self.method = method
+        self.url = httpx.URL(url) if isinstance(url, str) else url
+        kind = type(cause).__name__
+        detail = str(cause) or "no detail"
+        super().__init__(f"{method} {redact_url(self.url)}: {kind}: {detail}")
+
+
+class TooManyRedirects(RestwireError):
+    """A redirect chain went on past the endpoint's ``max_redirects``."""
+
+    def __init__(self, method: str, url: httpx.URL, limit: int) -> None:
+        self.method = method
+        self.url = url
+        self.limit = limit
+        super().__init__(
+            f"{method} {redact_url(url)}: more than {limit} redirects; "
+            "raise max_redirects if the chain is expected"
+        )
+
+
+class ContentError(RestwireError):
+    """A response body is not what the endpoint's ``content`` expects.
+
+    Quotes the content type and the start of the body, so the cause (an HTML
+    error page, a proxy's login form, truncated JSON) is visible at once.
+    """
+
+    SNIPPET = 200
+
+    def __init__(
+        self, response: httpx.Response, expected: str, problem: str | None = None
+    ) -> None:
+        self.response = response
+        self.url = response.request.url
+        self.content_type = response.headers.get("content-type")
+        body = response.content[: self.SNIPPET].decode("utf-8", "replace")
+        more = "..." if len(response.content) > self.SNIPPET else ""
+        reason = f": {problem}" if problem else ""
+        super().__init__(
+            f"{response.request.method} {redact_url(self.url)}: expected {expected}, "
+            f"got content-type {self.content_type!r}{reason}; body starts {body!r}{more}"
+        )
+
+
+class BodyTooLarge(RestwireError):
+    """A response body is larger than the endpoint's ``max_body_size``.
+
+    Raised while reading, as soon as the limit is passed: the rest of the
+    body is never read into memory.
+    """
+
+    def __init__(self, method: str, url: httpx.URL, limit: int) -> None:
+        self.method = method
+        self.url = url
+        self.limit = limit
+        super().__init__(
+            f"{method} {redact_url(url)}: response body is larger than "
+            f"max_body_size={limit} bytes; use content='stream' for large bodies"
+        )
+
+
+class NetworkError(RestwireError):
+    """The server answered with a status outside 2xx.
+
+    The seed's ``NetworkError``: ``status``, ``url`` and the ``response`` (its
+    body already read), plus ``text`` and :meth:`json` so a 422's validation
+    details are one call away.
+    """
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.status = response.status_code
+        self.url = response.request.url
+        self.method = response.request.method
+        super().__init__(
+            f"{self.method} {redact_url(self.url)}: "
+            f"{self.status} {response.reason_phrase}"
+        )
+
+    @property
+    def text(self) -> str:
+        """The body of the error response, decoded."""
+        return self.response.text
+
+    def json(self) -> Any:
+        """The body parsed as JSON; a :class:`ContentError` if it is not JSON."""
+        try:
+            return json.loads(self.response.content)
+        except ValueError as error:
+            raise ContentError(self.response, "a JSON error body", str(error)) from None

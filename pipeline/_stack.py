@@ -1,0 +1,149 @@
+"""Middleware stacks: the ordered layers a call passes through.
+
+A middleware is any object with one or more of:
+
+- ``on_request(exchange)``: change the call before it is sent;
+- ``on_response(exchange)``: change ``exchange.value`` after a 2xx response;
+- ``on_error(exchange, error)``: see a :class:`RestwireError` on its way out
+  (it is re-raised after);
+- ``handle(exchange, call_next)``, the full form: a generator that runs
+  ``response = yield from call_next(exchange)`` zero times (to answer
+  itself), once, or several times (to retry or refresh), and may
+  ``yield Sleep(seconds)``. When ``handle`` exists, the other three are not
+  called. It must close nothing it did not open: a response it discards has
+  already had its body read.
+
+The first middleware in a stack is the outermost: it sees the request first
+and the response last. A :class:`Stack` is an immutable value; adding to one
+gives a new one, so a stack can be shared by any number of endpoints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import httpx
+
+from ._effects import Flow
+from ._errors import RestwireError
+
+if TYPE_CHECKING:
+    from ._exchange import Exchange
+
+__all__ = ["CallNext", "FlowMiddleware", "Handler", "Stack", "as_handler"]
+
+CallNext = Callable[["Exchange"], Flow[httpx.Response]]
+Handler = Callable[["Exchange", CallNext], Flow[httpx.Response]]
+
+_HOOKS = ("handle", "on_request", "on_response", "on_error")
+
+
+@runtime_checkable
+class FlowMiddleware(Protocol):
+    """The full form of a middleware (see the module docstring)."""
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        """Run the rest of the chain zero, one or more times."""
+        ...
+
+
+def as_handler(middleware: object) -> Handler:
+    """The full-form handler of ``middleware``, whichever form it is written in."""
+    handle = getattr(middleware, "handle", None)
+    if handle is not None:
+        return handle  # type: ignore[no-any-return]
+    on_request: Callable[[Exchange], Any] | None = getattr(
+        middleware, "on_request", None
+    )
+    on_response: Callable[[Exchange], Any] | None = getattr(
+        middleware, "on_response", None
+    )
+    on_error: Callable[[Exchange, RestwireError], Any] | None = getattr(
+        middleware, "on_error", None
+    )
+
+    def simple(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        if on_request is not None:
+            on_request(exchange)
+        if on_error is None:
+            response = yield from call_next(exchange)
+        else:
+            try:
+                response = yield from call_next(exchange)
+            except RestwireError as error:
+                on_error(exchange, error)
+                raise
+        if on_response is not None and exchange.parse:
+            on_response(exchange)
+        return response
+
+    return simple
+
+
+class Stack:
+    """An immutable, ordered sequence of middleware; the first is outermost."""
+
+    __slots__ = ("_handlers", "_layers")
+
+    _layers: tuple[object, ...]
+    _handlers: tuple[Handler, ...]
+
+    def __init__(self, *layers: object) -> None:
+        flat: list[object] = []
+        for layer in layers:
+            if isinstance(layer, Stack):
+                flat.extend(layer._layers)
+            elif any(hasattr(layer, hook) for hook in _HOOKS):
+                flat.append(layer)
+            else:
+                raise TypeError(
+                    f"{layer!r} is not a middleware: it needs one of "
+                    f"{', '.join(_HOOKS)}"
+                )
+        object.__setattr__(self, "_layers", tuple(flat))
+        object.__setattr__(self, "_handlers", tuple(as_handler(m) for m in flat))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Stack is immutable; use + or use() for a new one")
+
+    @property
+    def layers(self) -> tuple[object, ...]:
+        """The middleware, outermost first."""
+        return self._layers
+
+    @property
+    def handlers(self) -> tuple[Handler, ...]:
+        """Each layer as a full-form handler, outermost first."""
+        return self._handlers
+
+    def use(self, *middleware: object) -> Stack:
+        """A new stack with ``middleware`` added inside the current layers."""
+        return Stack(self, *middleware)
+
+    def __add__(self, other: object) -> Stack:
+        if isinstance(other, Stack | list | tuple):
+            return Stack(self, *other)
+        return NotImplemented
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self._layers)
+
+    def __len__(self) -> int:
+        return len(self._layers)
+
+    def __getitem__(self, index: int) -> object:
+        return self._layers[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stack):
+            return NotImplemented
+        return len(self._layers) == len(other._layers) and all(
+            a is b for a, b in zip(self._layers, other._layers, strict=True)
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(id(layer) for layer in self._layers))
+
+    def __repr__(self) -> str:
+        return f"Stack({', '.join(repr(layer) for layer in self._layers)})"
