@@ -1,0 +1,94 @@
+"""Fixtures shared by the whole suite.
+
+``controller_factory`` gives tests one body for both drivers: under ``sync``
+it wraps a :class:`Controller` so its methods can be awaited, under ``async``
+it is an :class:`AsyncController`. Every test that takes it runs twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from pipeline import AsyncController, Controller
+from tests.servers import RecordingServer
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Awaitable:
+    """A sync controller whose methods can be awaited, for shared test bodies."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self.client = controller.client
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self.controller, name)
+        if not callable(attribute):
+            return attribute
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return attribute(*args, **kwargs)
+
+        return call
+
+
+@pytest.fixture(params=["sync", "async"])
+def mode(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
+    """``make(**client_options)`` returns a controller of this test's mode."""
+    made: list[Any] = []
+
+    def make(**client_options: Any) -> Any:
+        if mode == "sync":
+            controller = Controller(httpx.Client(**client_options))
+            made.append(controller)
+            return Awaitable(controller)
+        async_controller = AsyncController(httpx.AsyncClient(**client_options))
+        made.append(async_controller)
+        return async_controller
+
+    yield make
+    for controller in made:
+        if isinstance(controller, Controller):
+            controller.client.close()
+        else:
+            await controller.client.aclose()
+
+
+@pytest.fixture
+async def controller(controller_factory: Callable[..., Any]) -> Any:
+    return controller_factory()
+
+
+@pytest.fixture(scope="session")
+def _servers() -> Iterator[tuple[RecordingServer, RecordingServer]]:
+    first, second = RecordingServer(), RecordingServer()
+    yield first, second
+    first.close()
+    second.close()
+
+
+@pytest.fixture
+def origin_a(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServer:
+    """A real server: one origin. Its record is empty at the start of a test."""
+    _servers[0].requests.clear()
+    return _servers[0]
+
+
+@pytest.fixture
+def origin_b(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServer:
+    """A second real server on another port: another origin."""
+    _servers[1].requests.clear()
+    return _servers[1]

@@ -1,0 +1,211 @@
+"""The chain: order, both middleware forms, short-circuit, re-send, waits.
+
+Every test here runs under Controller and AsyncController (the ``controller``
+fixture): the same middleware objects serve both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from pipeline import (
+    CallNext,
+    Exchange,
+    Flow,
+    NetworkError,
+    RestEndpoint,
+    RestwireError,
+    Sleep,
+    Stack,
+)
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+
+
+class Recorder:
+    """A simple-form middleware that logs when it runs."""
+
+    def __init__(self, name: str, log: list[str]) -> None:
+        self.name, self.log = name, log
+
+    def on_request(self, exchange: Exchange) -> None:
+        self.log.append(f"{self.name}>")
+        exchange.headers[f"x-{self.name}"] = "1"
+
+    def on_response(self, exchange: Exchange) -> None:
+        self.log.append(f"<{self.name}")
+        exchange.value = {**exchange.value, self.name: True}
+
+
+async def test_first_middleware_is_outermost(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"id": "1"})
+    log: list[str] = []
+    endpoint = RestEndpoint(
+        url_prefix=API,
+        path="/my/:id",
+        middleware=[Recorder("a", log), Recorder("b", log)],
+    )
+    value = await controller.fetch(endpoint, {"id": "1"})
+    assert log == ["a>", "b>", "<b", "<a"]
+    assert value == {"id": "1", "a": True, "b": True}
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.headers["x-a"] == request.headers["x-b"] == "1"
+
+
+async def test_the_exchange_carries_the_call(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"ok": True})
+    seen: dict[str, Any] = {}
+
+    class Inspect:
+        def on_request(self, exchange: Exchange) -> None:
+            seen["request"] = (
+                exchange.endpoint,
+                dict(exchange.params),
+                exchange.body,
+                exchange.method,
+                str(exchange.url),
+                exchange.response,
+            )
+
+        def on_response(self, exchange: Exchange) -> None:
+            assert exchange.response is not None
+            seen["response"] = (exchange.response.status_code, exchange.value)
+            seen["hops"] = [str(url) for url in exchange.hops]
+
+    endpoint = RestEndpoint(
+        url_prefix=API, path="/posts/:id", method="PUT", middleware=[Inspect()]
+    )
+    await controller.fetch(endpoint, {"id": 5, "v": 2}, {"title": "t"})
+    assert seen["request"] == (
+        endpoint,
+        {"id": 5, "v": 2},
+        {"title": "t"},
+        "PUT",
+        f"{API}/posts/5?v=2",
+        None,
+    )
+    assert seen["response"] == (200, {"ok": True})
+    assert seen["hops"] == [f"{API}/posts/5?v=2"]
+
+
+async def test_a_full_form_middleware_can_answer_without_sending(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    class Canned:
+        def handle(
+            self, exchange: Exchange, call_next: CallNext
+        ) -> Flow[httpx.Response]:
+            exchange.value = {"canned": True}
+            return httpx.Response(200, request=httpx.Request("GET", exchange.url))
+            yield  # makes this a generator: it never sends
+
+    endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=[Canned()])
+    assert await controller.fetch(endpoint) == {"canned": True}
+    assert httpx_mock.get_requests() == []
+
+
+async def test_a_full_form_middleware_can_send_again_after_waiting(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=503)
+    httpx_mock.add_response(json={"second": True})
+    waits: list[float] = []
+    discarded: list[httpx.Response] = []
+
+    class Again:
+        def handle(
+            self, exchange: Exchange, call_next: CallNext
+        ) -> Flow[httpx.Response]:
+            try:
+                return (yield from call_next(exchange))
+            except NetworkError as error:
+                discarded.append(error.response)
+                waits.append(0.001)
+                yield Sleep(0.001)
+                exchange.headers["x-attempt"] = "2"
+                return (yield from call_next(exchange))
+
+    endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=[Again()])
+    assert await controller.fetch(endpoint) == {"second": True}
+    first, second = httpx_mock.get_requests()
+    assert "x-attempt" not in first.headers
+    assert second.headers["x-attempt"] == "2"
+    assert waits == [0.001]
+    assert [response.is_closed for response in discarded] == [True]
+
+
+async def test_on_error_sees_the_error_and_it_still_reaches_the_caller(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=401, json={"detail": "expired"})
+    errors: list[RestwireError] = []
+
+    class Watch:
+        def on_error(self, exchange: Exchange, error: RestwireError) -> None:
+            errors.append(error)
+
+        def on_response(self, exchange: Exchange) -> None:
+            raise AssertionError("on_response must not run for an error")
+
+    endpoint = RestEndpoint(url_prefix=API, path="/my/1", middleware=[Watch()])
+    with pytest.raises(NetworkError) as caught:
+        await controller.fetch(endpoint)
+    assert errors == [caught.value]
+    assert caught.value.status == 401
+
+
+async def test_process_runs_after_every_middleware(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"title": "t"})
+    log: list[str] = []
+
+    def process(value: Any, params: Any) -> Any:
+        log.append("process")
+        return {**value, "username": params["username"]}
+
+    endpoint = RestEndpoint(
+        url_prefix=API,
+        path="/:username/",
+        process=process,
+        middleware=[Recorder("a", log)],
+    )
+    value = await controller.fetch(endpoint, {"username": "sky"})
+    assert log == ["a>", "<a", "process"]
+    assert value == {"title": "t", "a": True, "username": "sky"}
+
+
+async def test_parse_response_option_replaces_parsing(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(content=b"a,b", headers={"content-type": "text/csv"})
+
+    def csv(response: httpx.Response) -> list[str]:
+        return response.text.split(",")
+
+    endpoint = RestEndpoint(url_prefix=API, path="/x.csv", parse_response=csv)
+    assert await controller.fetch(endpoint) == ["a", "b"]
+
+
+async def test_one_middleware_instance_serves_concurrent_calls_and_both_drivers(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"n": 1}, is_reusable=True)
+    log: list[str] = []
+    shared = Stack(Recorder("s", log))
+    first = RestEndpoint(url_prefix=API, path="/a", middleware=shared)
+    second = RestEndpoint(url_prefix=API, path="/b", middleware=shared)
+    assert await controller.fetch(first) == {"n": 1, "s": True}
+    assert await controller.fetch(second) == {"n": 1, "s": True}
+    assert log == ["s>", "<s", "s>", "<s"]

@@ -1,0 +1,160 @@
+"""Reading bodies per ``content``, and what a broken body gives instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_httpx import HTTPXMock
+
+from pipeline import Blob, BodyTooLarge, ContentError, RestEndpoint
+
+pytestmark = pytest.mark.anyio
+
+URL = "https://api.example.com/files/1/download"
+
+
+def endpoint(**options: Any) -> RestEndpoint:
+    return RestEndpoint(
+        url_prefix="https://api.example.com", path="/files/:id/download", **options
+    )
+
+
+async def test_json_is_parsed(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(json={"id": "1", "title": "x"})
+    assert await controller.fetch(endpoint(), {"id": 1}) == {"id": "1", "title": "x"}
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/problem+json",
+        None,
+    ],
+)
+async def test_json_content_types(
+    controller: Any, httpx_mock: HTTPXMock, content_type: str | None
+) -> None:
+    headers = {"content-type": content_type} if content_type else {}
+    httpx_mock.add_response(content=b'{"a": 1}', headers=headers)
+    assert await controller.fetch(endpoint(), {"id": 1}) == {"a": 1}
+
+
+async def test_json_with_a_bom_is_parsed(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(
+        content=b'\xef\xbb\xbf{"a": 1}', headers={"content-type": "application/json"}
+    )
+    assert await controller.fetch(endpoint(), {"id": 1}) == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("status", "body"), [(204, b""), (205, b""), (200, b""), (200, b"  \n")]
+)
+async def test_no_content_is_none(
+    controller: Any, httpx_mock: HTTPXMock, status: int, body: bytes
+) -> None:
+    httpx_mock.add_response(status_code=status, content=body)
+    assert await controller.fetch(endpoint(), {"id": 1}) is None
+
+
+async def test_an_html_page_to_a_json_endpoint_is_a_clear_error(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(
+        content=b"<html><body>Sign in</body></html>",
+        headers={"content-type": "text/html; charset=utf-8"},
+    )
+    with pytest.raises(ContentError) as caught:
+        await controller.fetch(endpoint(), {"id": 1})
+    message = str(caught.value)
+    assert URL in message
+    assert "text/html; charset=utf-8" in message
+    assert "<html><body>Sign in" in message
+
+
+@pytest.mark.parametrize("body", [b'{"a": ', b"{'a': 1}", b"nan-ish", b"[1, 2,]"])
+async def test_invalid_json_is_a_clear_error(
+    controller: Any, httpx_mock: HTTPXMock, body: bytes
+) -> None:
+    httpx_mock.add_response(content=body, headers={"content-type": "application/json"})
+    with pytest.raises(ContentError, match="invalid JSON") as caught:
+        await controller.fetch(endpoint(), {"id": 1})
+    assert caught.value.url == URL
+    assert caught.value.content_type == "application/json"
+
+
+async def test_deep_json_is_an_error_not_a_recursion_crash(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(content=b"[" * 100_000 + b"]" * 100_000)
+    with pytest.raises(ContentError, match="nested too deeply"):
+        await controller.fetch(endpoint(), {"id": 1})
+
+
+async def test_text(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(text="héllo")
+    assert await controller.fetch(endpoint(content="text"), {"id": 1}) == "héllo"
+
+
+async def test_blob_and_bytes(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(content=b"\x00\x01", headers={"content-type": "image/png"})
+    httpx_mock.add_response(content=b"\x00\x01")
+    blob = await controller.fetch(endpoint(content="blob"), {"id": 1})
+    assert blob == Blob(b"\x00\x01", "image/png")
+    assert blob.size == 2
+    assert repr(blob) == "Blob(size=2, content_type='image/png')"
+    assert await controller.fetch(endpoint(content="bytes"), {"id": 1}) == b"\x00\x01"
+
+
+async def test_an_empty_file_is_still_a_file(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(content=b"")
+    assert await controller.fetch(endpoint(content="bytes"), {"id": 1}) == b""
+
+
+async def test_stream_leaves_the_body_unread(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(content=b"x" * 1000)
+    response = await controller.fetch(endpoint(content="stream"), {"id": 1})
+    try:
+        assert not response.is_stream_consumed
+        chunks = []
+        if (
+            hasattr(response, "aiter_bytes")
+            and controller.__class__.__name__ == "AsyncController"
+        ):
+            async for chunk in response.aiter_bytes():
+                chunks.append(chunk)
+        else:
+            chunks.extend(response.iter_bytes())
+        assert b"".join(chunks) == b"x" * 1000
+    finally:
+        if controller.__class__.__name__ == "AsyncController":
+            await response.aclose()
+        else:
+            response.close()
+
+
+async def test_a_body_over_max_body_size_is_refused(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(content=b"x" * 2048)
+    with pytest.raises(BodyTooLarge, match="max_body_size=1024") as caught:
+        await controller.fetch(endpoint(content="bytes", max_body_size=1024), {"id": 1})
+    assert caught.value.url == URL
+
+
+async def test_a_body_within_max_body_size_is_read(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(content=b"x" * 1024)
+    value = await controller.fetch(
+        endpoint(content="bytes", max_body_size=1024), {"id": 1}
+    )
+    assert value == b"x" * 1024

@@ -1,0 +1,122 @@
+"""Real HTTP servers on 127.0.0.1 for tests that must cross a socket.
+
+Each :class:`RecordingServer` is one origin (its own port). It records every
+request it receives (method, path, headers, body) and answers a few routes
+that tests combine:
+
+- ``/echo``: 200, JSON of what was received;
+- ``/redirect/<status>?to=<url>``: a redirect with that status to ``to``;
+- ``/loop``: a 302 to itself;
+- ``/set-cookie?name=value``: 200, ``Set-Cookie: name=value; Path=/``;
+- ``/status/<code>``: that status, a JSON body ``{"status": code}``;
+- ``/json?body=<text>&type=<content-type>``: 200 with that body and type;
+- ``/slow?seconds=<s>``: waits, then 200 (for timeouts).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+
+@dataclass
+class Received:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes = b""
+    cookies: str | None = field(default=None)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.server.owner.requests.append(
+            Received(self.command, self.path, headers, body, headers.get("cookie"))
+        )
+        split = urlsplit(self.path)
+        query = dict(parse_qsl(split.query, keep_blank_values=True))
+        parts = split.path.strip("/").split("/")
+        if parts[0] == "loop":
+            self._send(302, b"", {"location": "/loop"})
+        elif parts[0] == "redirect":
+            self._send(int(parts[1]), b"moved", {"location": query["to"]})
+        elif parts[0] == "set-cookie":
+            cookies = [f"{k}={v}; Path=/" for k, v in query.items()]
+            self._send(200, b'{"ok": true}', {"set-cookie": cookies})
+        elif parts[0] == "status":
+            code = int(parts[1])
+            self._send(code, json.dumps({"status": code}).encode())
+        elif parts[0] == "json":
+            self._send(
+                200,
+                query.get("body", "").encode(),
+                {"content-type": query.get("type", "")},
+            )
+        elif parts[0] == "slow":
+            time.sleep(float(query.get("seconds", "1")))
+            self._send(200, b"{}")
+        else:
+            echo = {"method": self.command, "path": self.path, "headers": headers}
+            echo["body"] = body.decode("utf-8", "replace")
+            self._send(200, json.dumps(echo).encode())
+
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        headers: dict[str, str | list[str]] | None = None,
+    ) -> None:
+        self.send_response(status)
+        headers = {"content-type": "application/json", **(headers or {})}
+        for name, value in headers.items():
+            for item in value if isinstance(value, list) else [value]:
+                if item:
+                    self.send_header(name, item)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: RecordingServer
+
+
+class RecordingServer:
+    """A server on a free port of 127.0.0.1; ``url(path)`` gives full URLs."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self._server = _Server((host, 0), _Handler)
+        self._server.owner = self
+        self.host = host
+        self.port = self._server.server_address[1]
+        self.origin = f"http://{host}:{self.port}"
+        self.requests: list[Received] = []
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
+        self._thread.start()
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()

@@ -1,0 +1,56 @@
+"""README: its two commands, and every Python example in it runs as written.
+
+The examples call ``https://api.example.com``; pytest-httpx answers for it,
+so they run offline exactly as a reader would paste them.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from pytest_httpx import HTTPXMock
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```(\w+)\n(.*?)```", README, flags=re.DOTALL)
+
+
+def test_the_first_screen_has_exactly_two_commands() -> None:
+    first_screen = README.split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)```", first_screen, flags=re.DOTALL)
+    assert len(commands) == 2
+    tour, tests = (command.strip() for command in commands)
+    assert "\n" not in tour
+    assert "\n" not in tests
+    assert tour.endswith("python -m recipes")
+    assert tests.endswith("pytest")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    commands = re.findall(r"```sh\n(.*?)```", README, flags=re.DOTALL)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert commands[1].strip() in ci
+
+
+@pytest.mark.httpx_mock(assert_all_responses_were_requested=False)
+def test_every_python_example_runs(httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(json={"id": "1", "title": "Hi"}, is_reusable=True)
+    namespace: dict[str, Any] = {"__name__": "readme"}
+    examples = [code for language, code in BLOCKS if language == "python"]
+    assert examples
+    for code in examples:
+        if re.search(r"^(async with|await )", code, flags=re.MULTILINE):
+            wrapped = "async def _example():\n" + textwrap.indent(code, "    ")
+            exec(compile(wrapped, "README.md", "exec"), namespace)
+            anyio.run(namespace["_example"])
+        else:
+            exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["post"] == {"id": "1", "title": "Hi"}
+    sent = httpx_mock.get_requests()
+    assert sent
+    assert all(request.headers["access-token"] == "my-key" for request in sent)
