@@ -1,0 +1,141 @@
+"""The embedded demo API: the seed's remote API, served on 127.0.0.1.
+
+A real HTTP server (the standard library's threading server, HTTP/1.1 with
+keep-alive) on a free port, plus a second server on another port that plays
+"another origin" for redirect demos. The tour and the integration tests run
+against it; nothing here is imported by ``pipeline`` or ``middlewares``.
+
+Routes (seed sections 4 and 5):
+
+| route                 | answer                                                      |
+|-----------------------|-------------------------------------------------------------|
+| ``POST /login``       | sets a ``sessionid`` cookie; JSON ``{"accessToken": ...}``   |
+| ``GET /my/<id>``      | ``{"id", "title"}`` for a caller with the session cookie or |
+|                       | the ``Access-Token``; 401 otherwise                         |
+| ``GET /posts/<id>``   | a Post ``{"id", "title"}``                                  |
+| ``POST /posts/``      | creates a Post from a JSON body; 201 with the Post          |
+| ``GET /away``         | a 302 to the other origin's ``/echo``                        |
+| other origin ``/echo``| JSON: which credentials arrived                             |
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["DemoApi"]
+
+_CREDENTIAL_HEADERS = ("access-token", "authorization", "cookie", "x-csrftoken")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    api: DemoApi
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _body(self) -> Any:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw) if raw else None
+        except ValueError:
+            return None
+
+    def _send(
+        self, status: int, value: Any, headers: dict[str, str] | None = None
+    ) -> None:
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        for name, header in (headers or {}).items():
+            self.send_header(name, header)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _authenticated(self) -> bool:
+        api = self.server.api
+        token = self.headers.get("access-token")
+        cookie = self.headers.get("cookie") or ""
+        session = f"sessionid={api.session_id}"
+        return token == api.access_token or session in cookie.split("; ")
+
+    def do_GET(self) -> None:
+        api = self.server.api
+        parts = self.path.split("?", 1)[0].strip("/").split("/")
+        if self.server is api.other:
+            seen = [name for name in _CREDENTIAL_HEADERS if name in self.headers]
+            self._send(200, {"origin": "other", "credentials": seen})
+        elif parts[0] == "my" and len(parts) == 2:
+            if not self._authenticated():
+                self._send(401, {"detail": "not signed in"})
+            else:
+                self._send(200, {"id": parts[1], "title": f"My item {parts[1]}"})
+        elif parts[0] == "posts" and len(parts) == 2:
+            post = api.posts.get(parts[1])
+            if post is None:
+                self._send(404, {"detail": f"no post {parts[1]}"})
+            else:
+                self._send(200, post)
+        elif parts[0] == "away":
+            self._send(302, {}, {"location": api.other_origin + "/echo"})
+        else:
+            self._send(404, {"detail": "no such route"})
+
+    def do_POST(self) -> None:
+        api = self.server.api
+        parts = self.path.split("?", 1)[0].strip("/").split("/")
+        body = self._body()
+        if parts[0] == "login":
+            cookie = f"sessionid={api.session_id}; Path=/; HttpOnly"
+            self._send(200, {"accessToken": api.access_token}, {"set-cookie": cookie})
+        elif parts[0] == "posts" and isinstance(body, dict):
+            with api.lock:
+                post_id = str(len(api.posts) + 1)
+                api.posts[post_id] = {**body, "id": post_id}
+            self._send(201, api.posts[post_id])
+        else:
+            self._send(400, {"detail": "bad request"})
+
+
+class DemoApi:
+    """Both demo servers; a context manager that starts and stops them."""
+
+    def __init__(self) -> None:
+        self.session_id = secrets.token_hex(8)
+        self.access_token = secrets.token_hex(16)
+        self.lock = threading.Lock()
+        self.posts: dict[str, dict[str, Any]] = {
+            "1": {"id": "1", "title": "Hello, restwire"},
+        }
+        self.main = _Server(("127.0.0.1", 0), _Handler)
+        self.other = _Server(("127.0.0.1", 0), _Handler)
+        self.main.api = self.other.api = self
+        self.origin = f"http://127.0.0.1:{self.main.server_address[1]}"
+        self.other_origin = f"http://127.0.0.1:{self.other.server_address[1]}"
+        self._threads = [
+            threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+            for server in (self.main, self.other)
+        ]
+
+    def __enter__(self) -> DemoApi:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for server in (self.main, self.other):
+            server.shutdown()
+            server.server_close()
+        for thread in self._threads:
+            thread.join()

@@ -1,0 +1,150 @@
+"""The tour's recipes: each a small, complete use of restwire.
+
+Every recipe is a function of the running :class:`DemoApi` and a :class:`Wire`
+(an httpx event hook that records each request as it leaves, credentials
+redacted) returning the value to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx
+
+from pipeline import AsyncController, Controller, Exchange, NetworkError, RestEndpoint
+
+from .demo_api import DemoApi
+
+__all__ = ["RECIPES", "Recipe", "Wire"]
+
+_SHOWN = ("content-type", "access-token", "authorization", "cookie", "x-csrftoken")
+_REDACTED = frozenset(("access-token", "authorization", "cookie", "x-csrftoken"))
+
+
+class Wire:
+    """Records every request a client sends, one line each, credentials redacted."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def record(self, request: httpx.Request) -> None:
+        shown = [
+            f"{name}: {'[redacted]' if name in _REDACTED else request.headers[name]}"
+            for name in _SHOWN
+            if name in request.headers
+        ]
+        where = f"{request.url.host}:{request.url.port}{request.url.raw_path.decode()}"
+        self.lines.append(f"{request.method} {where}  " + "  ".join(shown))
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(event_hooks={"request": [self.record]})
+
+    def async_client(self) -> httpx.AsyncClient:
+        async def record(request: httpx.Request) -> None:
+            self.record(request)
+
+        return httpx.AsyncClient(event_hooks={"request": [record]})
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    title: str
+    seed_rule: str
+    run: Callable[[DemoApi, Wire], Any]
+
+
+class StaticToken:
+    """A middleware written in four lines: sends a token, marked sensitive."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def on_request(self, exchange: Exchange) -> None:
+        exchange.headers["Access-Token"] = self.token
+        exchange.mark_sensitive("Access-Token")
+
+    def __repr__(self) -> str:
+        return "StaticToken(token=[redacted])"
+
+
+def _endpoint(api: DemoApi, wire: Wire) -> Any:
+    get_post = RestEndpoint(url_prefix=api.origin, path="/posts/:id")
+    with wire.client() as client:
+        return Controller(client).fetch(get_post, {"id": 1})
+
+
+def _middleware(api: DemoApi, wire: Wire) -> Any:
+    base = RestEndpoint(url_prefix=api.origin)
+    login = base.extend(path="/login", method="POST")
+    with wire.client() as client:
+        controller = Controller(client)
+        token = controller.fetch(login, body={"username": "demo"})["accessToken"]
+        get_mine = base.extend(path="/my/:id").use(StaticToken(token))
+        return controller.fetch(get_mine, {"id": "42"})
+
+
+def _async(api: DemoApi, wire: Wire) -> Any:
+    get_post = RestEndpoint(url_prefix=api.origin, path="/posts/:id")
+
+    async def main() -> Any:
+        async with wire.async_client() as client:
+            controller = AsyncController(client)
+            create = get_post.extend(path="/posts/", method="POST")
+            created = await controller.fetch(create, body={"title": "Made async"})
+            return await controller.fetch(get_post, {"id": created["id"]})
+
+    return anyio.run(main)
+
+
+def _redirect(api: DemoApi, wire: Wire) -> Any:
+    away = RestEndpoint(url_prefix=api.origin, path="/away").use(StaticToken("tok"))
+    with wire.client() as client:
+        return Controller(client).fetch(away)
+
+
+def _errors(api: DemoApi, wire: Wire) -> Any:
+    get_mine = RestEndpoint(url_prefix=api.origin, path="/my/:id")
+    with wire.client() as client:
+        try:
+            Controller(client).fetch(get_mine, {"id": "42"})
+        except NetworkError as error:
+            return f"NetworkError {error.status}: {error.json()}"
+    raise AssertionError("an unauthenticated call must fail with 401")
+
+
+RECIPES: tuple[Recipe, ...] = (
+    Recipe(
+        "endpoint",
+        "define an endpoint and fetch it",
+        "section 4, 'Get a post': GET /posts/<id>, path /posts/:id",
+        _endpoint,
+    ),
+    Recipe(
+        "middleware",
+        "log in, then send the token from a middleware",
+        "section 5, access token: every request carries Access-Token",
+        _middleware,
+    ),
+    Recipe(
+        "async",
+        "the same endpoints under AsyncController",
+        "section 1, rule 6: calls go through a controller",
+        _async,
+    ),
+    Recipe(
+        "redirect",
+        "a redirect to another origin drops the token",
+        "section 5: credentials stay with their origin",
+        _redirect,
+    ),
+    Recipe(
+        "errors",
+        "a 401 is a NetworkError with its body",
+        "section 7: authorization expired or invalid, 401",
+        _errors,
+    ),
+)
