@@ -26,9 +26,29 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["DemoApi"]
+__all__ = ["DemoApi", "read_body"]
 
 _CREDENTIAL_HEADERS = ("access-token", "authorization", "cookie", "x-csrftoken")
+
+
+def read_body(handler: BaseHTTPRequestHandler) -> bytes:
+    """The request body, whether sized by Content-Length or sent chunked.
+
+    A server that skipped a chunked body would read it as the next request
+    on a kept-alive connection.
+    """
+    if handler.headers.get("transfer-encoding", "").lower() == "chunked":
+        chunks: list[bytes] = []
+        while True:
+            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(chunks)
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline()
+    length = int(handler.headers.get("content-length") or 0)
+    return handler.rfile.read(length) if length else b""
 
 
 class _Server(ThreadingHTTPServer):
@@ -44,8 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def _body(self) -> Any:
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = read_body(self)
         try:
             return json.loads(raw) if raw else None
         except ValueError:

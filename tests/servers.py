@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
+from recipes.demo_api import read_body
+
 
 @dataclass
 class Received:
@@ -40,8 +42,7 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def _answer(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+        body = read_body(self)
         headers = {k.lower(): v for k, v in self.headers.items()}
         self.server.owner.requests.append(
             Received(self.command, self.path, headers, body, headers.get("cookie"))
