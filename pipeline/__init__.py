@@ -11,6 +11,7 @@ from ._content import Blob, Content
 from ._controller import AsyncController, Controller
 from ._effects import Close, Effect, Flow, Read, Send, Sleep
 from ._endpoint import RestEndpoint
+from ._entity import Entity, EntityError
 from ._errors import (
     BodyTooLarge,
     ContentError,
@@ -23,6 +24,10 @@ from ._errors import (
     TransportError,
 )
 from ._exchange import Credentials, Exchange
+from ._managers import LogoutManager, Manager
+from ._polling import Subscription
+from ._resource import HookifiedResource, Resource, hookify_resource, resource
+from ._schema import Invalidate
 from ._stack import CallNext, FlowMiddleware, Stack
 
 __all__ = [
@@ -36,20 +41,30 @@ __all__ = [
     "Controller",
     "Credentials",
     "Effect",
+    "Entity",
+    "EntityError",
     "Exchange",
     "Flow",
     "FlowMiddleware",
     "Form",
+    "HookifiedResource",
     "InvalidRequest",
+    "Invalidate",
+    "LogoutManager",
+    "Manager",
     "NetworkError",
     "ParameterError",
     "Read",
     "RequestBodyError",
+    "Resource",
     "RestEndpoint",
     "RestwireError",
     "Send",
     "Sleep",
     "Stack",
+    "Subscription",
     "TooManyRedirects",
     "TransportError",
+    "hookify_resource",
+    "resource",
 ]

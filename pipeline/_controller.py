@@ -1,115 +1,220 @@
 """``Controller`` and ``AsyncController``: where calls are made.
 
-Both share one core (:class:`_Core`): turning a call into an exchange and the
-exchange's flow. The two classes differ only in the driver they run the flow
-with: blocking on ``httpx.Client``, awaited on ``httpx.AsyncClient``.
+Both have the same surface (the async one awaited) and share one
+:class:`~pipeline._core.Core`; they differ only in how they wait:
 
+| member | does |
+|---|---|
+| ``fetch(endpoint, params, body)`` | always sends; stores; returns the typed value |
+| ``get(endpoint, params)`` | the stored value while fresh, else a ``fetch`` (the seed's ``useSuspense``) |
+| ``fetch_response(...)`` | the raw ``httpx.Response`` after the same chain |
+| ``invalidate(endpoint, params)`` | forget one stored result |
+| ``reset()`` | empty the store; fetches already in flight do not write back |
+| ``poll(endpoint, params)`` | an (async) iterator of fresh values, ``poll_frequency`` apart |
+| ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
+
+Identical concurrent reads (same request key, method without side effects)
+share one request, across threads or tasks; mutations are never shared.
 Given no client, a controller makes one and closes it on ``close()`` or at
-the end of its ``with`` block; a client it was given stays open.
+the end of its ``with`` block; a client it was given stays open. Closing
+stops every poller.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Self
 
+import anyio
+import anyio.abc
 import httpx
 
 from ._chain import run_exchange
+from ._core import Call, Core, logger
 from ._drivers import run_async, run_sync
 from ._endpoint import RestEndpoint
-from ._errors import InvalidRequest
-from ._exchange import Exchange
-from ._paths import join_url
+from ._errors import RestwireError
+from ._inflight import Flights
+from ._managers import Manager
+from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
+from ._schema import MISSING
 
 __all__ = ["AsyncController", "Controller"]
 
-ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
-
-
-class _Core(Generic[ClientT]):
-    """What both controllers do without I/O."""
-
-    def __init__(self, client: ClientT | None, new_client: type[ClientT]) -> None:
-        self._owns_client = client is None
-        self.client: ClientT = client if client is not None else new_client()
-
-    def exchange(
-        self,
-        endpoint: RestEndpoint,
-        params: Mapping[str, Any] | None,
-        body: Any,
-        *,
-        parse: bool = True,
-    ) -> Exchange:
-        """The exchange for one call; path errors are raised here, before I/O."""
-        if not isinstance(endpoint, RestEndpoint):
-            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
-        params = params if params is not None else {}
-        url = self._absolute_url(endpoint, endpoint.url(params))
-        headers = (
-            httpx.Headers(endpoint.headers) if endpoint.headers else httpx.Headers()
-        )
-        return Exchange(endpoint, params, body, url, headers, self.client, parse=parse)
-
-    def _absolute_url(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
-        base = self.client.base_url
-        try:
-            url = httpx.URL(text)
-            if url.is_relative_url and base.host:
-                url = httpx.URL(join_url(str(base), text))
-        except httpx.InvalidURL as error:
-            raise InvalidRequest(
-                f"{endpoint.label}: invalid URL {text!r}: {error}"
-            ) from None
-        if url.is_relative_url or url.scheme not in ("http", "https"):
-            raise InvalidRequest(
-                f"{endpoint.label}: {text!r} is not an http(s) URL; give the endpoint "
-                "a url_prefix or the client a base_url"
-            )
-        return url
+Params = Mapping[str, Any] | None
 
 
 class Controller:
-    """Makes calls with blocking I/O on an ``httpx.Client``."""
+    """Makes calls with blocking I/O on an ``httpx.Client``; thread-safe."""
 
-    def __init__(self, client: httpx.Client | None = None) -> None:
-        self._core: _Core[httpx.Client] = _Core(client, httpx.Client)
+    def __init__(
+        self,
+        client: httpx.Client | None = None,
+        *,
+        managers: Iterable[Manager] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._core: Core[httpx.Client] = Core(
+            self, client, httpx.Client, managers, clock
+        )
+        self._flights: Flights[threading.Event] = Flights(threading.Event)
+        self._threads: dict[Poller, threading.Thread] = {}
+        self._closing = threading.Event()
 
     @property
     def client(self) -> httpx.Client:
         """The client every call is sent with."""
         return self._core.client
 
+    @property
+    def store(self) -> Any:
+        """The store (entities and results); for inspection."""
+        return self._core.store
+
     def fetch(
-        self,
-        endpoint: RestEndpoint,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> Any:
-        """Call ``endpoint`` and return its value, always from the network."""
-        exchange = self._core.exchange(endpoint, params, body)
-        run_sync(run_exchange(exchange), self.client)
-        return exchange.value
+        """Call ``endpoint`` and return its value, from the network."""
+        call = self._core.call(endpoint, params, body)
+        if not call.shared:
+            return self._send(call)
+        flight, leader = self._flights.join(call.key)
+        if not leader:
+            flight.done.wait()
+            return self._core.shared_value(call, flight)
+        try:
+            flight.value = self._send(call)
+            return flight.value
+        except Exception as error:
+            flight.error = error
+            raise
+        finally:
+            self._flights.land(call.key, flight)
+            flight.done.set()
+
+    def _send(self, call: Call) -> Any:
+        try:
+            run_sync(run_exchange(call.exchange), self.client)
+            return self._core.finish(call)
+        except RestwireError as error:
+            self._core.failed(call, error)
+            raise
+
+    def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
+        """The stored value while fresh, else a fetch."""
+        value = self._core.cached(endpoint, params)
+        return self.fetch(endpoint, params) if value is MISSING else value
 
     def fetch_response(
-        self,
-        endpoint: RestEndpoint,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> httpx.Response:
         """Call ``endpoint`` through the same chain; return the raw response.
 
         The body is read unless the endpoint's content is ``"stream"``; a
         non-2xx status raises :class:`NetworkError` as ``fetch`` does.
         """
-        exchange = self._core.exchange(endpoint, params, body, parse=False)
-        return run_sync(run_exchange(exchange), self.client)
+        call = self._core.call(endpoint, params, body, parse=False)
+        try:
+            return run_sync(run_exchange(call.exchange), self.client)
+        except RestwireError as error:
+            self._core.failed(call, error)
+            raise
+
+    def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
+        """Forget the stored result of this call; the next ``get`` fetches."""
+        self._core.invalidate(endpoint, params)
+
+    def reset(self) -> None:
+        """Empty the store; fetches in flight will not write their results."""
+        self._core.reset()
+        self._flights.clear()
+
+    def poll(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        frequency: float | None = None,
+    ) -> Iterator[Any]:
+        """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
+        seconds, until the controller closes. Errors are raised."""
+        interval = self._core.frequency(endpoint, frequency)
+        while not self._closing.is_set():
+            started = self._core.clock()
+            yield self.fetch(endpoint, params)
+            remaining = started + interval - self._core.clock()
+            if remaining > 0 and self._closing.wait(remaining):
+                return
+
+    def subscribe(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        callback: Callback | None = None,
+        *,
+        frequency: float | None = None,
+        on_error: ErrorCallback | None = None,
+    ) -> Subscription:
+        """Call ``callback(value)`` with a fresh value at once and every
+        ``frequency`` seconds, on a poller thread shared by every subscriber
+        to the same request (it polls at the shortest interval asked for)."""
+        if callback is None:
+            raise TypeError("subscribe() needs a callback")
+        seconds = self._core.frequency(endpoint, frequency)
+        with self._core.pollers_lock:
+            if self._closing.is_set():
+                raise RuntimeError("this controller is closed")
+            poller, new = self._core.poller(endpoint, params)
+            ident = poller.add(seconds, callback, on_error)
+            if new:
+                thread = threading.Thread(
+                    target=self._run_poller,
+                    args=(poller,),
+                    name=f"restwire poll {poller.key}",
+                )
+                self._threads[poller] = thread
+                thread.start()
+        return Subscription(poller, ident)
+
+    def poll_interval(
+        self, endpoint: RestEndpoint, params: Params = None
+    ) -> float | None:
+        """The interval the poller of this request runs at; ``None`` if none runs."""
+        return self._core.poll_interval(endpoint, params)
+
+    def _run_poller(self, poller: Poller) -> None:
+        wake = threading.Event()
+        poller.wake = wake.set
+        try:
+            while True:
+                for step in poller.steps():
+                    if isinstance(step, Wait):
+                        wake.wait(step.seconds)
+                        wake.clear()
+                        continue
+                    try:
+                        value = self.fetch(poller.endpoint, poller.params)
+                    except Exception as error:
+                        self._core.deliver(poller, None, error)
+                    else:
+                        self._core.deliver(poller, value, None)
+                if self._core.poller_done(poller):
+                    return
+        finally:
+            self._threads.pop(poller, None)
 
     def close(self) -> None:
-        """Close the client if this controller made it."""
-        if self._core._owns_client:
+        """Stop every poller, then close the client if this controller made it."""
+        self._closing.set()
+        self._core.stop_pollers()
+        for thread in list(self._threads.values()):
+            if thread is not threading.current_thread():
+                thread.join()
+        if self._core.owns_client:
             self.client.close()
 
     def __enter__(self) -> Self:
@@ -125,43 +230,177 @@ class Controller:
 
 
 class AsyncController:
-    """Makes calls with awaited I/O on an ``httpx.AsyncClient``."""
+    """Makes calls with awaited I/O on an ``httpx.AsyncClient``.
 
-    def __init__(self, client: httpx.AsyncClient | None = None) -> None:
-        self._core: _Core[httpx.AsyncClient] = _Core(client, httpx.AsyncClient)
+    ``subscribe`` runs pollers in the controller's task group, which exists
+    inside ``async with AsyncController(...)``.
+    """
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient | None = None,
+        *,
+        managers: Iterable[Manager] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._core: Core[httpx.AsyncClient] = Core(
+            self, client, httpx.AsyncClient, managers, clock
+        )
+        self._flights: Flights[anyio.Event] = Flights(anyio.Event)
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._closed = False
 
     @property
     def client(self) -> httpx.AsyncClient:
         """The client every call is sent with."""
         return self._core.client
 
+    @property
+    def store(self) -> Any:
+        """The store (entities and results); for inspection."""
+        return self._core.store
+
     async def fetch(
-        self,
-        endpoint: RestEndpoint,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> Any:
-        """Call ``endpoint`` and return its value, always from the network."""
-        exchange = self._core.exchange(endpoint, params, body)
-        await run_async(run_exchange(exchange), self.client)
-        return exchange.value
+        """Call ``endpoint`` and return its value, from the network."""
+        call = self._core.call(endpoint, params, body)
+        if not call.shared:
+            return await self._send(call)
+        flight, leader = self._flights.join(call.key)
+        if not leader:
+            await flight.done.wait()
+            return self._core.shared_value(call, flight)
+        try:
+            flight.value = await self._send(call)
+            return flight.value
+        except Exception as error:
+            flight.error = error
+            raise
+        finally:
+            self._flights.land(call.key, flight)
+            flight.done.set()
+
+    async def _send(self, call: Call) -> Any:
+        try:
+            await run_async(run_exchange(call.exchange), self.client)
+            return self._core.finish(call)
+        except RestwireError as error:
+            self._core.failed(call, error)
+            raise
+
+    async def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
+        """The stored value while fresh, else a fetch."""
+        value = self._core.cached(endpoint, params)
+        return await self.fetch(endpoint, params) if value is MISSING else value
 
     async def fetch_response(
-        self,
-        endpoint: RestEndpoint,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> httpx.Response:
         """Call ``endpoint`` through the same chain; return the raw response."""
-        exchange = self._core.exchange(endpoint, params, body, parse=False)
-        return await run_async(run_exchange(exchange), self.client)
+        call = self._core.call(endpoint, params, body, parse=False)
+        try:
+            return await run_async(run_exchange(call.exchange), self.client)
+        except RestwireError as error:
+            self._core.failed(call, error)
+            raise
+
+    def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
+        """Forget the stored result of this call; the next ``get`` fetches."""
+        self._core.invalidate(endpoint, params)
+
+    def reset(self) -> None:
+        """Empty the store; fetches in flight will not write their results."""
+        self._core.reset()
+        self._flights.clear()
+
+    async def poll(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        frequency: float | None = None,
+    ) -> AsyncIterator[Any]:
+        """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
+        seconds, until the controller closes. Errors are raised."""
+        interval = self._core.frequency(endpoint, frequency)
+        while not self._closed:
+            started = self._core.clock()
+            yield await self.fetch(endpoint, params)
+            remaining = started + interval - self._core.clock()
+            if remaining > 0:
+                await anyio.sleep(remaining)
+
+    def subscribe(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        callback: Callback | None = None,
+        *,
+        frequency: float | None = None,
+        on_error: ErrorCallback | None = None,
+    ) -> Subscription:
+        """Call ``callback(value)`` (a function or a coroutine function) with a
+        fresh value at once and every ``frequency`` seconds, from one poller
+        task shared by every subscriber to the same request."""
+        if callback is None:
+            raise TypeError("subscribe() needs a callback")
+        if self._tasks is None:
+            raise RuntimeError("subscribe() needs `async with AsyncController(...)`")
+        seconds = self._core.frequency(endpoint, frequency)
+        with self._core.pollers_lock:
+            poller, new = self._core.poller(endpoint, params)
+            ident = poller.add(seconds, callback, on_error)
+        if new:
+            self._tasks.start_soon(
+                self._run_poller, poller, name=f"restwire poll {poller.key}"
+            )
+        return Subscription(poller, ident)
+
+    def poll_interval(
+        self, endpoint: RestEndpoint, params: Params = None
+    ) -> float | None:
+        """The interval the poller of this request runs at; ``None`` if none runs."""
+        return self._core.poll_interval(endpoint, params)
+
+    async def _run_poller(self, poller: Poller) -> None:
+        while True:
+            for step in poller.steps():
+                if isinstance(step, Wait):
+                    woken = anyio.Event()
+                    poller.wake = woken.set
+                    with anyio.move_on_after(step.seconds):
+                        await woken.wait()
+                    continue
+                try:
+                    value = await self.fetch(poller.endpoint, poller.params)
+                except Exception as error:
+                    returned = self._core.deliver(poller, None, error)
+                else:
+                    returned = self._core.deliver(poller, value, None)
+                for result in returned:
+                    if inspect.isawaitable(result):
+                        try:
+                            await result
+                        except Exception:
+                            logger.exception("subscriber of %s failed", poller.key)
+            if self._core.poller_done(poller):
+                return
 
     async def close(self) -> None:
-        """Close the client if this controller made it."""
-        if self._core._owns_client:
+        """Stop every poller, then close the client if this controller made it.
+
+        Pollers end at their next step; inside ``async with`` the block's end
+        waits for (and, past a poll in progress, cancels) them first.
+        """
+        self._closed = True
+        self._core.stop_pollers()
+        if self._core.owns_client and self._tasks is None:
             await self.client.aclose()
 
     async def __aenter__(self) -> Self:
+        self._tasks = anyio.create_task_group()
+        await self._tasks.__aenter__()
         return self
 
     async def __aexit__(
@@ -170,4 +409,13 @@ class AsyncController:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self.close()
+        tasks = self._tasks
+        try:
+            self._closed = True
+            self._core.stop_pollers()
+            if tasks is not None:
+                tasks.cancel_scope.cancel()
+                await tasks.__aexit__(kind, error, traceback)
+        finally:
+            self._tasks = None
+            await self.close()

@@ -72,6 +72,7 @@ class RestEndpoint:
             "follow_redirects",
             "max_redirects",
             "max_body_size",
+            "sensitive_headers",
         )
     )
 
@@ -94,6 +95,8 @@ class RestEndpoint:
     max_redirects: int = 20
     #: Largest body read into memory, in bytes; ``None`` for no limit.
     max_body_size: int | None = None
+    #: Header names kept to the call's origin (see ``Exchange.mark_sensitive``).
+    sensitive_headers: frozenset[str] = frozenset()
 
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - self.OPTIONS
@@ -125,6 +128,10 @@ class RestEndpoint:
                 middleware if isinstance(middleware, list | tuple) else (middleware,)
             )
             values["middleware"] = Stack(*layers)
+        if "sensitive_headers" in values:
+            values["sensitive_headers"] = frozenset(
+                name.lower() for name in values["sensitive_headers"]
+            )
         if "headers" in values and values["headers"] is not None:
             values["headers"] = dict(httpx.Headers(values["headers"]).multi_items())
         self.__dict__.update(values)

@@ -81,6 +81,7 @@ class Exchange:
         self.parse = parse
         self._credentials: Credentials = "same-origin"
         self.sensitive: set[str] = set(ALWAYS_SENSITIVE)
+        self.sensitive.update(endpoint.sensitive_headers)
         self.response: httpx.Response | None = None
         self.hops: list[httpx.URL] = []
         self.value: Any = None

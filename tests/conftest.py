@@ -28,6 +28,13 @@ class Awaitable:
     def __init__(self, controller: Controller) -> None:
         self.controller = controller
         self.client = controller.client
+        self.store = controller.store
+
+    def reset(self) -> None:
+        self.controller.reset()
+
+    def invalidate(self, *args: Any) -> None:
+        self.controller.invalidate(*args)
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.controller, name)
@@ -47,15 +54,25 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
-    """``make(**client_options)`` returns a controller of this test's mode."""
+    """``make(clock=, managers=, **client_options)`` returns a controller of
+    this test's mode."""
     made: list[Any] = []
 
-    def make(**client_options: Any) -> Any:
+    def make(
+        clock: Callable[[], float] | None = None,
+        managers: tuple[Any, ...] = (),
+        **client_options: Any,
+    ) -> Any:
+        options: dict[str, Any] = {"managers": managers}
+        if clock is not None:
+            options["clock"] = clock
         if mode == "sync":
-            controller = Controller(httpx.Client(**client_options))
+            controller = Controller(httpx.Client(**client_options), **options)
             made.append(controller)
             return Awaitable(controller)
-        async_controller = AsyncController(httpx.AsyncClient(**client_options))
+        async_controller = AsyncController(
+            httpx.AsyncClient(**client_options), **options
+        )
         made.append(async_controller)
         return async_controller
 
@@ -70,6 +87,24 @@ async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
 @pytest.fixture
 async def controller(controller_factory: Callable[..., Any]) -> Any:
     return controller_factory()
+
+
+class FakeClock:
+    """A clock tests move by hand: expiry boundaries without sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,260 @@
+"""What both controllers do without I/O: calls, the store, managers, pollers.
+
+``Controller`` and ``AsyncController`` (``pipeline._controller``) hold one
+``Core`` each and differ only in how they wait: a driver, an event, a sleep.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import httpx
+
+from ._content import BINARY
+from ._endpoint import RestEndpoint
+from ._errors import InvalidRequest, RestwireError
+from ._exchange import Exchange
+from ._inflight import Flight
+from ._managers import Manager
+from ._paths import join_url
+from ._polling import Poller
+from ._schema import MISSING, Batch, denormalize, normalize
+from ._store import Result, Store
+
+__all__ = ["Call", "Core"]
+
+logger = logging.getLogger("restwire")
+
+ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+
+
+@dataclass(slots=True)
+class Call:
+    """One call: its exchange, request key, and the store generation it began in."""
+
+    exchange: Exchange
+    key: str
+    generation: int
+
+    @property
+    def shared(self) -> bool:
+        """Whether identical concurrent calls may share this one's request."""
+        endpoint = self.exchange.endpoint
+        return not endpoint.side_effect and endpoint.content != "stream"
+
+
+class Core(Generic[ClientT]):
+    """The state and logic of one controller."""
+
+    def __init__(
+        self,
+        owner: Any,
+        client: ClientT | None,
+        new_client: type[ClientT],
+        managers: Iterable[Manager],
+        clock: Callable[[], float],
+    ) -> None:
+        self.owner = owner
+        self.owns_client = client is None
+        self.client: ClientT = client if client is not None else new_client()
+        self.managers = tuple(managers)
+        self.clock = clock
+        self.store = Store()
+        self.pollers: dict[str, Poller] = {}
+        self.pollers_lock = threading.Lock()
+
+    # -- calls ---------------------------------------------------------------
+
+    def call(
+        self,
+        endpoint: RestEndpoint,
+        params: Mapping[str, Any] | None,
+        body: Any,
+        *,
+        parse: bool = True,
+    ) -> Call:
+        """A call ready to send; URL and param errors are raised here."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+        params = params if params is not None else {}
+        url = self.url(endpoint, params)
+        headers = (
+            httpx.Headers(endpoint.headers) if endpoint.headers else httpx.Headers()
+        )
+        exchange = Exchange(
+            endpoint, params, body, url, headers, self.client, parse=parse
+        )
+        return Call(exchange, f"{endpoint.method} {url}", self.store.generation)
+
+    def url(self, endpoint: RestEndpoint, params: Mapping[str, Any]) -> httpx.URL:
+        """The absolute URL of a call: the endpoint's, else on the client's base_url."""
+        text = endpoint.url(params)
+        base = self.client.base_url
+        try:
+            url = httpx.URL(text)
+            if url.is_relative_url and base.host:
+                url = httpx.URL(join_url(str(base), text))
+        except httpx.InvalidURL as error:
+            raise InvalidRequest(
+                f"{endpoint.label}: invalid URL {text!r}: {error}"
+            ) from None
+        if url.is_relative_url or url.scheme not in ("http", "https"):
+            raise InvalidRequest(
+                f"{endpoint.label}: {text!r} is not an http(s) URL; give the endpoint "
+                "a url_prefix or the client a base_url"
+            )
+        return url
+
+    def key(self, endpoint: RestEndpoint, params: Mapping[str, Any] | None) -> str:
+        """The request key of a call, as the store knows it."""
+        return f"{endpoint.method} {self.url(endpoint, params or {})}"
+
+    # -- after the chain -----------------------------------------------------
+
+    def finish(self, call: Call) -> Any:
+        """Normalize and store a call's value; return it read back, typed."""
+        exchange = call.exchange
+        endpoint = exchange.endpoint
+        value = exchange.value
+        if endpoint.content in BINARY or (
+            endpoint.schema is None and not self._keeps(call)
+        ):
+            return value
+        batch = Batch()
+        normalized = normalize(endpoint.schema, value, batch, exchange.params)
+        if not self._keeps(call):
+            return denormalize(endpoint.schema, normalized, batch.records)
+        now = self.clock()
+        result = None
+        if not endpoint.side_effect:
+            expires = now + endpoint.data_expiry_length
+            result = Result(endpoint.schema, normalized, now, expires)
+        written = self.store.commit(batch, call.key, result, call.generation)
+        if written:
+            read = denormalize(endpoint.schema, normalized, self.store.records)
+            if read is not MISSING:
+                return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
+    @staticmethod
+    def _keeps(call: Call) -> bool:
+        endpoint = call.exchange.endpoint
+        return endpoint.data_expiry_length > 0 and endpoint.content not in BINARY
+
+    def failed(self, call: Call, error: RestwireError) -> None:
+        """Keep a read's error for ``error_expiry_length``; tell the managers."""
+        endpoint = call.exchange.endpoint
+        if not endpoint.side_effect and endpoint.error_expiry_length > 0:
+            now = self.clock()
+            result = Result(
+                endpoint.schema, None, now, now + endpoint.error_expiry_length, error
+            )
+            self.store.commit(Batch(), call.key, result, call.generation)
+        for manager in self.managers:
+            try:
+                manager.on_error(self.owner, error)
+            except Exception:
+                logger.exception(
+                    "manager %r failed on %s", manager, type(error).__name__
+                )
+
+    def cached(self, endpoint: RestEndpoint, params: Mapping[str, Any] | None) -> Any:
+        """A fresh stored value (or its error, raised); ``MISSING`` if none."""
+        if endpoint.side_effect:
+            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
+        result = self.store.result(self.key(endpoint, params))
+        if result is None or not result.fresh(self.clock()):
+            return MISSING
+        if result.error is not None:
+            raise result.error
+        return self.store.read(result)
+
+    def shared_value(self, call: Call, flight: Flight[Any]) -> Any:
+        """A waiting caller's value: its own read of the store when stored."""
+        value = flight.outcome(call.key)
+        result = self.store.result(call.key)
+        if result is not None and result.error is None and result.fresh(self.clock()):
+            read = self.store.read(result)
+            if read is not MISSING:
+                return read
+        return value
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def reset(self) -> None:
+        self.store.reset()
+
+    def invalidate(
+        self, endpoint: RestEndpoint, params: Mapping[str, Any] | None
+    ) -> None:
+        self.store.invalidate(self.key(endpoint, params))
+
+    # -- polling -----------------------------------------------------------------
+
+    def frequency(self, endpoint: RestEndpoint, frequency: float | None) -> float:
+        chosen = frequency if frequency is not None else endpoint.poll_frequency
+        if chosen is None or chosen <= 0:
+            raise ValueError(
+                f"{endpoint.label}: no poll frequency; set poll_frequency on the "
+                "endpoint or pass frequency="
+            )
+        return float(chosen)
+
+    def poller(
+        self, endpoint: RestEndpoint, params: Mapping[str, Any] | None
+    ) -> tuple[Poller, bool]:
+        """The poller of this request (caller holds ``pollers_lock``), and
+        whether it is new and needs running."""
+        key = self.key(endpoint, params)
+        poller = self.pollers.get(key)
+        if poller is not None:
+            return poller, False
+        poller = Poller(key, endpoint, dict(params or {}), self.clock)
+        self.pollers[key] = poller
+        return poller, True
+
+    def poller_done(self, poller: Poller) -> bool:
+        """True if ``poller`` may end (nobody listens); then it is forgotten."""
+        with self.pollers_lock:
+            if poller.interval() is not None:
+                return False
+            if self.pollers.get(poller.key) is poller:
+                del self.pollers[poller.key]
+            return True
+
+    def poll_interval(
+        self, endpoint: RestEndpoint, params: Mapping[str, Any] | None = None
+    ) -> float | None:
+        with self.pollers_lock:
+            poller = self.pollers.get(self.key(endpoint, params))
+            return None if poller is None else poller.interval()
+
+    def stop_pollers(self) -> list[Poller]:
+        with self.pollers_lock:
+            pollers = list(self.pollers.values())
+            self.pollers.clear()
+        for poller in pollers:
+            with poller.lock:
+                poller.stopped = True
+            poller.wake()
+        return pollers
+
+    @staticmethod
+    def deliver(poller: Poller, value: Any, error: Exception | None) -> list[Any]:
+        """Hand a poll's outcome to every subscriber; return what they returned."""
+        returned = []
+        for subscriber in poller.listeners():
+            try:
+                if error is None:
+                    returned.append(subscriber.callback(value))
+                elif subscriber.on_error is not None:
+                    returned.append(subscriber.on_error(error))
+            except Exception:
+                logger.exception("subscriber of %s failed", poller.key)
+        if error is not None and not any(s.on_error for s in poller.listeners()):
+            logger.warning("poll of %s failed: %s", poller.key, error)
+        return returned

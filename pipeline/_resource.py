@@ -1,0 +1,148 @@
+"""``resource()`` and ``hookify_resource()``: the endpoints of one kind of record.
+
+``resource(path="/posts/:id", schema=Post, endpoint=base)`` builds six
+endpoints from ``base``, so a middleware stack shared by ``base`` reaches all
+of them:
+
+| member | method | path | schema |
+|---|---|---|---|
+| ``get`` | GET | ``/posts/:id`` | ``Post`` |
+| ``get_list`` | GET | ``/posts/`` (the last placeholder removed) | ``[Post]`` |
+| ``create`` | POST | ``/posts/`` | ``Post`` |
+| ``update`` | PUT | ``/posts/:id`` | ``Post`` |
+| ``partial_update`` | PATCH | ``/posts/:id`` | ``Post`` |
+| ``delete`` | DELETE | ``/posts/:id`` | ``Invalidate(Post)`` |
+
+Mutations update the stored record; ``delete`` removes it, so no later read
+of an item or a list shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._endpoint import RestEndpoint
+from ._schema import Invalidate
+
+__all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
+
+_LAST_GROUP = re.compile(r"\{[^{}]*\}\s*$")
+_PLACEHOLDER = re.compile(r"(?<!\\):[A-Za-z_][A-Za-z0-9_]*")
+
+
+def list_path(path: str) -> str:
+    """``path`` without its last placeholder: ``/posts/:id`` -> ``/posts/``."""
+    if _LAST_GROUP.search(path):
+        return _LAST_GROUP.sub("", path)
+    matches = list(_PLACEHOLDER.finditer(path))
+    if not matches:
+        raise ValueError(f"resource path {path!r} has no placeholder for the item")
+    return path[: matches[-1].start()]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """The six endpoints of one resource."""
+
+    get: RestEndpoint
+    get_list: RestEndpoint
+    create: RestEndpoint
+    update: RestEndpoint
+    partial_update: RestEndpoint
+    delete: RestEndpoint
+
+
+def resource(
+    *, path: str, schema: Any, endpoint: RestEndpoint | None = None, **options: Any
+) -> Resource:
+    """The endpoints of the records at ``path``, built from ``endpoint``.
+
+    ``options`` (expiry, poll frequency, middleware, ...) go to every member.
+    """
+    base = endpoint if endpoint is not None else RestEndpoint()
+    items = list_path(path)
+    name = getattr(schema, "__name__", "resource")
+
+    def member(
+        member_name: str, method: str, member_path: str, shape: Any
+    ) -> RestEndpoint:
+        return base.extend(
+            path=member_path,
+            method=method,
+            schema=shape,
+            name=f"{name}.{member_name}",
+            **options,
+        )
+
+    return Resource(
+        get=member("get", "GET", path, schema),
+        get_list=member("get_list", "GET", items, [schema]),
+        create=member("create", "POST", items, schema),
+        update=member("update", "PUT", path, schema),
+        partial_update=member("partial_update", "PATCH", path, schema),
+        delete=member("delete", "DELETE", path, Invalidate(schema)),
+    )
+
+
+RequestInit = Mapping[str, Any]
+
+
+def with_init(endpoint: RestEndpoint, init: RequestInit) -> RestEndpoint:
+    """``endpoint`` extended with request options: ``headers`` are merged (and
+    kept to the call's origin, as credentials), any other endpoint option
+    replaces the endpoint's."""
+    if not isinstance(init, Mapping):
+        raise TypeError(f"use_init() must return a mapping, got {init!r}")
+    options = dict(init)
+    headers = options.pop("headers", None)
+    if headers:
+        options["headers"] = {**(endpoint.headers or {}), **dict(headers)}
+        options["sensitive_headers"] = endpoint.sensitive_headers | {
+            name.lower() for name in headers
+        }
+    return endpoint.extend(**options)
+
+
+class HookifiedResource:
+    """The seed's ``hookifyResource``: each ``use_*()`` calls ``use_init()``
+    then and there, and returns the member with the options it returned.
+
+    The seed's hooks must run during a render; the Python counterpart is to
+    call ``use_*()`` where ``use_init`` can see its source, for example
+    inside the ``contextvars`` context that holds the current user's token.
+    """
+
+    def __init__(self, resource: Resource, use_init: Callable[[], RequestInit]) -> None:
+        self.resource = resource
+        self.use_init = use_init
+
+    def _use(self, endpoint: RestEndpoint) -> RestEndpoint:
+        return with_init(endpoint, self.use_init())
+
+    def use_get(self) -> RestEndpoint:
+        return self._use(self.resource.get)
+
+    def use_get_list(self) -> RestEndpoint:
+        return self._use(self.resource.get_list)
+
+    def use_create(self) -> RestEndpoint:
+        return self._use(self.resource.create)
+
+    def use_update(self) -> RestEndpoint:
+        return self._use(self.resource.update)
+
+    def use_partial_update(self) -> RestEndpoint:
+        return self._use(self.resource.partial_update)
+
+    def use_delete(self) -> RestEndpoint:
+        return self._use(self.resource.delete)
+
+
+def hookify_resource(
+    resource: Resource, use_init: Callable[[], RequestInit]
+) -> HookifiedResource:
+    """A resource whose members are taken with ``use_get()``, ``use_create()``..."""
+    return HookifiedResource(resource, use_init)

@@ -1,0 +1,210 @@
+"""Normalizing values by an endpoint's schema, and reading them back.
+
+A schema is one of:
+
+| schema                 | value                | normalized as                              |
+|------------------------|----------------------|--------------------------------------------|
+| ``None``               | anything             | itself                                     |
+| an ``Entity`` class    | an object            | a reference ``(key, pk)`` to one record    |
+| ``[schema]``           | a list               | a list of normalized items                 |
+| ``{name: schema}``     | an object            | a copy, the named keys normalized          |
+| ``Invalidate(Entity)`` | an object, or nothing| a deletion of that entity                  |
+
+Normalization walks the schema, not the value: data outside the schema is
+never visited, however deep. Reading back (``denormalize``) replaces each
+reference with the current record, so the same entity fetched by two
+endpoints reads the same everywhere. A deleted record drops out of lists; in
+any other place it makes the whole result unreadable (``MISSING``), and
+``get`` fetches it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._entity import Entity, EntityError
+
+__all__ = ["MISSING", "Batch", "Invalidate", "Ref", "denormalize", "normalize"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A reference to one entity record in a store."""
+
+    key: str
+    pk: str
+
+
+@dataclass(frozen=True, slots=True)
+class Invalidate:
+    """The seed's deletion schema: the response (or the call's params, when the
+    response has no body) names an entity to remove from the store."""
+
+    entity: type[Entity]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+EntityKey = tuple[str, str]
+
+
+class Batch:
+    """What one response normalizes to: records to merge, and deletions."""
+
+    __slots__ = ("data", "deleted", "records")
+
+    def __init__(self) -> None:
+        #: (key, pk) -> the instance built from this response alone
+        self.records: dict[EntityKey, Entity] = {}
+        #: (key, pk) -> the raw fields this response had, for merging
+        self.data: dict[EntityKey, Mapping[str, Any]] = {}
+        self.deleted: set[EntityKey] = set()
+
+
+def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) -> Any:
+    """``value`` with every entity the schema names replaced by a :class:`Ref`."""
+    if isinstance(schema, Invalidate):
+        return _invalidate(schema.entity, value, batch, params)
+    if schema is None or value is None:
+        return value
+    if isinstance(schema, type) and issubclass(schema, Entity):
+        return _entity(schema, value, batch, params)
+    if isinstance(schema, list):
+        if len(schema) != 1:
+            raise TypeError(f"a list schema has one item schema, got {schema!r}")
+        if not isinstance(value, list | tuple):
+            raise EntityError(_label(schema), None, value, "expected a list")
+        return [normalize(schema[0], item, batch, params) for item in value]
+    if isinstance(schema, Mapping):
+        if not isinstance(value, Mapping):
+            raise EntityError(_label(schema), None, value, "expected an object")
+        out = dict(value)
+        for name, inner in schema.items():
+            if name in out:
+                out[name] = normalize(inner, out[name], batch, params)
+        return out
+    raise TypeError(f"not a schema: {schema!r}")
+
+
+def _entity(
+    cls: type[Entity], value: Any, batch: Batch, params: Mapping[str, Any]
+) -> Ref:
+    if not isinstance(value, Mapping):
+        raise EntityError(cls.__name__, None, value, "expected an object")
+    data = value
+    nested = cls._plan().nested
+    if nested:
+        data = dict(value)
+        for name, inner in nested.items():
+            if name in data:
+                data[name] = normalize(inner, data[name], batch, params)
+    instance = cls.from_data(data)
+    pk = instance.pk()
+    if pk is None or pk == "":
+        raise EntityError(cls.__name__, None, _preview(value), "has no primary key")
+    if not isinstance(pk, str):
+        raise EntityError(
+            cls.__name__, None, pk, f"pk() must return text, not {type(pk).__name__}"
+        )
+    key = (cls.key, pk)
+    earlier = batch.data.get(key)
+    if earlier is None:
+        batch.records[key] = instance
+        batch.data[key] = data  # never mutated: a repeat makes a merged copy
+    else:
+        merged = {**earlier, **data}
+        batch.data[key] = merged
+        batch.records[key] = cls.from_data(merged)
+    batch.deleted.discard(key)
+    return Ref(cls.key, pk)
+
+
+def _invalidate(
+    cls: type[Entity], value: Any, batch: Batch, params: Mapping[str, Any]
+) -> Any:
+    source = value if isinstance(value, Mapping) and value else params
+    instance = cls.from_data({k: v for k, v in source.items() if k in cls._fields})
+    pk = instance.pk()
+    if pk is None:
+        raise EntityError(cls.__name__, None, _preview(source), "has no primary key")
+    key = (cls.key, pk)
+    batch.deleted.add(key)
+    batch.records.pop(key, None)
+    batch.data.pop(key, None)
+    return value
+
+
+def denormalize(
+    schema: Any,
+    value: Any,
+    records: Mapping[EntityKey, Entity],
+    _memo: dict[EntityKey, Entity] | None = None,
+) -> Any:
+    """``value`` with every :class:`Ref` replaced by its record; ``MISSING`` if
+    a record it needs (outside a list) is gone."""
+    if schema is None or value is None:
+        return value
+    if isinstance(schema, type) and issubclass(schema, Entity):
+        return _record(value, records, _memo)
+    if isinstance(schema, Invalidate):
+        return value
+    if isinstance(schema, list):
+        out = []
+        for item in value:
+            read = denormalize(schema[0], item, records, _memo)
+            if read is not MISSING:
+                out.append(read)
+        return out
+    out_map = dict(value)
+    for name, inner in schema.items():
+        if name in out_map:
+            read = denormalize(inner, out_map[name], records, _memo)
+            if read is MISSING:
+                return MISSING
+            out_map[name] = read
+    return out_map
+
+
+def _record(
+    ref: Any, records: Mapping[EntityKey, Entity], memo: dict[EntityKey, Entity] | None
+) -> Any:
+    if not isinstance(ref, Ref):
+        return ref
+    key = (ref.key, ref.pk)
+    record = records.get(key)
+    if record is None:
+        return MISSING
+    nested = type(record)._plan().nested
+    if not nested:
+        return record
+    if memo is None:
+        memo = {}
+    done = memo.get(key)
+    if done is not None:
+        return done
+    resolved = object.__new__(type(record))
+    memo[key] = resolved
+    fields = dict(record.__dict__)
+    for name, inner in nested.items():
+        read = denormalize(inner, fields.get(name), records, memo)
+        fields[name] = None if read is MISSING else read
+    resolved.__dict__.update(fields)
+    object.__setattr__(resolved, "_extra", record._extra)
+    return resolved
+
+
+def _label(schema: Any) -> str:
+    return f"schema {schema!r}"
+
+
+def _preview(value: Any) -> Any:
+    if isinstance(value, Mapping) and len(value) > 6:
+        return {k: value[k] for k in list(value)[:6]}
+    return value

@@ -1,0 +1,204 @@
+"""The store through the controller: normalization, expiry, reset, invalidate.
+
+Every test runs under both controllers, with a fake clock for expiry.
+"""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pytest_httpx import HTTPXMock
+
+from pipeline import EntityError, NetworkError, RestEndpoint, resource
+from tests.conftest import FakeClock
+from tests.pipeline.entities import ExchangePrice, Post, Stream
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+get_price = RestEndpoint(
+    url_prefix=API, path="/price/:exchange_pair", schema=ExchangePrice
+)
+PRICE = {
+    "exchange_pair": "BTC-USD",
+    "price": "100.50",
+    "updated_at": "2024-05-01T12:00:00Z",
+}
+
+
+async def test_fetch_returns_typed_values_not_wire_strings(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=PRICE)
+    price = await controller.fetch(get_price, {"exchange_pair": "BTC-USD"})
+    assert price.price == Decimal("100.50")
+    assert price.updated_at == datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
+
+
+async def test_two_endpoints_share_one_record_and_the_newer_fetch_wins(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    one = RestEndpoint(url_prefix=API, path="/streams/:username", schema=Stream)
+    listed = RestEndpoint(url_prefix=API, path="/streams/", schema=[Stream])
+    httpx_mock.add_response(
+        url=f"{API}/streams/sky", json={"username": "sky", "title": "old", "game": "go"}
+    )
+    httpx_mock.add_response(
+        url=f"{API}/streams/", json=[{"username": "sky", "title": "new", "live": True}]
+    )
+    await controller.fetch(one, {"username": "sky"})
+    await controller.fetch(listed)
+    merged = Stream(username="sky", title="new", game="go", live=True)
+    assert await controller.get(one, {"username": "sky"}) == merged
+    assert await controller.get(listed) == [merged]
+    assert len(controller.store.records) == 1
+
+
+async def test_get_serves_fresh_data_and_refetches_at_expiry(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    controller = controller_factory(clock=clock)
+    endpoint = get_price.extend(data_expiry_length=10)
+    httpx_mock.add_response(json=PRICE)
+    httpx_mock.add_response(json={**PRICE, "price": "101"})
+    params = {"exchange_pair": "BTC-USD"}
+    assert (await controller.get(endpoint, params)).price == Decimal("100.50")
+    clock.advance(9.999)
+    assert (await controller.get(endpoint, params)).price == Decimal("100.50")
+    assert len(httpx_mock.get_requests()) == 1
+    clock.advance(0.001)
+    assert (await controller.get(endpoint, params)).price == Decimal("101")
+    assert len(httpx_mock.get_requests()) == 2
+
+
+async def test_fetch_always_goes_to_the_network(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=PRICE, is_reusable=True)
+    params = {"exchange_pair": "BTC-USD"}
+    await controller.fetch(get_price, params)
+    await controller.fetch(get_price, params)
+    assert len(httpx_mock.get_requests()) == 2
+
+
+async def test_result_keeps_fetched_and_expiry_times(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_response(json=PRICE)
+    await controller.fetch(get_price, {"exchange_pair": "BTC-USD"})
+    (result,) = controller.store.results.values()
+    assert result.fetched_at == clock.now
+    assert result.expires_at == clock.now + 60
+
+
+async def test_zero_expiry_keeps_nothing(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=PRICE, is_reusable=True)
+    endpoint = get_price.extend(data_expiry_length=0)
+    price = await controller.fetch(endpoint, {"exchange_pair": "BTC-USD"})
+    assert price.price == Decimal("100.50")
+    assert controller.store.results == {}
+    assert controller.store.records == {}
+    await controller.get(endpoint, {"exchange_pair": "BTC-USD"})
+    assert len(httpx_mock.get_requests()) == 2
+
+
+@pytest.mark.parametrize("content", ["blob", "bytes"])
+async def test_binary_content_is_never_normalized_or_kept(
+    controller: Any, httpx_mock: HTTPXMock, content: str
+) -> None:
+    httpx_mock.add_response(content=b"\x00binary")
+    download = RestEndpoint(url_prefix=API, path="/files/:id/download", content=content)
+    await controller.fetch(download, {"id": 1})
+    assert controller.store.results == {}
+
+
+async def test_errors_are_kept_for_error_expiry_length(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_response(status_code=503)
+    httpx_mock.add_response(json=PRICE)
+    params = {"exchange_pair": "BTC-USD"}
+    with pytest.raises(NetworkError):
+        await controller.get(get_price, params)
+    with pytest.raises(NetworkError):
+        await controller.get(get_price, params)  # the kept error, no request
+    assert len(httpx_mock.get_requests()) == 1
+    clock.advance(1)
+    assert (await controller.get(get_price, params)).pk() == "BTC-USD"
+
+
+async def test_invalidate_forgets_one_result(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=PRICE, is_reusable=True)
+    params = {"exchange_pair": "BTC-USD"}
+    await controller.get(get_price, params)
+    controller.invalidate(get_price, params)
+    await controller.get(get_price, params)
+    assert len(httpx_mock.get_requests()) == 2
+
+
+async def test_reset_empties_the_store(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(json=PRICE, is_reusable=True)
+    params = {"exchange_pair": "BTC-USD"}
+    await controller.get(get_price, params)
+    controller.reset()
+    assert controller.store.records == {}
+    await controller.get(get_price, params)
+    assert len(httpx_mock.get_requests()) == 2
+
+
+async def test_a_delete_removes_the_record_from_items_and_lists(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    posts = resource(
+        path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=API)
+    )
+    httpx_mock.add_response(
+        method="GET", url=f"{API}/posts/", json=[{"id": "1"}, {"id": "2"}]
+    )
+    httpx_mock.add_response(method="GET", url=f"{API}/posts/1", json={"id": "1"})
+    httpx_mock.add_response(method="DELETE", url=f"{API}/posts/1", status_code=204)
+    httpx_mock.add_response(method="GET", url=f"{API}/posts/1", status_code=404)
+    await controller.get(posts.get_list)
+    await controller.get(posts.get, {"id": "1"})
+    await controller.fetch(posts.delete, {"id": "1"})
+    assert await controller.get(posts.get_list) == [Post(id="2")]
+    with pytest.raises(NetworkError):  # the item is gone: get asks the server again
+        await controller.get(posts.get, {"id": "1"})
+
+
+async def test_an_update_changes_the_record_everywhere(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    posts = resource(
+        path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=API)
+    )
+    httpx_mock.add_response(method="GET", json=[{"id": "1", "title": "old"}])
+    httpx_mock.add_response(method="PATCH", json={"id": "1", "title": "new"})
+    await controller.get(posts.get_list)
+    updated = await controller.fetch(
+        posts.partial_update, {"id": "1"}, {"title": "new"}
+    )
+    assert updated == Post(id="1", title="new")
+    assert await controller.get(posts.get_list) == [Post(id="1", title="new")]
+
+
+async def test_a_malformed_entity_is_a_clear_error(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={**PRICE, "price": "lots"})
+    with pytest.raises(EntityError, match="ExchangePrice.price"):
+        await controller.fetch(get_price, {"exchange_pair": "BTC-USD"})
+
+
+async def test_get_is_for_reads(controller: Any) -> None:
+    with pytest.raises(TypeError, match="use fetch"):
+        await controller.get(get_price.extend(method="POST"), {"exchange_pair": "x"})
