@@ -18,8 +18,9 @@ list of them) and override ``pk()`` (default: the ``id`` field as text)::
 Guarantees:
 
 - Built from parsed data, declared fields are filled (defaults for the
-  missing ones), deserializers applied; a value that already has a class
-  deserializer's type, and ``None``, are kept as they are.
+  missing ones), deserializers applied to the fields the data has; a value
+  whose type is exactly a class deserializer's, and ``None``, are kept as
+  they are.
 - Keys that are not fields are kept apart, in :attr:`Entity.extra_fields`,
   not silently dropped.
 - A deserializer that fails raises :class:`EntityError` naming the entity, the
@@ -33,19 +34,28 @@ import copy
 import inspect
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple, Self, get_origin
+from typing import Any, ClassVar, NamedTuple, Self, TypeVar, get_origin
 
 from ._errors import RestwireError
 
-__all__ = ["Entity", "EntityError"]
+__all__ = ["Entity", "EntityError", "build"]
+
+EntityT = TypeVar("EntityT", bound="Entity")
 
 _RESERVED = frozenset(("key", "schema"))
+_MUTABLE = (list, dict, set)
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 
 class _Plan(NamedTuple):
     schema: Mapping[str, Any]
-    deserializers: dict[str, Callable[[Any], Any]]
+    #: (field, deserializer, the class whose instances pass as they are, or None)
+    deserializers: tuple[tuple[str, Callable[[Any], Any], type | None], ...]
     nested: dict[str, Any]
+    field_names: frozenset[str]
+    #: defaults that need no copy, and the fields whose default is copied
+    defaults: dict[str, Any]
+    mutable: tuple[str, ...]
 
 
 class EntityError(RestwireError):
@@ -109,7 +119,7 @@ class Entity:
         schema = cls.schema
         if plan is not None and plan.schema is schema:
             return plan  # type: ignore[no-any-return]
-        deserializers: dict[str, Callable[[Any], Any]] = {}
+        deserializers: list[tuple[str, Callable[[Any], Any], type | None]] = []
         nested: dict[str, Any] = {}
         for name, target in dict(schema).items():
             if name not in cls._fields:
@@ -119,13 +129,24 @@ class Entity:
             if _is_entity_schema(target):
                 nested[name] = target
             elif callable(target):
-                deserializers[name] = _keeping_instances(target)
+                kind = target if isinstance(target, type) else None
+                deserializers.append((name, target, kind))
             else:
                 raise TypeError(
                     f"{cls.__name__}.schema[{name!r}] must be callable or an entity, "
                     f"not {target!r}"
                 )
-        plan = _Plan(schema, deserializers, nested)
+        fields = cls._fields
+        plan = _Plan(
+            schema,
+            tuple(deserializers),
+            nested,
+            frozenset(fields),
+            dict(fields),
+            tuple(
+                name for name, value in fields.items() if isinstance(value, _MUTABLE)
+            ),
+        )
         cls._compiled = plan
         return plan
 
@@ -136,7 +157,6 @@ class Entity:
         values = {name: _fresh(default) for name, default in self._fields.items()}
         values.update(fields)
         self.__dict__.update(values)
-        object.__setattr__(self, "_extra", MappingProxyType({}))
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], base: Self | None = None) -> Self:
@@ -146,36 +166,9 @@ class Entity:
         a newer, partial fetch is merged over an older one field by field.
         Nested entity fields take the value ``data`` has (see the store).
         """
-        if not isinstance(data, Mapping):
+        if not isinstance(data, dict | Mapping):
             raise EntityError(cls.__name__, None, data, "expected an object")
-        instance = cls.__new__(cls)
-        if base is None:
-            values = {name: _fresh(default) for name, default in cls._fields.items()}
-            extra: dict[str, Any] = {}
-        else:
-            values = dict(base.__dict__)
-            extra = dict(base._extra)
-        fields = cls._fields
-        deserializers = cls._plan().deserializers
-        for name, value in data.items():
-            if name not in fields:
-                extra[name] = value
-                continue
-            deserialize = deserializers.get(name)
-            if deserialize is not None and value is not None:
-                try:
-                    value = deserialize(value)
-                except Exception as error:
-                    raise EntityError(
-                        cls.__name__,
-                        name,
-                        value,
-                        f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
-                    ) from error
-            values[name] = value
-        instance.__dict__.update(values)
-        object.__setattr__(instance, "_extra", MappingProxyType(extra))
-        return instance
+        return build(cls, data, cls._plan(), base)
 
     def pk(self) -> str | None:
         """The primary key as text; default: the ``id`` field."""
@@ -185,7 +178,7 @@ class Entity:
     @property
     def extra_fields(self) -> Mapping[str, Any]:
         """Keys of the data this entity was built from that are not fields."""
-        return self._extra
+        return getattr(self, "_extra", _NO_EXTRA)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict (nested entities as dicts too)."""
@@ -214,6 +207,53 @@ class Entity:
         return f"{type(self).__name__}({shown})"
 
 
+def build(
+    cls: type[EntityT],
+    data: Mapping[str, Any],
+    plan: _Plan,
+    base: EntityT | None = None,
+) -> EntityT:
+    """``cls.from_data`` without its checks, for callers that made them."""
+    if base is None:
+        values = dict(plan.defaults)
+        for name in plan.mutable:
+            values[name] = copy.copy(values[name])
+        extra: Mapping[str, Any] = _NO_EXTRA
+    else:
+        values = dict(base.__dict__)
+        extra = base.extra_fields
+    if data.keys() <= plan.field_names:
+        values.update(data)
+    else:
+        extra = dict(extra)
+        for name, value in data.items():
+            if name in plan.field_names:
+                values[name] = value
+            else:
+                extra[name] = value
+        extra = MappingProxyType(extra)
+    for name, deserialize, kind in plan.deserializers:
+        if name not in data:
+            continue
+        value = values[name]
+        if value is None or (kind is not None and type(value) is kind):
+            continue
+        try:
+            values[name] = deserialize(value)
+        except Exception as error:
+            raise EntityError(
+                cls.__name__,
+                name,
+                value,
+                f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
+            ) from error
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", values)
+    if extra:
+        object.__setattr__(instance, "_extra", extra)
+    return instance
+
+
 def _is_classvar(annotation: Any) -> bool:
     if isinstance(annotation, str):
         return annotation.startswith(("ClassVar", "typing.ClassVar"))
@@ -226,26 +266,12 @@ def _is_entity_schema(target: Any) -> bool:
     return isinstance(target, type) and issubclass(target, Entity)
 
 
-def _keeping_instances(deserialize: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A class deserializer leaves values that already have its type alone."""
-    if not isinstance(deserialize, type):
-        return deserialize
-    kind = deserialize
-
-    def keep_or_convert(value: Any) -> Any:
-        return value if isinstance(value, kind) else kind(value)
-
-    keep_or_convert.__name__ = kind.__name__
-    keep_or_convert.__qualname__ = kind.__qualname__
-    return keep_or_convert
-
-
 def _name(function: Callable[[Any], Any]) -> str:
     return getattr(function, "__qualname__", None) or repr(function)
 
 
 def _fresh(default: Any) -> Any:
-    return copy.copy(default) if isinstance(default, list | dict | set) else default
+    return copy.copy(default) if isinstance(default, _MUTABLE) else default
 
 
 def _plain(value: Any) -> Any:

@@ -20,18 +20,17 @@ any other place it makes the whole result unreadable (``MISSING``), and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from ._entity import Entity, EntityError
+from ._entity import Entity, EntityError, build
 
 __all__ = ["MISSING", "Batch", "Invalidate", "Ref", "denormalize", "normalize"]
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A reference to one entity record in a store."""
+class Ref(NamedTuple):
+    """A reference to one entity record in a store: equal to its ``(key, pk)``."""
 
     key: str
     pk: str
@@ -81,7 +80,10 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
             raise TypeError(f"a list schema has one item schema, got {schema!r}")
         if not isinstance(value, list | tuple):
             raise EntityError(_label(schema), None, value, "expected a list")
-        return [normalize(schema[0], item, batch, params) for item in value]
+        item_schema = schema[0]
+        if isinstance(item_schema, type) and issubclass(item_schema, Entity):
+            return _entities(item_schema, value, batch, params)
+        return [normalize(item_schema, item, batch, params) for item in value]
     if isinstance(schema, Mapping):
         if not isinstance(value, Mapping):
             raise EntityError(_label(schema), None, value, "expected an object")
@@ -96,34 +98,60 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
 def _entity(
     cls: type[Entity], value: Any, batch: Batch, params: Mapping[str, Any]
 ) -> Ref:
-    if not isinstance(value, Mapping):
-        raise EntityError(cls.__name__, None, value, "expected an object")
-    data = value
-    nested = cls._plan().nested
-    if nested:
-        data = dict(value)
-        for name, inner in nested.items():
-            if name in data:
-                data[name] = normalize(inner, data[name], batch, params)
-    instance = cls.from_data(data)
-    pk = instance.pk()
+    return _entities(cls, (value,), batch, params)[0]
+
+
+def _entities(
+    cls: type[Entity], values: Iterable[Any], batch: Batch, params: Mapping[str, Any]
+) -> list[Ref]:
+    """Each value as a record of ``cls`` in ``batch``; their references.
+
+    The hot path of normalization: everything per class is looked up once.
+    """
+    plan = cls._plan()
+    nested = plan.nested
+    default_pk = cls.pk is Entity.pk
+    key_name = cls.key
+    records, seen, deleted = batch.records, batch.data, batch.deleted
+    refs: list[Ref] = []
+    for value in values:
+        if type(value) is not dict and not isinstance(value, Mapping):
+            raise EntityError(cls.__name__, None, value, "expected an object")
+        data = value
+        if nested:
+            data = dict(value)
+            for name, inner in nested.items():
+                if name in data:
+                    data[name] = normalize(inner, data[name], batch, params)
+        instance = build(cls, data, plan)
+        if default_pk:
+            pk = instance.__dict__.get("id")
+            pk = None if pk is None else str(pk)
+        else:
+            pk = instance.pk()
+        if type(pk) is not str or not pk:
+            _bad_pk(cls, pk, value)
+        key = Ref(key_name, pk)
+        earlier = seen.get(key)
+        if earlier is None:
+            records[key] = instance
+            seen[key] = data  # never mutated: a repeat makes a merged copy
+        else:
+            merged = {**earlier, **data}
+            seen[key] = merged
+            records[key] = build(cls, merged, plan)
+        if deleted:
+            deleted.discard(key)
+        refs.append(key)
+    return refs
+
+
+def _bad_pk(cls: type[Entity], pk: Any, value: Any) -> None:
     if pk is None or pk == "":
         raise EntityError(cls.__name__, None, _preview(value), "has no primary key")
-    if not isinstance(pk, str):
-        raise EntityError(
-            cls.__name__, None, pk, f"pk() must return text, not {type(pk).__name__}"
-        )
-    key = (cls.key, pk)
-    earlier = batch.data.get(key)
-    if earlier is None:
-        batch.records[key] = instance
-        batch.data[key] = data  # never mutated: a repeat makes a merged copy
-    else:
-        merged = {**earlier, **data}
-        batch.data[key] = merged
-        batch.records[key] = cls.from_data(merged)
-    batch.deleted.discard(key)
-    return Ref(cls.key, pk)
+    raise EntityError(
+        cls.__name__, None, pk, f"pk() must return text, not {type(pk).__name__}"
+    )
 
 
 def _invalidate(
@@ -156,12 +184,15 @@ def denormalize(
     if isinstance(schema, Invalidate):
         return value
     if isinstance(schema, list):
-        out = []
-        for item in value:
-            read = denormalize(schema[0], item, records, _memo)
-            if read is not MISSING:
-                out.append(read)
-        return out
+        item_schema = schema[0]
+        if isinstance(item_schema, type) and issubclass(item_schema, Entity):
+            if not item_schema._plan().nested:
+                get = records.get
+                return [record for ref in value if (record := get(ref)) is not None]
+            items = (_record(ref, records, _memo) for ref in value)
+        else:
+            items = (denormalize(item_schema, item, records, _memo) for item in value)
+        return [item for item in items if item is not MISSING]
     out_map = dict(value)
     for name, inner in schema.items():
         if name in out_map:
@@ -177,7 +208,7 @@ def _record(
 ) -> Any:
     if not isinstance(ref, Ref):
         return ref
-    key = (ref.key, ref.pk)
+    key = ref
     record = records.get(key)
     if record is None:
         return MISSING
@@ -196,7 +227,8 @@ def _record(
         read = denormalize(inner, fields.get(name), records, memo)
         fields[name] = None if read is MISSING else read
     resolved.__dict__.update(fields)
-    object.__setattr__(resolved, "_extra", record._extra)
+    if record.extra_fields:
+        object.__setattr__(resolved, "_extra", record.extra_fields)
     return resolved
 
 

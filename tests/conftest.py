@@ -7,6 +7,7 @@ it is an :class:`AsyncController`. Every test that takes it runs twice.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -15,6 +16,9 @@ import pytest
 
 from pipeline import AsyncController, Controller
 from tests.servers import RecordingServer
+
+#: Building an SSL context costs ~40 ms; clients made by tests share one.
+SSL_CONTEXT = ssl.create_default_context()
 
 
 @pytest.fixture
@@ -63,6 +67,7 @@ async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
         managers: tuple[Any, ...] = (),
         **client_options: Any,
     ) -> Any:
+        client_options.setdefault("verify", SSL_CONTEXT)
         options: dict[str, Any] = {"managers": managers}
         if clock is not None:
             options["clock"] = clock

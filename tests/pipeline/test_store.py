@@ -195,7 +195,7 @@ async def test_a_malformed_entity_is_a_clear_error(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     httpx_mock.add_response(json={**PRICE, "price": "lots"})
-    with pytest.raises(EntityError, match="ExchangePrice.price"):
+    with pytest.raises(EntityError, match=r"ExchangePrice\.price"):
         await controller.fetch(get_price, {"exchange_pair": "BTC-USD"})
 
 

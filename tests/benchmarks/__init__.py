@@ -1,0 +1,1 @@
+"""Benchmarks: not part of the default test run (see README, Performance)."""

@@ -1,0 +1,100 @@
+"""LogoutManager and managers in general, under both controllers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_httpx import HTTPXMock
+
+from pipeline import LogoutManager, NetworkError, RestEndpoint, RestwireError
+from tests.pipeline.entities import Post
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+get_post = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post)
+get_mine = RestEndpoint(url_prefix=API, path="/my/:id", schema=Post)
+
+
+async def test_a_401_resets_the_store_and_still_reaches_the_caller(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    controller = controller_factory(managers=(LogoutManager(),))
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1"})
+    httpx_mock.add_response(url=f"{API}/my/1", status_code=401)
+    await controller.get(get_post, {"id": "1"})
+    assert controller.store.records
+    with pytest.raises(NetworkError) as caught:
+        await controller.fetch(get_mine, {"id": "1"})
+    assert caught.value.status == 401
+    assert controller.store.records == {}
+    assert controller.store.results == {}
+
+
+async def test_without_a_manager_a_401_keeps_the_store(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1"})
+    httpx_mock.add_response(url=f"{API}/my/1", status_code=401)
+    await controller.get(get_post, {"id": "1"})
+    with pytest.raises(NetworkError):
+        await controller.fetch(get_mine, {"id": "1"})
+    assert list(controller.store.records) == [("Post", "1")]
+
+
+async def test_other_errors_do_not_log_out(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    controller = controller_factory(managers=(LogoutManager(),))
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1"})
+    httpx_mock.add_response(url=f"{API}/my/1", status_code=403)
+    await controller.get(get_post, {"id": "1"})
+    with pytest.raises(NetworkError):
+        await controller.fetch(get_mine, {"id": "1"})
+    assert list(controller.store.records) == [("Post", "1")]
+
+
+async def test_both_hooks_can_be_replaced(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    logged_out: list[Any] = []
+
+    def expired(error: RestwireError) -> bool:
+        return isinstance(error, NetworkError) and error.status == 419
+
+    manager = LogoutManager(should_logout=expired, handle_logout=logged_out.append)
+    controller = controller_factory(managers=(manager,))
+    httpx_mock.add_response(status_code=401)
+    httpx_mock.add_response(status_code=419)
+    for _ in range(2):
+        with pytest.raises(NetworkError):
+            await controller.fetch(get_mine, {"id": "1"})
+    assert len(logged_out) == 1
+    assert getattr(logged_out[0], "controller", logged_out[0]) is not None
+
+
+async def test_a_failing_manager_does_not_hide_the_error(
+    controller_factory: Any, httpx_mock: HTTPXMock, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(controller: Any) -> None:
+        raise RuntimeError("cleanup failed")
+
+    controller = controller_factory(managers=(LogoutManager(handle_logout=broken),))
+    httpx_mock.add_response(status_code=401)
+    with pytest.raises(NetworkError):
+        await controller.fetch(get_mine, {"id": "1"})
+    assert "manager LogoutManager() failed on NetworkError" in caplog.text
+
+
+async def test_fetch_response_runs_the_managers_too(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    calls: list[Any] = []
+    controller = controller_factory(
+        managers=(LogoutManager(handle_logout=calls.append),)
+    )
+    httpx_mock.add_response(status_code=401)
+    with pytest.raises(NetworkError):
+        await controller.fetch_response(get_mine, {"id": "1"})
+    assert len(calls) == 1
