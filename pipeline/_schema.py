@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from ._entity import Entity, EntityError, build
 
@@ -146,7 +146,7 @@ def _entities(
     return refs
 
 
-def _bad_pk(cls: type[Entity], pk: Any, value: Any) -> None:
+def _bad_pk(cls: type[Entity], pk: Any, value: Any) -> NoReturn:
     if pk is None or pk == "":
         raise EntityError(cls.__name__, None, _preview(value), "has no primary key")
     raise EntityError(
