@@ -12,8 +12,10 @@ Routes (seed sections 4 and 5):
 | ``POST /login``       | sets a ``sessionid`` cookie; JSON ``{"accessToken": ...}``   |
 | ``GET /my/<id>``      | ``{"id", "title"}`` for a caller with the session cookie or |
 |                       | the ``Access-Token``; 401 otherwise                         |
+| ``GET /posts/``       | every Post, a JSON list                                     |
 | ``GET /posts/<id>``   | a Post ``{"id", "title"}``                                  |
 | ``POST /posts/``      | creates a Post from a JSON body; 201 with the Post          |
+| ``DELETE /posts/<id>``| deletes it; 204                                             |
 | ``GET /away``         | a 302 to the other origin's ``/echo``                        |
 | other origin ``/echo``| JSON: which credentials arrived                             |
 """
@@ -100,6 +102,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(401, {"detail": "not signed in"})
             else:
                 self._send(200, {"id": parts[1], "title": f"My item {parts[1]}"})
+        elif parts == ["posts"]:
+            with api.lock:
+                self._send(200, list(api.posts.values()))
         elif parts[0] == "posts" and len(parts) == 2:
             post = api.posts.get(parts[1])
             if post is None:
@@ -108,6 +113,21 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, post)
         elif parts[0] == "away":
             self._send(302, {}, {"location": api.other_origin + "/echo"})
+        else:
+            self._send(404, {"detail": "no such route"})
+
+    def do_DELETE(self) -> None:
+        api = self.server.api
+        parts = self.path.split("?", 1)[0].strip("/").split("/")
+        if parts[0] == "posts" and len(parts) == 2:
+            with api.lock:
+                found = api.posts.pop(parts[1], None)
+            if found is None:
+                self._send(404, {"detail": f"no post {parts[1]}"})
+            else:
+                self.send_response(204)
+                self.send_header("content-length", "0")
+                self.end_headers()
         else:
             self._send(404, {"detail": "no such route"})
 
@@ -120,7 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"accessToken": api.access_token}, {"set-cookie": cookie})
         elif parts[0] == "posts" and isinstance(body, dict):
             with api.lock:
-                post_id = str(len(api.posts) + 1)
+                api.next_id += 1
+                post_id = str(api.next_id)
                 api.posts[post_id] = {**body, "id": post_id}
             self._send(201, api.posts[post_id])
         else:
@@ -137,6 +158,7 @@ class DemoApi:
         self.posts: dict[str, dict[str, Any]] = {
             "1": {"id": "1", "title": "Hello, restwire"},
         }
+        self.next_id = len(self.posts)
         self.main = _Server(("127.0.0.1", 0), _Handler)
         self.other = _Server(("127.0.0.1", 0), _Handler)
         self.main.api = self.other.api = self

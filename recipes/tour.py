@@ -14,7 +14,15 @@ from typing import Any
 import anyio
 import httpx
 
-from pipeline import AsyncController, Controller, Exchange, NetworkError, RestEndpoint
+from pipeline import (
+    AsyncController,
+    Controller,
+    Entity,
+    Exchange,
+    NetworkError,
+    RestEndpoint,
+    resource,
+)
 
 from .demo_api import DemoApi
 
@@ -106,6 +114,31 @@ def _redirect(api: DemoApi, wire: Wire) -> Any:
         return Controller(client).fetch(away)
 
 
+class Post(Entity):
+    """The seed's Post: ``id`` and ``title``."""
+
+    id: str = ""
+    title: str = ""
+
+
+def _store(api: DemoApi, wire: Wire) -> Any:
+    posts = resource(
+        path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=api.origin)
+    )
+    with wire.client() as client:
+        controller = Controller(client)
+        created = controller.fetch(posts.create, body={"title": "Normalized"})
+        first = controller.get(posts.get, {"id": created.id})  # fetched
+        again = controller.get(
+            posts.get, {"id": created.id}
+        )  # from the store: no request
+        assert first is again
+        listed = controller.get(posts.get_list)
+        controller.fetch(posts.delete, {"id": created.id})
+        after = controller.get(posts.get_list)  # from the store, the deleted post gone
+        return {"created": created, "listed": len(listed), "after delete": len(after)}
+
+
 def _errors(api: DemoApi, wire: Wire) -> Any:
     get_mine = RestEndpoint(url_prefix=api.origin, path="/my/:id")
     with wire.client() as client:
@@ -134,6 +167,12 @@ RECIPES: tuple[Recipe, ...] = (
         "the same endpoints under AsyncController",
         "section 1, rule 6: calls go through a controller",
         _async,
+    ),
+    Recipe(
+        "store",
+        "entities live once in the store; get reads it, delete removes",
+        "section 2.1: resource({path, schema}) and its Entity",
+        _store,
     ),
     Recipe(
         "redirect",

@@ -1,7 +1,8 @@
 """README: its two commands, and every Python example in it runs as written.
 
-The examples call ``https://api.example.com``; pytest-httpx answers for it,
-so they run offline exactly as a reader would paste them.
+The examples call ``https://api.example.com``; pytest-httpx answers for it
+(:func:`example_api`), so they run offline exactly as a reader would paste
+them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
+import httpx
 from pytest_httpx import HTTPXMock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,12 +38,21 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert commands[1].strip() in ci
 
 
-@pytest.mark.httpx_mock(assert_all_responses_were_requested=False)
+def example_api(request: httpx.Request) -> httpx.Response:
+    """What api.example.com answers in README's examples."""
+    post = {"id": "1", "title": "Hi"}
+    if request.method == "DELETE":
+        return httpx.Response(204)
+    if request.method == "GET" and request.url.path == "/posts/":
+        return httpx.Response(200, json=[post])
+    return httpx.Response(201 if request.method == "POST" else 200, json=post)
+
+
 def test_every_python_example_runs(httpx_mock: HTTPXMock) -> None:
-    httpx_mock.add_response(json={"id": "1", "title": "Hi"}, is_reusable=True)
+    httpx_mock.add_callback(example_api, is_reusable=True)
     namespace: dict[str, Any] = {"__name__": "readme"}
     examples = [code for language, code in BLOCKS if language == "python"]
-    assert examples
+    assert len(examples) >= 8
     for code in examples:
         if re.search(r"^(async with|await )", code, flags=re.MULTILINE):
             wrapped = "async def _example():\n" + textwrap.indent(code, "    ")
@@ -50,7 +60,7 @@ def test_every_python_example_runs(httpx_mock: HTTPXMock) -> None:
             anyio.run(namespace["_example"])
         else:
             exec(compile(code, "README.md", "exec"), namespace)
-    assert namespace["post"] == {"id": "1", "title": "Hi"}
-    sent = httpx_mock.get_requests()
-    assert sent
-    assert all(request.headers["access-token"] == "my-key" for request in sent)
+    assert namespace["post"] == namespace["Post"](id="1", title="Hi")
+    tokens = [request.headers["access-token"] for request in httpx_mock.get_requests()]
+    assert tokens.count("token-of-this-request") == 1  # the hookified call
+    assert set(tokens) == {"my-key", "token-of-this-request"}
