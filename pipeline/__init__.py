@@ -9,7 +9,18 @@ the ``_terminal``, which sends it hop by hop (``_redirects``), and a driver in
 from ._body import Form
 from ._content import Blob, Content
 from ._controller import AsyncController, Controller
-from ._effects import Close, Effect, Flow, Read, Send, Sleep
+from ._effects import (
+    Acquire,
+    Call,
+    Close,
+    Effect,
+    Flow,
+    FlowLock,
+    Read,
+    Release,
+    Send,
+    Sleep,
+)
 from ._endpoint import RestEndpoint
 from ._entity import Entity, EntityError
 from ._errors import (
@@ -31,9 +42,11 @@ from ._schema import Invalidate
 from ._stack import CallNext, FlowMiddleware, Stack
 
 __all__ = [
+    "Acquire",
     "AsyncController",
     "Blob",
     "BodyTooLarge",
+    "Call",
     "CallNext",
     "Close",
     "Content",
@@ -45,6 +58,7 @@ __all__ = [
     "EntityError",
     "Exchange",
     "Flow",
+    "FlowLock",
     "FlowMiddleware",
     "Form",
     "HookifiedResource",
@@ -55,6 +69,7 @@ __all__ = [
     "NetworkError",
     "ParameterError",
     "Read",
+    "Release",
     "RequestBodyError",
     "Resource",
     "RestEndpoint",

@@ -7,11 +7,13 @@ result back, and throws any exception back in, so a middleware can catch a
 failed send the same way under both.
 
 If the flow is abandoned (the caller is interrupted or its task cancelled),
-the driver closes the generator, and a response being read is closed.
+the driver closes the generator, closes a response being read, and releases
+every lock the flow still holds.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Any, TypeVar
 
@@ -19,7 +21,18 @@ import anyio
 import httpx
 
 from ._cookies import cookie_storing
-from ._effects import Close, Effect, Flow, Read, Send, Sleep
+from ._effects import (
+    Acquire,
+    Call,
+    Close,
+    Effect,
+    Flow,
+    FlowLock,
+    Read,
+    Release,
+    Send,
+    Sleep,
+)
 
 __all__ = ["run_async", "run_sync"]
 
@@ -30,7 +43,7 @@ def _auth(effect: Send) -> Any:
     return httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
 
 
-def perform_sync(effect: Effect, client: httpx.Client) -> Any:
+def perform_sync(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
     """Carry out one effect with blocking I/O."""
     if isinstance(effect, Send):
         with cookie_storing(client, effect.store_cookies):
@@ -49,10 +62,30 @@ def perform_sync(effect: Effect, client: httpx.Client) -> Any:
     if isinstance(effect, Sleep):
         time.sleep(max(effect.seconds, 0.0))
         return None
+    if isinstance(effect, Call):
+        result = effect.function(*effect.args)
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
+            raise TypeError(
+                f"{effect.function!r} is async; under a sync Controller give a "
+                "plain function, or use AsyncController"
+            )
+        return result
+    if isinstance(effect, Acquire):
+        effect.lock.thread_lock.acquire()
+        held.append(effect.lock)
+        return None
+    if isinstance(effect, Release):
+        held.remove(effect.lock)
+        effect.lock.thread_lock.release()
+        return None
     raise TypeError(f"a flow yielded {effect!r}, which is not an effect")
 
 
-async def perform_async(effect: Effect, client: httpx.AsyncClient) -> Any:
+async def perform_async(
+    effect: Effect, client: httpx.AsyncClient, held: list[FlowLock]
+) -> Any:
     """Carry out one effect with awaited I/O."""
     if isinstance(effect, Send):
         with cookie_storing(client, effect.store_cookies):
@@ -72,6 +105,19 @@ async def perform_async(effect: Effect, client: httpx.AsyncClient) -> Any:
     if isinstance(effect, Sleep):
         await anyio.sleep(max(effect.seconds, 0.0))
         return None
+    if isinstance(effect, Call):
+        result = effect.function(*effect.args)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+    if isinstance(effect, Acquire):
+        await effect.lock.async_lock().acquire()
+        held.append(effect.lock)
+        return None
+    if isinstance(effect, Release):
+        held.remove(effect.lock)
+        effect.lock.async_lock().release()
+        return None
     raise TypeError(f"a flow yielded {effect!r}, which is not an effect")
 
 
@@ -79,6 +125,7 @@ def run_sync(flow: Flow[T], client: httpx.Client) -> T:
     """Run ``flow`` to its end with blocking I/O on ``client``; return its result."""
     result: Any = None
     error: Exception | None = None
+    held: list[FlowLock] = []
     try:
         while True:
             try:
@@ -87,17 +134,20 @@ def run_sync(flow: Flow[T], client: httpx.Client) -> T:
                 return stop.value  # type: ignore[no-any-return]
             result, error = None, None
             try:
-                result = perform_sync(effect, client)
+                result = perform_sync(effect, client, held)
             except Exception as exc:
                 error = exc
     finally:
         flow.close()
+        for lock in held:
+            lock.thread_lock.release()
 
 
 async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:
     """Run ``flow`` to its end with awaited I/O on ``client``; return its result."""
     result: Any = None
     error: Exception | None = None
+    held: list[FlowLock] = []
     try:
         while True:
             try:
@@ -106,8 +156,10 @@ async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:
                 return stop.value  # type: ignore[no-any-return]
             result, error = None, None
             try:
-                result = await perform_async(effect, client)
+                result = await perform_async(effect, client, held)
             except Exception as exc:
                 error = exc
     finally:
         flow.close()
+        for lock in held:
+            lock.async_lock().release()

@@ -9,13 +9,25 @@ middleware serves both.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import threading
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
 
-__all__ = ["Close", "Effect", "Flow", "Read", "Send", "Sleep"]
+__all__ = [
+    "Acquire",
+    "Call",
+    "Close",
+    "Effect",
+    "Flow",
+    "FlowLock",
+    "Read",
+    "Release",
+    "Send",
+    "Sleep",
+]
 
 T = TypeVar("T")
 
@@ -56,7 +68,54 @@ class Sleep:
     seconds: float
 
 
-Effect = Send | Read | Close | Sleep
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Call ``function(*args)``; result: what it returned. Under the async
+    driver, an awaitable result is awaited, so ``function`` may be a
+    coroutine function; under the sync driver it must not be."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+class FlowLock:
+    """A lock a flow takes with ``Acquire`` and gives back with ``Release``.
+
+    The sync driver holds a ``threading.Lock``, the async driver an
+    ``anyio.Lock``; a driver releases what a flow still holds when the flow
+    ends, however it ends.
+    """
+
+    __slots__ = ("_async", "thread_lock")
+
+    def __init__(self) -> None:
+        self.thread_lock = threading.Lock()
+        self._async: Any = None
+
+    def async_lock(self) -> Any:
+        """The ``anyio.Lock`` (made on first use, inside an event loop)."""
+        if self._async is None:
+            import anyio
+
+            self._async = anyio.Lock()
+        return self._async
+
+
+@dataclass(frozen=True, slots=True)
+class Acquire:
+    """Wait for ``lock`` and take it; result: None."""
+
+    lock: FlowLock
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """Give ``lock`` back; result: None."""
+
+    lock: FlowLock
+
+
+Effect = Send | Read | Close | Sleep | Call | Acquire | Release
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]

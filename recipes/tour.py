@@ -14,11 +14,11 @@ from typing import Any
 import anyio
 import httpx
 
+from middlewares import AccessToken, CookieCredentials
 from pipeline import (
     AsyncController,
     Controller,
     Entity,
-    Exchange,
     NetworkError,
     RestEndpoint,
     resource,
@@ -65,20 +65,6 @@ class Recipe:
     run: Callable[[DemoApi, Wire], Any]
 
 
-class StaticToken:
-    """A middleware written in four lines: sends a token, marked sensitive."""
-
-    def __init__(self, token: str) -> None:
-        self.token = token
-
-    def on_request(self, exchange: Exchange) -> None:
-        exchange.headers["Access-Token"] = self.token
-        exchange.mark_sensitive("Access-Token")
-
-    def __repr__(self) -> str:
-        return "StaticToken(token=[redacted])"
-
-
 def _endpoint(api: DemoApi, wire: Wire) -> Any:
     get_post = RestEndpoint(url_prefix=api.origin, path="/posts/:id")
     with wire.client() as client:
@@ -86,13 +72,13 @@ def _endpoint(api: DemoApi, wire: Wire) -> Any:
 
 
 def _middleware(api: DemoApi, wire: Wire) -> Any:
-    base = RestEndpoint(url_prefix=api.origin)
+    auth = AccessToken()  # one holder, shared by every endpoint that uses it
+    base = RestEndpoint(url_prefix=api.origin).use(CookieCredentials("omit"), auth)
     login = base.extend(path="/login", method="POST")
     with wire.client() as client:
         controller = Controller(client)
-        token = controller.fetch(login, body={"username": "demo"})["accessToken"]
-        get_mine = base.extend(path="/my/:id").use(StaticToken(token))
-        return controller.fetch(get_mine, {"id": "42"})
+        auth.token = controller.fetch(login, body={"username": "demo"})["accessToken"]
+        return controller.fetch(base.extend(path="/my/:id"), {"id": "42"})
 
 
 def _async(api: DemoApi, wire: Wire) -> Any:
@@ -109,7 +95,7 @@ def _async(api: DemoApi, wire: Wire) -> Any:
 
 
 def _redirect(api: DemoApi, wire: Wire) -> Any:
-    away = RestEndpoint(url_prefix=api.origin, path="/away").use(StaticToken("tok"))
+    away = RestEndpoint(url_prefix=api.origin, path="/away").use(AccessToken("tok"))
     with wire.client() as client:
         return Controller(client).fetch(away)
 
@@ -158,7 +144,7 @@ RECIPES: tuple[Recipe, ...] = (
     ),
     Recipe(
         "middleware",
-        "log in, then send the token from a middleware",
+        "log in, then AccessToken sends the token on every call",
         "section 5, access token: every request carries Access-Token",
         _middleware,
     ),

@@ -1,0 +1,126 @@
+"""``AccessToken``: the seed's static ``accessToken``, with optional refresh.
+
+One instance holds the token and is shared by every endpoint that uses it;
+a login handler sets ``.token`` after its login call, and every later
+request carries the header::
+
+    auth = AccessToken()
+    api = RestEndpoint(url_prefix="https://api.example.com").use(auth)
+    auth.token = controller.fetch(login, body=credentials)["accessToken"]
+
+Guarantees:
+
+- With no token, the headers pass unchanged.
+- The header (``Access-Token``, or any name, with an optional ``prefix``
+  such as ``"Bearer "``) is sensitive: never sent to another origin, never
+  shown in a repr, log line or error.
+- With ``refresh``, a 401 calls ``refresh()`` once (a function returning the
+  new token; a coroutine function under ``AsyncController``), stores the
+  token and sends the request once more. Requests that hit 401 together
+  cause one refresh: those that were sent with an older token than the
+  current one just send again. If ``refresh`` raises or returns nothing, the
+  401 reaches the caller (and a ``LogoutManager`` runs), with the refresh's
+  exception as its ``__cause__``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+
+import httpx
+
+from pipeline import (
+    Acquire,
+    Call,
+    CallNext,
+    Exchange,
+    Flow,
+    FlowLock,
+    NetworkError,
+    Release,
+)
+
+from ._headers import send_credential
+
+__all__ = ["AccessToken"]
+
+logger = logging.getLogger("restwire")
+
+Refresh = Callable[[], str | Awaitable[str | None] | None]
+
+
+class AccessToken:
+    """Sends a token held by this one shared instance."""
+
+    def __init__(
+        self,
+        token: str | None = None,
+        *,
+        header: str = "Access-Token",
+        prefix: str = "",
+        refresh: Refresh | None = None,
+    ) -> None:
+        self.header = header
+        self.prefix = prefix
+        self.refresh = refresh
+        self._token = token
+        self._version = 0
+        self._guard = threading.Lock()
+        self._refreshing = FlowLock()
+
+    @property
+    def token(self) -> str | None:
+        """The current token; ``None`` sends no header."""
+        return self._token
+
+    @token.setter
+    def token(self, value: str | None) -> None:
+        with self._guard:
+            self._token = value or None
+            self._version += 1
+
+    def _send_with(self, exchange: Exchange) -> int:
+        with self._guard:
+            token, version = self._token, self._version
+        if token is not None:
+            send_credential(exchange, self.header, f"{self.prefix}{token}")
+        else:
+            exchange.headers.pop(self.header, None)
+        return version
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        version = self._send_with(exchange)
+        if self.refresh is None:
+            return (yield from call_next(exchange))
+        try:
+            return (yield from call_next(exchange))
+        except NetworkError as error:
+            if error.status != 401:
+                raise
+            yield Acquire(self._refreshing)
+            try:
+                if self._version == version:
+                    try:
+                        token = yield Call(self.refresh)
+                    except Exception as failure:
+                        logger.warning(
+                            "token refresh failed (%s); the 401 goes to the caller",
+                            type(failure).__name__,
+                        )
+                        raise error from failure
+                    if not token:
+                        raise error
+                    self.token = str(token)
+            except Exception:
+                yield Release(self._refreshing)
+                raise
+            yield Release(self._refreshing)
+        self._send_with(exchange)
+        return (yield from call_next(exchange))
+
+    def __repr__(self) -> str:
+        state = "set" if self._token else "unset"
+        refresh = ", refresh=..." if self.refresh else ""
+        return f"AccessToken(header={self.header!r}, token={state}{refresh})"

@@ -1,0 +1,212 @@
+"""Retry: what is retried, how long it waits, and what it never does."""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+from typing import Any
+
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from middlewares import Retry, RetryBudgetExceeded, retry_after_seconds
+from pipeline import Exchange, NetworkError, RestEndpoint, TransportError
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+NOW = datetime.datetime(2024, 5, 1, 12, 0, 0, tzinfo=datetime.UTC)
+
+
+def fast(**options: Any) -> Retry:
+    return Retry(backoff=0.001, max_backoff=0.002, jitter=lambda: 1.0, **options)
+
+
+def endpoint(method: str = "GET", **options: Any) -> RestEndpoint:
+    return RestEndpoint(url_prefix=API, path="/items/1", method=method).use(
+        fast(**options)
+    )
+
+
+@pytest.mark.parametrize("status", [429, 502, 503, 504])
+async def test_transient_statuses_are_retried(
+    controller: Any, httpx_mock: HTTPXMock, status: int
+) -> None:
+    httpx_mock.add_response(status_code=status)
+    httpx_mock.add_response(json={"ok": True})
+    assert await controller.fetch(endpoint()) == {"ok": True}
+    assert len(httpx_mock.get_requests()) == 2
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 500])
+async def test_other_statuses_are_not(
+    controller: Any, httpx_mock: HTTPXMock, status: int
+) -> None:
+    httpx_mock.add_response(status_code=status)
+    with pytest.raises(NetworkError):
+        await controller.fetch(endpoint())
+    assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_connection_failures_are_retried(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_exception(httpx.ConnectError("refused"))
+    httpx_mock.add_exception(httpx.ReadTimeout("slow"))
+    httpx_mock.add_response(json={"ok": True})
+    assert await controller.fetch(endpoint()) == {"ok": True}
+
+
+async def test_attempts_are_bounded(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(status_code=503, is_reusable=True)
+    with pytest.raises(NetworkError):
+        await controller.fetch(endpoint(attempts=4))
+    assert len(httpx_mock.get_requests()) == 4
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+async def test_non_idempotent_methods_are_never_sent_twice(
+    controller: Any, httpx_mock: HTTPXMock, method: str
+) -> None:
+    httpx_mock.add_response(status_code=503)
+    with pytest.raises(NetworkError):
+        await controller.fetch(endpoint(method), body={"a": 1})
+    httpx_mock.add_exception(httpx.ReadTimeout("timed out after sending"))
+    with pytest.raises(TransportError):
+        await controller.fetch(endpoint(method), body={"a": 1})
+    assert len(httpx_mock.get_requests()) == 2
+
+
+async def test_a_post_with_an_idempotency_key_is_retried_with_the_same_bytes(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=503)
+    httpx_mock.add_response(status_code=201, json={"id": "1"})
+
+    class Key:
+        def on_request(self, exchange: Exchange) -> None:
+            exchange.headers["Idempotency-Key"] = "k-1"
+
+    create = RestEndpoint(url_prefix=API, path="/items/", method="POST").use(
+        Key(), fast()
+    )
+    await controller.fetch(create, body={"title": "t", "n": [1, 2]})
+    first, second = httpx_mock.get_requests()
+    assert first.content == second.content == b'{"title":"t","n":[1,2]}'
+    assert second.headers["idempotency-key"] == "k-1"
+
+
+async def test_a_post_can_be_opted_in(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(status_code=502)
+    httpx_mock.add_response(json={})
+    await controller.fetch(endpoint("POST", methods={"POST"}), body={})
+    assert len(httpx_mock.get_requests()) == 2
+
+
+async def test_a_one_shot_body_is_not_retried(
+    controller: Any, httpx_mock: HTTPXMock, mode: str
+) -> None:
+    httpx_mock.add_response(status_code=503)
+
+    def chunks() -> Any:
+        yield b"x"
+
+    async def achunks() -> Any:
+        yield b"x"
+
+    with pytest.raises(NetworkError):
+        await controller.fetch(
+            endpoint("PUT"), body=chunks() if mode == "sync" else achunks()
+        )
+    assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_retry_after_seconds_is_honoured(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=503, headers={"retry-after": "0"})
+    httpx_mock.add_response(json={})
+    waits: list[float] = []
+
+    class Watch:
+        def on_response(self, exchange: Exchange) -> None:
+            waits.extend(exchange.state["retry_waits"])
+
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(Watch(), fast()))
+    assert waits == [0.0]
+
+
+async def test_a_wait_past_the_budget_ends_with_the_delay(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=429, headers={"retry-after": "120"})
+    with pytest.raises(RetryBudgetExceeded) as caught:
+        await controller.fetch(endpoint(budget=10))
+    assert caught.value.delay == 120
+    assert isinstance(caught.value.error, NetworkError)
+    assert caught.value.__cause__ is caught.value.error
+    assert "120 s" in str(caught.value)
+    assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_malformed_retry_after_falls_back_to_backoff(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=503, headers={"retry-after": "soon"})
+    httpx_mock.add_response(json={})
+    seen: list[float] = []
+
+    class Watch:
+        def on_response(self, exchange: Exchange) -> None:
+            seen.extend(exchange.state["retry_waits"])
+
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(Watch(), fast()))
+    assert seen == [0.001]
+
+
+def test_backoff_is_exponential_capped_full_jitter() -> None:
+    retry = Retry(backoff=1, max_backoff=5, jitter=lambda: 0.5)
+    error = TransportError("GET", f"{API}/x", httpx.ConnectError("refused"))
+    assert [retry.delay(error, attempt) for attempt in range(5)] == [
+        0.5,
+        1,
+        2,
+        2.5,
+        2.5,
+    ]
+    assert Retry(backoff=1, jitter=lambda: 0.0).delay(error, 3) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("0", 0.0),
+        ("120", 120.0),
+        (" 7 ", 7.0),
+        ("-5", None),
+        ("1.5", None),
+        ("", None),
+        ("soon", None),
+        ("Wed, 01 May 2024 12:00:30 GMT", 30.0),
+        ("Wed, 01 May 2024 11:00:00 GMT", 0.0),
+        ("Wednesday, 01-May-24 12:00:10 GMT", 10.0),
+        ("Wed May  1 12:00:05 2024", None),
+        (None, None),
+    ],
+)
+def test_retry_after_values(value: str | None, seconds: float | None) -> None:
+    assert retry_after_seconds(value, now=lambda: NOW) == seconds
+
+
+def test_an_http_date_retry_after_is_parsed_against_now() -> None:
+    later = email.utils.format_datetime(
+        datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=60),
+        usegmt=True,
+    )
+    assert 55 <= (retry_after_seconds(later) or 0) <= 60
+
+
+def test_attempts_count_the_first_try() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        Retry(attempts=0)
