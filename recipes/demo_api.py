@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -56,6 +57,12 @@ def read_body(handler: BaseHTTPRequestHandler) -> bytes:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     api: DemoApi
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a timeout, a reset) is not a server error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -16,10 +16,12 @@ that tests combine:
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from recipes.demo_api import read_body
@@ -97,6 +99,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     owner: RecordingServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a timeout, a reset) is not a server error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class RecordingServer:

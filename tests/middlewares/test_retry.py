@@ -210,3 +210,19 @@ def test_an_http_date_retry_after_is_parsed_against_now() -> None:
 def test_attempts_count_the_first_try() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         Retry(attempts=0)
+
+
+async def test_a_real_read_timeout_is_retried_then_reported(
+    controller_factory: Any, origin_a: Any
+) -> None:
+    controller = controller_factory(timeout=0.05)
+    slow = RestEndpoint(url_prefix=origin_a.origin, path="/slow", max_redirects=0).use(
+        fast(attempts=2)
+    )
+    with pytest.raises(TransportError) as caught:
+        await controller.fetch(slow, {"seconds": 0.3})
+    assert isinstance(caught.value.__cause__, httpx.ReadTimeout)
+    assert str(caught.value).startswith(
+        f"GET {origin_a.origin}/slow?seconds=0.3: ReadTimeout"
+    )
+    assert [request.path for request in origin_a.requests] == ["/slow?seconds=0.3"] * 2
