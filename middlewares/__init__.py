@@ -5,14 +5,26 @@ from .access_token import AccessToken
 from .context_token import ContextToken
 from .cookie_credentials import CookieCredentials
 from .csrf_token import CsrfToken
+from .file_download import FileDownload
+from .fill_primary_key import FillPrimaryKey
+from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
+from .link_pagination import LinkPagination
+from .rename_keys import RenameKeys
 from .retry import Retry, RetryBudgetExceeded, retry_after_seconds
 
 __all__ = [
     "AccessToken",
+    "CamelCaseKeys",
     "ContextToken",
     "CookieCredentials",
     "CsrfToken",
+    "FileDownload",
+    "FillPrimaryKey",
+    "KeyCollision",
+    "LinkPagination",
+    "RenameKeys",
     "Retry",
     "RetryBudgetExceeded",
+    "SnakeCaseKeys",
     "retry_after_seconds",
 ]

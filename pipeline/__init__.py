@@ -9,6 +9,7 @@ the ``_terminal``, which sends it hop by hop (``_redirects``), and a driver in
 from ._body import Form
 from ._content import Blob, Content
 from ._controller import AsyncController, Controller
+from ._disposition import filename_from, parse_content_disposition, safe_filename
 from ._effects import (
     Acquire,
     Call,
@@ -35,6 +36,7 @@ from ._errors import (
     TransportError,
 )
 from ._exchange import Credentials, Exchange
+from ._links import Link, links_by_rel, parse_link_header
 from ._managers import LogoutManager, Manager
 from ._polling import Subscription
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
@@ -64,6 +66,7 @@ __all__ = [
     "HookifiedResource",
     "InvalidRequest",
     "Invalidate",
+    "Link",
     "LogoutManager",
     "Manager",
     "NetworkError",
@@ -80,6 +83,11 @@ __all__ = [
     "Subscription",
     "TooManyRedirects",
     "TransportError",
+    "filename_from",
     "hookify_resource",
+    "links_by_rel",
+    "parse_content_disposition",
+    "parse_link_header",
     "resource",
+    "safe_filename",
 ]

@@ -11,6 +11,8 @@ Both have the same surface (the async one awaited) and share one
 | ``invalidate(endpoint, params)`` | forget one stored result |
 | ``reset()`` | empty the store; fetches already in flight do not write back |
 | ``poll(endpoint, params)`` | an (async) iterator of fresh values, ``poll_frequency`` apart |
+| ``paginate(endpoint, params)`` | an (async) iterator of pages (or items), following ``rel="next"`` |
+| ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
 | ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
 
 Identical concurrent reads (same request key, method without side effects)
@@ -23,9 +25,11 @@ stops every poller.
 from __future__ import annotations
 
 import inspect
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
@@ -35,6 +39,8 @@ import httpx
 
 from ._chain import run_exchange
 from ._core import Call, Core, logger
+from ._disposition import filename_from
+from ._download import Download, Progress
 from ._drivers import run_async, run_sync
 from ._endpoint import RestEndpoint
 from ._errors import RestwireError
@@ -117,12 +123,72 @@ class Controller:
         The body is read unless the endpoint's content is ``"stream"``; a
         non-2xx status raises :class:`NetworkError` as ``fetch`` does.
         """
-        call = self._core.call(endpoint, params, body, parse=False)
+        return self._send_raw(self._core.call(endpoint, params, body, parse=False))
+
+    def _send_raw(self, call: Call) -> httpx.Response:
         try:
             return run_sync(run_exchange(call.exchange), self.client)
         except RestwireError as error:
             self._core.failed(call, error)
             raise
+
+    def paginate(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        items: bool = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[Any]:
+        """Each page (or, with ``items``, each item) of a listing, following
+        ``rel="next"`` links until there is none, for at most ``max_pages``
+        pages; a next link back to a page already fetched ends it, and one to
+        another origin is refused unless ``cross_origin``."""
+        call = self._core.call(endpoint, params, None)
+        seen: set[str] = set()
+        for _ in range(max_pages):
+            seen.add(str(call.exchange.url))
+            value = self._send(call)
+            if items:
+                yield from self._core.page_items(call, value)
+            else:
+                yield value
+            following = self._core.next_page(call, seen, cross_origin)
+            if following is None:
+                return
+            call = self._core.call(endpoint, params, None, url=following)
+
+    def download(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        to: str | os.PathLike[str],
+        overwrite: bool = False,
+        progress: Progress | None = None,
+        fallback: str = "download",
+    ) -> Path:
+        """Stream the body to a file in the folder ``to``, named by the
+        response's ``Content-Disposition`` (else ``fallback``); return its path.
+
+        Constant memory; the file appears under its final name only when the
+        body is complete; an existing file is not replaced unless
+        ``overwrite`` (a numbered name instead); ``progress(done, total)``
+        is called as bytes arrive.
+        """
+        target = Download(to)
+        try:
+            call = self._core.call(
+                self._core.download_call_endpoint(endpoint), params, None
+            )
+            response = self._send_raw(call)
+            run_sync(target.save(response, progress), self.client)
+        except BaseException:
+            target.discard()
+            raise
+        name = filename_from(response.headers.get("content-disposition"), fallback)
+        return target.finish(name, overwrite)
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored result of this call; the next ``get`` fetches."""
@@ -298,7 +364,58 @@ class AsyncController:
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> httpx.Response:
         """Call ``endpoint`` through the same chain; return the raw response."""
-        call = self._core.call(endpoint, params, body, parse=False)
+        return await self._send_raw(
+            self._core.call(endpoint, params, body, parse=False)
+        )
+
+    async def paginate(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        items: bool = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> AsyncIterator[Any]:
+        """Each page (or each item) of a listing, following ``rel="next"``;
+        see :meth:`Controller.paginate`."""
+        call = self._core.call(endpoint, params, None)
+        seen: set[str] = set()
+        for _ in range(max_pages):
+            seen.add(str(call.exchange.url))
+            value = await self._send(call)
+            for each in self._core.page_items(call, value) if items else (value,):
+                yield each
+            following = self._core.next_page(call, seen, cross_origin)
+            if following is None:
+                return
+            call = self._core.call(endpoint, params, None, url=following)
+
+    async def download(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        to: str | os.PathLike[str],
+        overwrite: bool = False,
+        progress: Progress | None = None,
+        fallback: str = "download",
+    ) -> Path:
+        """Stream the body to a file in ``to``; see :meth:`Controller.download`."""
+        target = Download(to)
+        try:
+            call = self._core.call(
+                self._core.download_call_endpoint(endpoint), params, None
+            )
+            response = await self._send_raw(call)
+            await run_async(target.save(response, progress), self.client)
+        except BaseException:
+            target.discard()
+            raise
+        name = filename_from(response.headers.get("content-disposition"), fallback)
+        return target.finish(name, overwrite)
+
+    async def _send_raw(self, call: Call) -> httpx.Response:
         try:
             return await run_async(run_exchange(call.exchange), self.client)
         except RestwireError as error:

@@ -17,11 +17,13 @@ import httpx
 from ._content import BINARY
 from ._endpoint import RestEndpoint
 from ._errors import InvalidRequest, RestwireError
-from ._exchange import Exchange
+from ._exchange import Exchange, origin_of
 from ._inflight import Flight
+from ._links import links_by_rel, parse_link_header
 from ._managers import Manager
 from ._paths import join_url
 from ._polling import Poller
+from ._redact import redact_url
 from ._schema import MISSING, Batch, denormalize, normalize
 from ._store import Result, Store
 
@@ -76,12 +78,19 @@ class Core(Generic[ClientT]):
         body: Any,
         *,
         parse: bool = True,
+        url: httpx.URL | None = None,
     ) -> Call:
-        """A call ready to send; URL and param errors are raised here."""
+        """A call ready to send; URL and param errors are raised here.
+
+        ``url``, when given (the next page of a listing), replaces the URL
+        the endpoint and params would make; the params still reach the
+        middleware and ``process``.
+        """
         if not isinstance(endpoint, RestEndpoint):
             raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
         params = params if params is not None else {}
-        url = self.url(endpoint, params)
+        if url is None:
+            url = self.url(endpoint, params)
         headers = (
             httpx.Headers(endpoint.headers) if endpoint.headers else httpx.Headers()
         )
@@ -182,6 +191,53 @@ class Core(Generic[ClientT]):
             if read is not MISSING:
                 return read
         return value
+
+    # -- pagination and downloads ----------------------------------------------
+
+    @staticmethod
+    def next_page(call: Call, seen: set[str], cross_origin: bool) -> httpx.URL | None:
+        """The ``rel="next"`` URL of a page just fetched; ``None`` at the end,
+        or when it would revisit a page (a cycle of next links)."""
+        response = call.exchange.response
+        if response is None:
+            return None
+        links = links_by_rel(
+            parse_link_header(response.headers.get("link"), response.request.url)
+        )
+        following = links.get("next")
+        if following is None:
+            return None
+        url = httpx.URL(following.url)
+        if str(url) in seen:
+            logger.warning(
+                "%s: next link %s was already fetched; stopping", call.key, url
+            )
+            return None
+        if not cross_origin and origin_of(url) != call.exchange.origin:
+            raise InvalidRequest(
+                f"{call.key}: next link {redact_url(url)} is on another origin; "
+                "pass cross_origin=True to follow it"
+            )
+        return url
+
+    @staticmethod
+    def page_items(call: Call, value: Any) -> list[Any]:
+        """The items of a page: a list, or the ``results`` of a dict."""
+        if isinstance(value, dict) and isinstance(value.get("results"), list):
+            return list(value["results"])
+        if isinstance(value, list):
+            return value
+        raise RestwireError(
+            f"{call.key}: paginate(items=True) needs a list or a dict with a "
+            f"'results' list, got {type(value).__name__}"
+        )
+
+    @staticmethod
+    def download_call_endpoint(endpoint: RestEndpoint) -> RestEndpoint:
+        """The endpoint as ``download`` calls it: body streamed, nothing kept."""
+        if endpoint.content == "stream":
+            return endpoint
+        return endpoint.extend(content="stream")
 
     # -- lifecycle -------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from ._effects import (
     Acquire,
     Call,
     Close,
+    Drain,
     Effect,
     Flow,
     FlowLock,
@@ -37,6 +38,13 @@ from ._effects import (
 __all__ = ["run_async", "run_sync"]
 
 T = TypeVar("T")
+
+
+def _progress(response: httpx.Response) -> tuple[int, int | None]:
+    """Bytes received so far and, if the server said, how many in all."""
+    length = response.headers.get("content-length")
+    total = int(length) if length and length.isdigit() else None
+    return response.num_bytes_downloaded, total
 
 
 def _auth(effect: Send) -> Any:
@@ -56,6 +64,15 @@ def perform_sync(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> 
         except BaseException:
             effect.response.close()
             raise
+    if isinstance(effect, Drain):
+        try:
+            for chunk in effect.response.iter_bytes():
+                effect.write(chunk)
+                if effect.progress is not None:
+                    effect.progress(*_progress(effect.response))
+        finally:
+            effect.response.close()
+        return None
     if isinstance(effect, Close):
         effect.response.close()
         return None
@@ -99,6 +116,16 @@ async def perform_async(
             with anyio.CancelScope(shield=True):
                 await effect.response.aclose()
             raise
+    if isinstance(effect, Drain):
+        try:
+            async for chunk in effect.response.aiter_bytes():
+                effect.write(chunk)
+                if effect.progress is not None:
+                    effect.progress(*_progress(effect.response))
+        finally:
+            with anyio.CancelScope(shield=True):
+                await effect.response.aclose()
+        return None
     if isinstance(effect, Close):
         await effect.response.aclose()
         return None

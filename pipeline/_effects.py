@@ -20,6 +20,7 @@ __all__ = [
     "Acquire",
     "Call",
     "Close",
+    "Drain",
     "Effect",
     "Flow",
     "FlowLock",
@@ -52,6 +53,17 @@ class Read:
     the bytes."""
 
     response: httpx.Response
+
+
+@dataclass(frozen=True, slots=True)
+class Drain:
+    """Read ``response``'s body chunk by chunk into ``write(chunk)``, in
+    constant memory, calling ``progress(bytes_received, total_or_None)``
+    after each chunk; result: None."""
+
+    response: httpx.Response
+    write: Callable[[bytes], object]
+    progress: Callable[[int, int | None], object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +127,7 @@ class Release:
     lock: FlowLock
 
 
-Effect = Send | Read | Close | Sleep | Call | Acquire | Release
+Effect = Send | Read | Drain | Close | Sleep | Call | Acquire | Release
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]

@@ -1,0 +1,248 @@
+"""``CamelCaseKeys`` and ``SnakeCaseKeys``: key case conversion, both ways.
+
+The seed's rule (section 2.3): a recursive function visits every key of an
+object or array, nested ones included, and converts it; values are copied
+as they are; an array stays an array.
+
+| middleware | response keys | request body keys |
+|---|---|---|
+| ``CamelCaseKeys`` (the seed's: snake_case wire, camelCase client) | to camelCase | to snake_case |
+| ``SnakeCaseKeys`` (a camelCase API, Python code) | to snake_case | to camelCase |
+
+Word rules:
+
+- snake to camel: an underscore followed by a letter is dropped and the
+  letter upper-cased (``current_viewers`` -> ``currentViewers``,
+  ``user_id`` -> ``userId``; of a run, ``a__b``, only the last goes:
+  ``a_B``). Every other underscore is kept: leading and trailing ones
+  (``_private``, ``__dunder__``), and one before a digit (``line_1`` stays
+  ``line_1``, so the server gets back the key it sent).
+- camel to snake: a new word starts at an upper-case letter after a
+  lower-case letter or digit (``userID`` -> ``user_id``), and at the last
+  capital of a run followed by a lower-case letter (``HTTPResponse`` ->
+  ``http_response``); everything is lower-cased; underscores are kept.
+- Only ``str`` keys change; other keys (ints, tuples) are left as they are,
+  never stringified. Values are never touched; dicts, lists and tuples are
+  walked to any depth.
+- A snake_case key of lowercase words round-trips exactly through camel
+  and back, except two one-letter words in a row (``a_b_c`` becomes ``aBC``,
+  which reads as an acronym).
+- If two keys of one object become the same key, :class:`KeyCollision`
+  names both: nothing is silently dropped.
+
+Each distinct key is converted once and cached (up to ``CACHE_SIZE`` keys
+per direction, so hostile payloads cannot grow memory without bound).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pipeline import ContentError, Exchange, RequestBodyError, RestwireError
+
+__all__ = [
+    "CamelCaseKeys",
+    "KeyCollision",
+    "SnakeCaseKeys",
+    "convert_keys",
+    "to_camel",
+    "to_snake",
+]
+
+CACHE_SIZE = 65_536
+
+_ACRONYM_END = re.compile(r"([A-Z]+)([A-Z][a-z])")
+_WORD_START = re.compile(r"([a-z0-9])([A-Z])")
+
+
+class KeyCollision(RestwireError, ValueError):
+    """Two keys of one object convert to the same key."""
+
+    def __init__(self, first: str, second: str, converted: str) -> None:
+        self.keys = (first, second)
+        self.converted = converted
+        super().__init__(
+            f"keys {first!r} and {second!r} both become {converted!r}; "
+            "converting would lose one of them"
+        )
+
+
+def _to_camel(key: str) -> str:
+    stripped = key.strip("_")
+    if "_" not in stripped:
+        return key
+    lead = key[: len(key) - len(key.lstrip("_"))]
+    trail = key[len(key.rstrip("_")) :]
+    parts = re.split(r"(_+)", stripped)
+    out = [parts[0]]
+    for index in range(1, len(parts), 2):
+        underscores, word = parts[index], parts[index + 1]
+        if word[:1].isalpha():
+            out.append(underscores[:-1] + word[0].upper() + word[1:])
+        else:
+            out.append(underscores + word)
+    return lead + "".join(out) + trail
+
+
+def _to_snake(key: str) -> str:
+    if key.islower() or not any(char.isupper() for char in key):
+        return key
+    return _WORD_START.sub(r"\1_\2", _ACRONYM_END.sub(r"\1_\2", key)).lower()
+
+
+def _cached(convert: Callable[[str], str]) -> Callable[[str], str]:
+    cache: dict[str, str] = {}
+
+    def cached(key: str) -> str:
+        try:
+            return cache[key]
+        except KeyError:
+            converted = convert(key)
+            if len(cache) >= CACHE_SIZE:
+                cache.clear()
+            cache[key] = converted
+            return converted
+
+    cached.__doc__ = convert.__doc__
+    cached.cache = cache  # type: ignore[attr-defined]
+    return cached
+
+
+to_camel = _cached(_to_camel)
+to_camel.__doc__ = "``snake_case`` -> ``camelCase`` by the module's word rules."
+to_snake = _cached(_to_snake)
+to_snake.__doc__ = "``camelCase`` -> ``snake_case`` by the module's word rules."
+
+
+def _collision(source: dict[Any, Any], convert: Callable[[str], str]) -> KeyCollision:
+    seen: dict[Any, Any] = {}
+    for key in source:
+        new = convert(key) if type(key) is str else key
+        if new in seen:
+            return KeyCollision(seen[new], key, new)
+        seen[new] = key
+    raise AssertionError("no collision found")  # pragma: no cover
+
+
+def _converter(convert: Callable[[str], str]) -> Callable[[Any], Any]:
+    """A recursive key converter; the fast path for ordinary payloads."""
+
+    def walk(value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            out = {
+                (convert(key) if type(key) is str else key): (
+                    walk(item) if type(item) in _CONTAINERS else item
+                )
+                for key, item in value.items()
+            }
+            if len(out) != len(value):
+                raise _collision(value, convert)
+            return out
+        if kind is list:
+            return [walk(item) if type(item) in _CONTAINERS else item for item in value]
+        if kind is tuple:
+            return tuple(
+                walk(item) if type(item) in _CONTAINERS else item for item in value
+            )
+        return value
+
+    return walk
+
+
+_CONTAINERS = frozenset((dict, list, tuple))
+
+
+def _deep_convert(value: Any, convert: Callable[[str], str]) -> Any:
+    """The same conversion, post-order on an explicit stack: for nesting
+    deeper than Python's recursion limit (10,000 levels of JSON are legal)."""
+    done: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, children_done = stack.pop()
+        kind = type(node)
+        if kind not in _CONTAINERS:
+            done.append(node)
+        elif not children_done:
+            stack.append((node, True))
+            children = list(node.values() if kind is dict else node)
+            stack.extend((child, False) for child in reversed(children))
+        else:
+            count = len(node)
+            items = done[len(done) - count :] if count else []
+            del done[len(done) - count :]
+            if kind is dict:
+                built: Any = {}
+                for key, item in zip(node, items, strict=True):
+                    new = convert(key) if type(key) is str else key
+                    if new in built:
+                        raise _collision(node, convert)
+                    built[new] = item
+            else:
+                built = items if kind is list else tuple(items)
+            done.append(built)
+    return done[0]
+
+
+_walk_camel = _converter(to_camel)
+_walk_snake = _converter(to_snake)
+
+
+def convert_keys(value: Any, convert: Callable[[str], str]) -> Any:
+    """``value`` with every ``str`` key converted, at any depth."""
+    walk = (
+        _walk_camel
+        if convert is to_camel
+        else _walk_snake
+        if convert is to_snake
+        else None
+    )
+    if walk is None:
+        walk = _converter(convert)
+    try:
+        return walk(value)
+    except RecursionError:
+        return _deep_convert(value, convert)
+
+
+class _KeyCasing:
+    """Converts response keys one way and request body keys the other."""
+
+    response_keys: Callable[[str], str]
+    body_keys: Callable[[str], str]
+
+    def on_request(self, exchange: Exchange) -> None:
+        if type(exchange.body) in _CONTAINERS:
+            try:
+                exchange.body = convert_keys(exchange.body, type(self).body_keys)
+            except KeyCollision as error:
+                raise RequestBodyError(f"{exchange.endpoint.label}: {error}") from None
+
+    def on_response(self, exchange: Exchange) -> None:
+        if type(exchange.value) in _CONTAINERS:
+            try:
+                exchange.value = convert_keys(exchange.value, type(self).response_keys)
+            except KeyCollision as error:
+                assert exchange.response is not None
+                raise ContentError(
+                    exchange.response, "keys that convert apart", str(error)
+                ) from None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class CamelCaseKeys(_KeyCasing):
+    """The seed's casing: snake_case on the wire, camelCase in the client."""
+
+    response_keys = staticmethod(to_camel)
+    body_keys = staticmethod(to_snake)
+
+
+class SnakeCaseKeys(_KeyCasing):
+    """The mirror: a camelCase API, snake_case in Python code."""
+
+    response_keys = staticmethod(to_snake)
+    body_keys = staticmethod(to_camel)

@@ -1,0 +1,33 @@
+"""``LinkPagination``: the seed's link-header pagination (section 2.3, rule 6).
+
+When the response has a ``Link`` header, or the parsed value is a list, the
+value becomes ``{"link": <Link header or None>, "results": <parsed value>,
+"links": {rel: Link}}``; otherwise it passes unchanged. ``link`` and
+``results`` are the seed's shape; ``links`` adds the header parsed per RFC
+8288 (``pipeline.parse_link_header``), targets resolved against the
+response's URL, so ``value["links"]["next"].url`` is the next page. The same
+mapping is on ``exchange.state["links"]``. Use ``{"results": [Entity]}`` as
+the endpoint's schema, and ``controller.paginate`` to follow ``next``.
+"""
+
+from __future__ import annotations
+
+from pipeline import Exchange, links_by_rel, parse_link_header
+
+__all__ = ["LinkPagination"]
+
+
+class LinkPagination:
+    """Wraps list responses and responses with a ``Link`` header."""
+
+    def on_response(self, exchange: Exchange) -> None:
+        response = exchange.response
+        assert response is not None
+        header = response.headers.get("link")
+        links = links_by_rel(parse_link_header(header, response.request.url))
+        exchange.state["links"] = links
+        if header is not None or isinstance(exchange.value, list):
+            exchange.value = {"link": header, "results": exchange.value, "links": links}
+
+    def __repr__(self) -> str:
+        return "LinkPagination()"

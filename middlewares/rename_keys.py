@@ -1,0 +1,69 @@
+"""``RenameKeys``: the seed's key renaming (section 2.3, rule 4).
+
+``mapping`` is client name -> wire name, as in the seed's
+``{"carrotsUsed": "carrotsUsedIsThisNameTooLong"}``. A request body's client
+key is sent under its wire name; a response's wire key comes back under its
+client name. Bodies and values without those keys pass unchanged. A body or
+value that holds both names is an error, never a silent overwrite. Only the
+top level is renamed, unless ``nested=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline import ContentError, Exchange, RequestBodyError
+
+__all__ = ["RenameKeys"]
+
+
+class _BothNames(ValueError):
+    pass
+
+
+def _rename(value: Any, names: Mapping[str, str], nested: bool) -> Any:
+    if isinstance(value, list):
+        return [_rename(item, names, nested) for item in value] if nested else value
+    if not isinstance(value, dict):
+        return value
+    if not nested and not any(key in names for key in value):
+        return value
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        new = names.get(key, key) if isinstance(key, str) else key
+        if new in out or (new != key and new in value):
+            raise _BothNames(f"holds both {key!r} and {new!r}")
+        out[new] = _rename(item, names, nested) if nested else item
+    return out
+
+
+class RenameKeys:
+    """Renames keys between their client and wire names."""
+
+    def __init__(self, mapping: Mapping[str, str], *, nested: bool = False) -> None:
+        self.to_wire = dict(mapping)
+        self.to_client = {wire: client for client, wire in mapping.items()}
+        if len(self.to_client) != len(self.to_wire):
+            raise ValueError("two client names map to one wire name")
+        self.nested = nested
+
+    def on_request(self, exchange: Exchange) -> None:
+        try:
+            exchange.body = _rename(exchange.body, self.to_wire, self.nested)
+        except _BothNames as error:
+            raise RequestBodyError(
+                f"{exchange.endpoint.label}: the body {error}"
+            ) from None
+
+    def on_response(self, exchange: Exchange) -> None:
+        try:
+            exchange.value = _rename(exchange.value, self.to_client, self.nested)
+        except _BothNames as error:
+            assert exchange.response is not None
+            raise ContentError(
+                exchange.response, "one name per key", f"the value {error}"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"RenameKeys({self.to_wire!r}{', nested=True' if self.nested else ''})"
