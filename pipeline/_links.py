@@ -1,7 +1,9 @@
 """The ``Link`` header (RFC 8288), read properly.
 
-httpx's ``Response.links`` splits on every comma and semicolon, so a comma
-inside a quoted title or inside ``<...>`` breaks it. This parser handles
+httpx's ``Response.links`` reads ``rel`` case-sensitively, keys a link by
+its whole ``rel`` text (``"next alternate"``), leaves relative targets
+unresolved and ignores ``title*``.
+This parser handles
 several links, commas and semicolons inside quoted values and inside
 ``<...>``, several space-separated ``rel`` values, ``rel`` case-insensitive,
 the first ``rel`` parameter of a link (later ones are ignored), ``title*``

@@ -10,7 +10,12 @@ that tests combine:
 - ``/set-cookie?name=value``: 200, ``Set-Cookie: name=value; Path=/``;
 - ``/status/<code>``: that status, a JSON body ``{"status": code}``;
 - ``/json?body=<text>&type=<content-type>``: 200 with that body and type;
-- ``/slow?seconds=<s>``: waits, then 200 (for timeouts).
+- ``/slow?seconds=<s>``: waits, then 200 (for timeouts);
+- ``/pages?page=<n>&last=<m>[&next=<url>][&cycle=<c>]``: a JSON list, and a
+  ``Link`` to the next page while ``n < m`` (``next`` overrides its target;
+  with ``cycle``, page n links to page n % c + 1, for ever);
+- ``/file?size=<n>[&cd=<Content-Disposition>]``: ``n`` bytes;
+- ``/broken?size=<n>``: promises ``n`` bytes, sends half, hangs up.
 """
 
 from __future__ import annotations
@@ -68,6 +73,33 @@ class _Handler(BaseHTTPRequestHandler):
                 query.get("body", "").encode(),
                 {"content-type": query.get("type", "")},
             )
+        elif parts[0] == "pages":
+            page, last = int(query.get("page", "1")), int(query.get("last", "3"))
+            items = [{"id": f"{page}-{n}", "title": f"item {n}"} for n in (1, 2)]
+            headers = {}
+            if "cycle" in query:  # page n links to n % cycle + 1: 1 -> 2 -> 1
+                cycle = int(query["cycle"])
+                following = f"/pages?cycle={cycle}&last={last}&page={page % cycle + 1}"
+                headers["link"] = f'<{following}>; rel="next"'
+            elif page < last:
+                following = query.get("next") or f"/pages?page={page + 1}&last={last}"
+                headers["link"] = f'<{following}>; rel="next"'
+            self._send(200, json.dumps(items).encode(), headers)
+        elif parts[0] == "file":
+            size = int(query.get("size", "0"))
+            headers = {"content-type": "application/octet-stream"}
+            if "cd" in query:
+                headers["content-disposition"] = query["cd"]
+            self._send(200, bytes(index % 251 for index in range(size)), headers)
+        elif parts[0] == "broken":
+            size = int(query.get("size", "1000"))
+            self.send_response(200)
+            self.send_header("content-length", str(size))
+            self.send_header("content-disposition", 'attachment; filename="broken.bin"')
+            self.end_headers()
+            self.wfile.write(b"x" * (size // 2))
+            self.wfile.flush()
+            self.close_connection = True
         elif parts[0] == "slow":
             time.sleep(float(query.get("seconds", "1")))
             self._send(200, b"{}")

@@ -1,0 +1,194 @@
+"""Key casing: the word rules, the walk, collisions, depth, both middlewares."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pytest_httpx import HTTPXMock
+
+from middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
+from middlewares.key_casing import CACHE_SIZE, convert_keys, to_camel, to_snake
+from pipeline import ContentError, RequestBodyError, RestEndpoint
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+
+
+@pytest.mark.parametrize(
+    ("snake", "camel"),
+    [
+        ("current_viewers", "currentViewers"),
+        ("user_id", "userId"),
+        ("exchange_pair", "exchangePair"),
+        ("updated_at", "updatedAt"),
+        ("carrots_used_is_this_name_too_long", "carrotsUsedIsThisNameTooLong"),
+        ("x_coordinate", "xCoordinate"),
+        ("point_x", "pointX"),
+        ("title", "title"),
+        ("_private", "_private"),
+        ("__dunder__", "__dunder__"),
+        ("trailing_", "trailing_"),
+        ("_lead_word", "_leadWord"),
+        ("line_1", "line_1"),
+        ("address_line_2_extra", "addressLine_2Extra"),
+        ("", ""),
+    ],
+)
+def test_snake_to_camel(snake: str, camel: str) -> None:
+    assert to_camel(snake) == camel
+
+
+@pytest.mark.parametrize(
+    ("camel", "snake"),
+    [
+        ("currentViewers", "current_viewers"),
+        ("userId", "user_id"),
+        ("userID", "user_id"),
+        ("HTTPResponse", "http_response"),
+        ("getHTTPResponseCode", "get_http_response_code"),
+        ("getHTTP2Response", "get_http2_response"),
+        ("ID", "id"),
+        ("version2Beta", "version2_beta"),
+        ("_privateThing", "_private_thing"),
+        ("already_snake", "already_snake"),
+        ("ABC", "abc"),
+    ],
+)
+def test_camel_to_snake(camel: str, snake: str) -> None:
+    assert to_snake(camel) == snake
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "current_viewers",
+        "a",
+        "user_id",
+        "x_coordinate",
+        "point_x",
+        "_private",
+        "__dunder__",
+        "line_1",
+        "the_quick_brown_fox_jumps",
+        "a_bb_c",
+    ],
+)
+def test_lowercase_snake_keys_round_trip(key: str) -> None:
+    assert to_snake(to_camel(key)) == key
+
+
+def test_two_one_letter_words_in_a_row_read_as_an_acronym() -> None:
+    assert to_camel("a_b_c") == "aBC"
+    assert to_snake("aBC") == "a_bc"  # documented: not a canonical key
+
+
+def test_the_walk_reaches_every_key_and_touches_no_value() -> None:
+    value = {
+        "user_id": 1,
+        "nested_list": [{"inner_key": "snake_value"}, ["not_a_key"], 3],
+        "a_tuple": ({"deep_key": None},),
+        7: {"int_key_parent": True},
+        (1, 2): "tuple key",
+    }
+    assert convert_keys(value, to_camel) == {
+        "userId": 1,
+        "nestedList": [{"innerKey": "snake_value"}, ["not_a_key"], 3],
+        "aTuple": ({"deepKey": None},),
+        7: {"intKeyParent": True},
+        (1, 2): "tuple key",
+    }
+
+
+def test_colliding_keys_raise_naming_both() -> None:
+    with pytest.raises(KeyCollision) as caught:
+        convert_keys({"user_id": 1, "userId": 2}, to_camel)
+    assert caught.value.keys == ("user_id", "userId")
+    assert "'user_id' and 'userId' both become 'userId'" in str(caught.value)
+
+
+def test_ten_thousand_levels_convert_without_recursion_error() -> None:
+    deep: Any = {"leaf_key": 1}
+    for _ in range(10_000):
+        deep = {"next_level": [deep]}
+    out = convert_keys(deep, to_camel)
+    for _ in range(10_000):
+        out = out["nextLevel"][0]
+    assert out == {"leafKey": 1}
+
+
+def test_deep_collisions_are_still_found() -> None:
+    deep: Any = {"a_b": 1, "aB": 2}
+    for _ in range(5_000):
+        deep = [deep]
+    with pytest.raises(KeyCollision):
+        convert_keys(deep, to_camel)
+
+
+def test_the_cache_is_bounded() -> None:
+    for index in range(CACHE_SIZE + 10):
+        to_camel(f"key_{index}_x")
+    assert len(to_camel.cache) <= CACHE_SIZE  # type: ignore[attr-defined]
+
+
+async def test_camel_case_keys_the_seed_direction(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"current_viewers": 3, "game": "go"})
+    endpoint = RestEndpoint(url_prefix=API, path="/streams/", method="POST").use(
+        CamelCaseKeys()
+    )
+    value = await controller.fetch(
+        endpoint, body={"currentViewers": 2, "userName": "sky"}
+    )
+    assert value == {"currentViewers": 3, "game": "go"}
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert json.loads(request.content) == {"current_viewers": 2, "user_name": "sky"}
+
+
+async def test_snake_case_keys_the_python_direction(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=[{"exchangePair": "BTC-USD", "updatedAt": "x"}])
+    endpoint = RestEndpoint(url_prefix=API, path="/prices/", method="PUT").use(
+        SnakeCaseKeys()
+    )
+    value = await controller.fetch(endpoint, body={"exchange_pair": "BTC-USD"})
+    assert value == [{"exchange_pair": "BTC-USD", "updated_at": "x"}]
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert json.loads(request.content) == {"exchangePair": "BTC-USD"}
+
+
+async def test_no_body_no_change(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(json={"a_b": 1})
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(CamelCaseKeys())
+    assert await controller.fetch(endpoint) == {"aB": 1}
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.content == b""
+
+
+async def test_a_colliding_response_is_a_content_error_naming_the_url(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"user_id": 1, "userId": 2})
+    endpoint = RestEndpoint(url_prefix=API, path="/users/1").use(CamelCaseKeys())
+    with pytest.raises(ContentError) as caught:
+        await controller.fetch(endpoint)
+    assert f"{API}/users/1" in str(caught.value)
+    assert "'user_id' and 'userId'" in str(caught.value)
+
+
+async def test_a_colliding_body_is_refused_before_sending(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/users/", method="POST").use(
+        CamelCaseKeys()
+    )
+    with pytest.raises(RequestBodyError, match="both become 'user_id'"):
+        await controller.fetch(endpoint, body={"userId": 1, "user_id": 2})
+    assert httpx_mock.get_requests() == []

@@ -1,0 +1,140 @@
+"""controller.download over a real socket: streamed, named safely, atomic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from pipeline import InvalidRequest, RestEndpoint, TransportError
+from tests.servers import RecordingServer
+
+pytestmark = pytest.mark.anyio
+
+
+def file_endpoint(server: RecordingServer) -> RestEndpoint:
+    return RestEndpoint(url_prefix=server.origin, path="/file", content="blob")
+
+
+def body(size: int) -> bytes:
+    return bytes(index % 251 for index in range(size))
+
+
+def cd(name: str) -> str:
+    return f'attachment; filename="{name}"'
+
+
+async def test_the_body_lands_under_its_safe_name(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    path = await controller.download(
+        file_endpoint(origin_a),
+        {"size": 300_000, "cd": cd("../../report.pdf")},
+        to=tmp_path,
+    )
+    assert path == tmp_path / "report.pdf"
+    assert path.read_bytes() == body(300_000)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.pdf"]
+
+
+async def test_an_existing_file_is_kept_and_the_new_one_numbered(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    (tmp_path / "report.pdf").write_bytes(b"mine")
+    (tmp_path / "report (1).pdf").write_bytes(b"mine too")
+    path = await controller.download(
+        file_endpoint(origin_a), {"size": 10, "cd": cd("report.pdf")}, to=tmp_path
+    )
+    assert path.name == "report (2).pdf"
+    assert (tmp_path / "report.pdf").read_bytes() == b"mine"
+    assert path.read_bytes() == body(10)
+
+
+async def test_overwrite_replaces(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    (tmp_path / "report.pdf").write_bytes(b"old")
+    path = await controller.download(
+        file_endpoint(origin_a),
+        {"size": 5, "cd": cd("report.pdf")},
+        to=tmp_path,
+        overwrite=True,
+    )
+    assert path == tmp_path / "report.pdf"
+    assert path.read_bytes() == body(5)
+
+
+async def test_no_name_uses_the_fallback(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    path = await controller.download(
+        file_endpoint(origin_a), {"size": 3}, to=tmp_path, fallback="data.bin"
+    )
+    assert path.name == "data.bin"
+
+
+async def test_progress_reports_bytes_and_total(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    reports: list[tuple[int, int | None]] = []
+    await controller.download(
+        file_endpoint(origin_a),
+        {"size": 200_000, "cd": cd("p.bin")},
+        to=tmp_path,
+        progress=lambda done, total: reports.append((done, total)),
+    )
+    assert reports
+    assert reports[-1] == (200_000, 200_000)
+    assert [done for done, _ in reports] == sorted(done for done, _ in reports)
+
+
+async def test_an_interrupted_download_leaves_no_file_and_can_run_again(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    broken = RestEndpoint(url_prefix=origin_a.origin, path="/broken", content="blob")
+    with pytest.raises(TransportError):
+        await controller.download(broken, {"size": 100_000}, to=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    path = await controller.download(
+        file_endpoint(origin_a), {"size": 10, "cd": cd("broken.bin")}, to=tmp_path
+    )
+    assert path.name == "broken.bin"
+
+
+async def test_a_missing_folder_is_a_clear_error(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidRequest, match="is not a folder"):
+        await controller.download(
+            file_endpoint(origin_a), {"size": 1}, to=tmp_path / "nope"
+        )
+    assert origin_a.requests == []
+
+
+async def test_an_error_status_writes_nothing(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    missing = RestEndpoint(
+        url_prefix=origin_a.origin, path="/status/404", content="blob"
+    )
+    with pytest.raises(Exception, match="404"):
+        await controller.download(missing, to=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name", ["..", "/etc/passwd", "a/../../b.txt", "C:\\\\evil.txt", "CON"]
+)
+async def test_no_name_can_leave_the_folder(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path, name: str
+) -> None:
+    folder = tmp_path / "inside"
+    folder.mkdir()
+    path = await controller.download(
+        file_endpoint(origin_a), {"size": 1, "cd": cd(name)}, to=folder
+    )
+    assert path.parent == folder
+    assert [p.parent for p in tmp_path.rglob("*") if p.is_file()] == [folder]
+    assert quote(path.name)  # a plain name

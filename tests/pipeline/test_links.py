@@ -1,0 +1,163 @@
+"""The Link header parser: vectors from RFC 8288 and from real APIs."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline import links_by_rel, parse_link_header
+
+GITHUB = "https://api.github.com/repositories/1300192/issues"
+BASE = "http://example.com/TheBook/chapter3"
+
+# (header, base, {rel: url}, {rel: title})
+VECTORS: list[tuple[str, str | None, dict[str, str], dict[str, str]]] = [
+    (  # GitHub, first page
+        f'<{GITHUB}?page=2>; rel="next", <{GITHUB}?page=515>; rel="last"',
+        None,
+        {"next": f"{GITHUB}?page=2", "last": f"{GITHUB}?page=515"},
+        {},
+    ),
+    (  # GitHub, a middle page
+        f'<{GITHUB}?page=1>; rel="prev", <{GITHUB}?page=3>; rel="next", '
+        f'<{GITHUB}?page=515>; rel="last", <{GITHUB}?page=1>; rel="first"',
+        None,
+        {
+            "prev": f"{GITHUB}?page=1",
+            "next": f"{GITHUB}?page=3",
+            "last": f"{GITHUB}?page=515",
+            "first": f"{GITHUB}?page=1",
+        },
+        {},
+    ),
+    (  # GitLab, query with &
+        '<https://gitlab.example.com/api/v4/projects?page=2&per_page=20>; rel="next"',
+        None,
+        {"next": "https://gitlab.example.com/api/v4/projects?page=2&per_page=20"},
+        {},
+    ),
+    (  # RFC 8288 section 3.5, first example
+        '<http://example.com/TheBook/chapter2>; rel="previous"; title="previous chapter"',
+        None,
+        {"previous": "http://example.com/TheBook/chapter2"},
+        {"previous": "previous chapter"},
+    ),
+    (  # RFC 8288: a relative target, resolved against the response URL
+        '</>; rel="http://example.net/foo"',
+        BASE,
+        {"http://example.net/foo": "http://example.com/"},
+        {},
+    ),
+    (  # RFC 8288: title* in UTF-8 with a language
+        "</TheBook/chapter2>; rel=\"previous\"; title*=UTF-8'de'letztes%20Kapitel, "
+        "</TheBook/chapter4>; rel=\"next\"; title*=UTF-8'de'n%c3%a4chstes%20Kapitel",
+        BASE,
+        {
+            "previous": "http://example.com/TheBook/chapter2",
+            "next": "http://example.com/TheBook/chapter4",
+        },
+        {"previous": "letztes Kapitel", "next": "nächstes Kapitel"},
+    ),
+    (  # RFC 8288: several rel values in one link
+        '<http://example.org/>; rel="start http://example.net/relation/other"',
+        None,
+        {
+            "start": "http://example.org/",
+            "http://example.net/relation/other": "http://example.org/",
+        },
+        {},
+    ),
+    (
+        '<https://x.example/?a=1,2>; rel="next"',
+        None,
+        {"next": "https://x.example/?a=1,2"},
+        {},
+    ),
+    ("<https://x.example/a;b>; rel=next", None, {"next": "https://x.example/a;b"}, {}),
+    (
+        '<https://x.example/n>; rel=next; title="one, two; three"',
+        None,
+        {"next": "https://x.example/n"},
+        {"next": "one, two; three"},
+    ),
+    ('<https://x.example/n>; REL="NEXT"', None, {"next": "https://x.example/n"}, {}),
+    (  # a second rel parameter on one link is ignored
+        "<https://x.example/n>; rel=next; rel=prev",
+        None,
+        {"next": "https://x.example/n"},
+        {},
+    ),
+    (  # the first link with a rel wins
+        "<https://x.example/1>; rel=next, <https://x.example/2>; rel=next",
+        None,
+        {"next": "https://x.example/1"},
+        {},
+    ),
+    (  # malformed text before a good link is skipped
+        'garbage; rel="x", <https://x.example/n>; rel=next',
+        None,
+        {"next": "https://x.example/n"},
+        {},
+    ),
+    (
+        '  <a>  ;  rel = "next"  ,<b>;rel=prev',
+        "https://x.example/p/",
+        {"next": "https://x.example/p/a", "prev": "https://x.example/p/b"},
+        {},
+    ),
+    (
+        "<https://x.example/n>; rel=next; title*=iso-8859-1'en'%A3%20rates",
+        None,
+        {"next": "https://x.example/n"},
+        {"next": "£ rates"},
+    ),
+    (  # title* that does not decode falls back to title
+        "<https://x.example/n>; rel=next; title=\"plain\"; title*=klingon''x",
+        None,
+        {"next": "https://x.example/n"},
+        {"next": "plain"},
+    ),
+    (
+        '<https://x.example/n>; rel=next; title="say \\"hi\\""',
+        None,
+        {"next": "https://x.example/n"},
+        {"next": 'say "hi"'},
+    ),
+    ("<https://x.example/a; rel=next", None, {}, {}),
+    ("", None, {}, {}),
+    ("<https://x.example/n>", None, {}, {}),
+]
+
+
+@pytest.mark.parametrize(("header", "base", "urls", "titles"), VECTORS)
+def test_vectors(
+    header: str, base: str | None, urls: dict[str, str], titles: dict[str, str]
+) -> None:
+    by_rel = links_by_rel(parse_link_header(header, base))
+    assert {rel: link.url for rel, link in by_rel.items()} == urls
+    assert {rel: link.title for rel, link in by_rel.items() if link.title} == titles
+
+
+def test_there_are_at_least_fifteen_vectors() -> None:
+    assert len(VECTORS) >= 15
+
+
+def test_a_link_reads_as_its_url() -> None:
+    (link,) = parse_link_header('<https://x.example/n>; rel="next"; type="text/html"')
+    assert str(link) == "https://x.example/n"
+    assert link.params == {"rel": "next", "type": "text/html"}
+    assert link.rel == ("next",)
+
+
+def test_what_httpx_leaves_undone_restwire_does() -> None:
+    import httpx
+
+    header = '</page/2>; REL="Next Alternate"'
+    response = httpx.Response(
+        200,
+        headers={"link": header},
+        request=httpx.Request("GET", "https://x.example/list"),
+    )
+    # httpx: an upper-case REL is not a rel, and the target stays relative
+    assert response.links == {"/page/2": {"url": "/page/2", "REL": "Next Alternate"}}
+    by_rel = links_by_rel(parse_link_header(header, "https://x.example/list"))
+    assert by_rel["next"].url == by_rel["alternate"].url == "https://x.example/page/2"
