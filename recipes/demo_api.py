@@ -16,6 +16,9 @@ Routes (seed sections 4 and 5):
 | ``GET /posts/<id>``   | a Post ``{"id", "title"}``                                  |
 | ``POST /posts/``      | creates a Post from a JSON body; 201 with the Post          |
 | ``DELETE /posts/<id>``| deletes it; 204                                             |
+| ``GET /streams/<name>``| a Stream in snake_case, without its username               |
+| ``GET /articles/``    | 8 articles, 3 a page, with ``Link: <...>; rel="next"``      |
+| ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*``     |
 | ``GET /away``         | a 302 to the other origin's ``/echo``                        |
 | other origin ``/echo``| JSON: which credentials arrived                             |
 """
@@ -28,6 +31,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 __all__ = ["DemoApi", "read_body"]
 
@@ -118,10 +122,58 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(404, {"detail": f"no post {parts[1]}"})
             else:
                 self._send(200, post)
+        elif parts[0] == "streams" and len(parts) == 2:
+            viewers = 1000 + sum(map(ord, parts[1]))
+            self._send(
+                200,
+                {
+                    "title": f"{parts[1]} plays",
+                    "game": "chess",
+                    "current_viewers": viewers,
+                    "live": True,
+                },
+            )
+        elif parts == ["articles"]:
+            self._articles()
+        elif parts[0] == "files" and len(parts) == 3 and parts[2] == "download":
+            self._file(parts[1])
         elif parts[0] == "away":
             self._send(302, {}, {"location": api.other_origin + "/echo"})
         else:
             self._send(404, {"detail": "no such route"})
+
+    def _articles(self) -> None:
+        query = dict(parse_qsl(urlsplit(self.path).query))
+        page = max(int(query.get("page", "1") or 1), 1)
+        size, total = 3, 8
+        start = (page - 1) * size
+        items = [
+            {"id": str(n), "title": f"Article {n}"}
+            for n in range(start + 1, min(start + size, total) + 1)
+        ]
+        links = ['</articles/?page=1>; rel="first"']
+        if start + size < total:
+            links.append(f'</articles/?page={page + 1}>; rel="next"')
+        body = json.dumps(items).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("link", ", ".join(links))
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _file(self, file_id: str) -> None:
+        body = DemoApi.file_body(file_id)
+        self.send_response(200)
+        self.send_header("content-type", "application/pdf")
+        self.send_header(
+            "content-disposition",
+            f"attachment; filename=\"report-{file_id}.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9-{file_id}.pdf",
+        )
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        for start in range(0, len(body), 65536):
+            self.wfile.write(body[start : start + 65536])
 
     def do_DELETE(self) -> None:
         api = self.server.api
@@ -175,6 +227,11 @@ class DemoApi:
             threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
             for server in (self.main, self.other)
         ]
+
+    @staticmethod
+    def file_body(file_id: str) -> bytes:
+        """The bytes ``/files/<id>/download`` serves: 1 MiB of a repeated header."""
+        return (f"%PDF-1.4 file {file_id}\n".encode() * 65536)[: 1 << 20]
 
     def __enter__(self) -> DemoApi:
         for thread in self._threads:

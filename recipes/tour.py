@@ -7,6 +7,7 @@ redacted) returning the value to show.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,13 @@ from typing import Any
 import anyio
 import httpx
 
-from middlewares import AccessToken, CookieCredentials
+from middlewares import (
+    AccessToken,
+    CamelCaseKeys,
+    CookieCredentials,
+    FillPrimaryKey,
+    LinkPagination,
+)
 from pipeline import (
     AsyncController,
     Controller,
@@ -125,6 +132,64 @@ def _store(api: DemoApi, wire: Wire) -> Any:
         return {"created": created, "listed": len(listed), "after delete": len(after)}
 
 
+class Stream(Entity):
+    """The seed's Stream; ``username`` is not in the body, the path has it."""
+
+    username: str = ""
+    title: str = ""
+    game: str = ""
+    current_viewers: int = 0
+    live: bool = False
+
+    def pk(self) -> str:
+        return self.username
+
+
+def _casing(api: DemoApi, wire: Wire) -> Any:
+    get_stream = RestEndpoint(url_prefix=api.origin, path="/streams/:username")
+    with wire.client() as client:
+        controller = Controller(client)
+        return controller.fetch(get_stream.use(CamelCaseKeys()), {"username": "sky"})
+
+
+def _stream(api: DemoApi, wire: Wire) -> Any:
+    get_stream = RestEndpoint(
+        url_prefix=api.origin, path="/streams/:username", schema=Stream
+    ).use(FillPrimaryKey("username"))
+    with wire.client() as client:
+        return Controller(client).fetch(get_stream, {"username": "sky"})
+
+
+class Article(Entity):
+    id: str = ""
+    title: str = ""
+
+
+def _pagination(api: DemoApi, wire: Wire) -> Any:
+    articles = RestEndpoint(
+        url_prefix=api.origin, path="/articles/", schema={"results": [Article]}
+    ).use(LinkPagination())
+    with wire.client() as client:
+        items = list(Controller(client).paginate(articles, items=True))
+        return [article.id for article in items]
+
+
+def _download(api: DemoApi, wire: Wire) -> Any:
+    download = RestEndpoint(
+        url_prefix=api.origin, path="/files/:id/download", content="blob"
+    )
+    seen: list[int] = []
+    with wire.client() as client, tempfile.TemporaryDirectory() as folder:
+        path = Controller(client).download(
+            download,
+            {"id": 7},
+            to=folder,
+            progress=lambda done, total: seen.append(done),
+        )
+        assert path.read_bytes() == DemoApi.file_body("7")
+        return f"{path.name}: {path.stat().st_size} bytes, {len(seen)} progress reports"
+
+
 def _errors(api: DemoApi, wire: Wire) -> Any:
     get_mine = RestEndpoint(url_prefix=api.origin, path="/my/:id")
     with wire.client() as client:
@@ -159,6 +224,30 @@ RECIPES: tuple[Recipe, ...] = (
         "entities live once in the store; get reads it, delete removes",
         "section 2.1: resource({path, schema}) and its Entity",
         _store,
+    ),
+    Recipe(
+        "casing",
+        "snake_case on the wire, camelCase in the client",
+        "section 2.3, rules 1-3: key case conversion",
+        _casing,
+    ),
+    Recipe(
+        "stream",
+        "the Stream entity, its username filled from the path",
+        "section 2.3, rule 5: missing primary key",
+        _stream,
+    ),
+    Recipe(
+        "pagination",
+        "follow Link: rel=next through every page",
+        "section 2.3, rule 6: link-header pagination",
+        _pagination,
+    ),
+    Recipe(
+        "download",
+        "stream a file to a folder, named by Content-Disposition",
+        "section 4, file download rules",
+        _download,
     ),
     Recipe(
         "redirect",

@@ -45,6 +45,19 @@ def example_api(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"accessToken": "jwt-from-login"})
     if request.method == "DELETE":
         return httpx.Response(204)
+    if request.url.path.startswith("/streams/"):
+        return httpx.Response(200, json={"title": "t", "current_viewers": 3})
+    if request.url.path == "/articles/":
+        page = int(request.url.params.get("page", "1"))
+        headers = {"link": '</articles/?page=2>; rel="next"'} if page == 1 else {}
+        return httpx.Response(
+            200, json=[{"id": str(page), "title": "a"}], headers=headers
+        )
+    if request.url.path.startswith("/files/"):
+        disposition = 'attachment; filename="report.pdf"'
+        return httpx.Response(
+            200, content=b"%PDF", headers={"content-disposition": disposition}
+        )
     if request.method == "GET" and request.url.path == "/posts/":
         return httpx.Response(200, json=[post])
     return httpx.Response(201 if request.method == "POST" else 200, json=post)
