@@ -1,13 +1,14 @@
 """``python -m recipes``: the tour of restwire against the embedded demo API.
 
-With no arguments, starts the demo API on 127.0.0.1, runs every recipe in
-order and prints, for each, the seed rule it shows, every request that went
-over the wire (credentials redacted) and the typed result. Exits non-zero if
-any recipe failed.
+    python -m recipes                          # every recipe, in order
+    python -m recipes list                     # the recipes, one a line
+    python -m recipes run NAME                 # one recipe, on the demo API
+    python -m recipes run NAME --base-url URL  # one recipe, on another server
 
-    python -m recipes            # the whole tour
-    python -m recipes list       # the recipes, one a line
-    python -m recipes run NAME   # one recipe
+For each recipe it prints the seed rule it shows, every request that went
+over the wire (credentials redacted) and the typed result, then a one-line
+summary; it exits non-zero if any recipe failed. Colours and progress bars
+only in a terminal; plain text when piped.
 """
 
 from __future__ import annotations
@@ -16,65 +17,83 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from types import ModuleType
+from typing import TextIO
 
+from .catalog import RECIPES, name_of
 from .demo_api import DemoApi
-from .tour import RECIPES, Recipe, Wire
-
-_TERMINAL = sys.stdout.isatty()
+from .tour import Tour
 
 
-def _style(text: str, code: str) -> str:
-    return f"\x1b[{code}m{text}\x1b[0m" if _TERMINAL else text
+def _style(out: TextIO, text: str, code: str) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if out.isatty() else text
 
 
-def _run(recipe: Recipe, api: DemoApi, number: int, total: int) -> bool:
-    print(_style(f"[{number}/{total}] {recipe.name}", "1") + f": {recipe.title}")
-    print(f"  seed: {recipe.seed_rule}")
-    wire = Wire()
+def run_one(
+    recipe: ModuleType, base_url: str, number: int, total: int, out: TextIO
+) -> bool:
+    """Run ``recipe`` against ``base_url``, telling ``out``; True if it worked."""
+    title = _style(out, f"[{number}/{total}] {name_of(recipe)}", "1")
+    out.write(f"{title}: {recipe.TITLE}\n  seed: {recipe.SEED}\n")
+    tour = Tour(out)
     try:
-        result = recipe.run(api, wire)
+        result = recipe.run(base_url, tour)
     except Exception:
-        for line in wire.lines:
-            print(f"  > {line}")
-        print(_style("  FAILED", "31"))
-        print("    " + traceback.format_exc().replace("\n", "\n    ").rstrip())
+        out.write(_style(out, "  FAILED\n", "31"))
+        out.write(
+            "    " + traceback.format_exc().replace("\n", "\n    ").rstrip() + "\n"
+        )
         return False
-    for line in wire.lines:
-        print(f"  > {line}")
-    print(f"  = {result}")
+    tour.say(f"= {result!r}")
     return True
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     parser = argparse.ArgumentParser(
         prog="python -m recipes",
         description="Run restwire's recipes against the embedded demo API.",
     )
-    commands = parser.add_subparsers(dest="command")
-    commands.add_parser("list", help="list the recipes")
-    run = commands.add_parser("run", help="run one recipe")
-    run.add_argument("name", choices=[recipe.name for recipe in RECIPES])
+    commands = parser.add_subparsers(dest="command", metavar="{list,run}")
+    commands.add_parser(
+        "list", help="list the recipes", description="List the recipes."
+    )
+    run = commands.add_parser(
+        "run",
+        help="run one recipe",
+        description="Run one recipe, on the demo API or on another server.",
+    )
+    run.add_argument("name", choices=[name_of(recipe) for recipe in RECIPES])
+    run.add_argument(
+        "--base-url",
+        help="a server to run against instead of the demo API "
+        "(for example https://api.exchange.coinbase.com for ticker)",
+    )
     arguments = parser.parse_args(argv)
 
     if arguments.command == "list":
         for recipe in RECIPES:
-            print(f"{recipe.name:<12} {recipe.title}")
+            out.write(f"{name_of(recipe):<15} {recipe.TITLE}\n")
         return 0
     chosen = [
-        r for r in RECIPES if arguments.command != "run" or r.name == arguments.name
+        recipe
+        for recipe in RECIPES
+        if arguments.command != "run" or name_of(recipe) == arguments.name
     ]
+    if arguments.command == "run" and arguments.base_url:
+        ok = run_one(chosen[0], arguments.base_url.rstrip("/"), 1, 1, out)
+        return 0 if ok else 1
     with DemoApi() as api:
-        print(
-            f"restwire tour: demo API at {api.origin} (other origin {api.other_origin})\n"
+        out.write(
+            f"restwire tour: demo API at {api.origin} (another origin at {api.other_origin})\n\n"
         )
         results = [
-            _run(recipe, api, number, len(chosen))
+            run_one(recipe, api.origin, number, len(chosen), out)
             for number, recipe in enumerate(chosen, start=1)
         ]
-        print()
     failed = results.count(False)
-    summary = f"tour: {len(results) - failed} of {len(results)} recipes ran"
-    print(summary + (f", {failed} failed" if failed else ""))
+    summary = f"\ntour: {len(results) - failed} of {len(results)} recipes ran"
+    out.write(summary + (f", {failed} failed" if failed else "") + "\n")
     return 1 if failed else 0
 
 

@@ -1,34 +1,35 @@
 """The embedded demo API: the seed's remote API, served on 127.0.0.1.
 
-A real HTTP server (the standard library's threading server, HTTP/1.1 with
-keep-alive) on a free port, plus a second server on another port that plays
-"another origin" for redirect demos. The tour and the integration tests run
-against it; nothing here is imported by ``pipeline`` or ``middlewares``.
+A real HTTP server (the standard library's threading HTTP/1.1 server, with
+keep-alive) on a free port, plus a second one on another port that plays
+"another origin" for redirects. The tour and the integration tests run
+against it; nothing in ``pipeline`` or ``middlewares`` imports it.
 
-Routes (seed sections 4 and 5):
-
-| route                 | answer                                                      |
-|-----------------------|-------------------------------------------------------------|
-| ``POST /login``       | sets a ``sessionid`` cookie; JSON ``{"accessToken": ...}``   |
-| ``GET /my/<id>``      | ``{"id", "title"}`` for a caller with the session cookie or |
-|                       | the ``Access-Token``; 401 otherwise                         |
-| ``GET /posts/``       | every Post, a JSON list                                     |
-| ``GET /posts/<id>``   | a Post ``{"id", "title"}``                                  |
-| ``POST /posts/``      | creates a Post from a JSON body; 201 with the Post          |
-| ``DELETE /posts/<id>``| deletes it; 204                                             |
-| ``GET /streams/<name>``| a Stream in snake_case, without its username               |
-| ``GET /articles/``    | 8 articles, 3 a page, with ``Link: <...>; rel="next"``      |
-| ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*``     |
-| ``GET /away``         | a 302 to the other origin's ``/echo``                        |
-| other origin ``/echo``| JSON: which credentials arrived                             |
+| route | answer (seed section) |
+|---|---|
+| ``POST /login`` | sets ``sessionid`` and ``csrftoken`` cookies; ``{"accessToken": ...}`` (5) |
+| ``POST /sessions/expire`` | signs everybody out: later calls get 401 (5, 7) |
+| ``GET /my/<id>`` | ``{"id", "title"}`` for a signed-in caller (cookie or ``Access-Token``), else 401 (4) |
+| ``POST /my/notes/`` | cookie session only, and ``X-CSRFToken`` must match the cookie, else 403 |
+| ``GET /posts/``, ``GET /posts/<id>``, ``POST /posts/``, ``DELETE /posts/<id>`` | Posts (4) |
+| ``GET /price/<pair>`` | ``{"exchangePair", "price", "updatedAt"}``, camelCase (4) |
+| ``GET /streams/<name>/`` | a Stream in snake_case, without its username (4) |
+| ``GET /products/<id>/ticker`` | a Ticker without ``product_id``; the price moves on every call (4) |
+| ``GET /rabbits/<id>``, ``PUT /rabbits/<id>`` | ``carrotsUsedIsThisNameTooLong`` (2.3) |
+| ``GET /articles/?page=<n>`` | 8 articles, 3 a page, ``Link: <...>; rel="next"`` (2.3) |
+| ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
+| ``GET /away`` | 302 to the other origin's ``/echo``, which reports the credentials it got |
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 import secrets
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -58,6 +59,27 @@ def read_body(handler: BaseHTTPRequestHandler) -> bytes:
     return handler.rfile.read(length) if length else b""
 
 
+class Answer:
+    """What a route returns: a status, a JSON (or raw) body, headers."""
+
+    def __init__(
+        self,
+        status: int = 200,
+        value: Any = None,
+        headers: dict[str, str | list[str]] | None = None,
+        raw: bytes | None = None,
+    ) -> None:
+        self.status = status
+        self.body = (
+            raw
+            if raw is not None
+            else (b"" if status == 204 else json.dumps(value).encode())
+        )
+        self.headers = headers or {}
+        if raw is None and status != 204:
+            self.headers.setdefault("content-type", "application/json")
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     api: DemoApi
@@ -76,148 +98,101 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         return
 
-    def _body(self) -> Any:
-        raw = read_body(self)
+    def _answer(self) -> None:
+        api = self.server.api
+        split = urlsplit(self.path)
+        request = Request(
+            self.command,
+            split.path,
+            dict(parse_qsl(split.query)),
+            {k.lower(): v for k, v in self.headers.items()},
+            read_body(self),
+        )
+        if self.server is api.other:
+            seen = [name for name in _CREDENTIAL_HEADERS if name in request.headers]
+            answer = Answer(200, {"origin": "other", "credentials": seen})
+        else:
+            answer = api.route(request)
+        self.send_response(answer.status)
+        for name, value in answer.headers.items():
+            for item in value if isinstance(value, list) else [value]:
+                self.send_header(name, item)
+        self.send_header("content-length", str(len(answer.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            for start in range(0, len(answer.body), 65536):
+                self.wfile.write(answer.body[start : start + 65536])
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
+
+
+class Request:
+    """One request as a route sees it."""
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str],
+        headers: dict[str, str],
+        body: bytes,
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+
+    def json(self) -> Any:
         try:
-            return json.loads(raw) if raw else None
+            return json.loads(self.body) if self.body else None
         except ValueError:
             return None
 
-    def _send(
-        self, status: int, value: Any, headers: dict[str, str] | None = None
-    ) -> None:
-        body = json.dumps(value).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        for name, header in (headers or {}).items():
-            self.send_header(name, header)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    def cookie(self, name: str) -> str | None:
+        for pair in self.headers.get("cookie", "").split(";"):
+            key, _, value = pair.strip().partition("=")
+            if key == name:
+                return value
+        return None
 
-    def _authenticated(self) -> bool:
-        api = self.server.api
-        token = self.headers.get("access-token")
-        cookie = self.headers.get("cookie") or ""
-        session = f"sessionid={api.session_id}"
-        return token == api.access_token or session in cookie.split("; ")
 
-    def do_GET(self) -> None:
-        api = self.server.api
-        parts = self.path.split("?", 1)[0].strip("/").split("/")
-        if self.server is api.other:
-            seen = [name for name in _CREDENTIAL_HEADERS if name in self.headers]
-            self._send(200, {"origin": "other", "credentials": seen})
-        elif parts[0] == "my" and len(parts) == 2:
-            if not self._authenticated():
-                self._send(401, {"detail": "not signed in"})
-            else:
-                self._send(200, {"id": parts[1], "title": f"My item {parts[1]}"})
-        elif parts == ["posts"]:
-            with api.lock:
-                self._send(200, list(api.posts.values()))
-        elif parts[0] == "posts" and len(parts) == 2:
-            post = api.posts.get(parts[1])
-            if post is None:
-                self._send(404, {"detail": f"no post {parts[1]}"})
-            else:
-                self._send(200, post)
-        elif parts[0] == "streams" and len(parts) == 2:
-            viewers = 1000 + sum(map(ord, parts[1]))
-            self._send(
-                200,
-                {
-                    "title": f"{parts[1]} plays",
-                    "game": "chess",
-                    "current_viewers": viewers,
-                    "live": True,
-                },
-            )
-        elif parts == ["articles"]:
-            self._articles()
-        elif parts[0] == "files" and len(parts) == 3 and parts[2] == "download":
-            self._file(parts[1])
-        elif parts[0] == "away":
-            self._send(302, {}, {"location": api.other_origin + "/echo"})
-        else:
-            self._send(404, {"detail": "no such route"})
-
-    def _articles(self) -> None:
-        query = dict(parse_qsl(urlsplit(self.path).query))
-        page = max(int(query.get("page", "1") or 1), 1)
-        size, total = 3, 8
-        start = (page - 1) * size
-        items = [
-            {"id": str(n), "title": f"Article {n}"}
-            for n in range(start + 1, min(start + size, total) + 1)
-        ]
-        links = ['</articles/?page=1>; rel="first"']
-        if start + size < total:
-            links.append(f'</articles/?page={page + 1}>; rel="next"')
-        body = json.dumps(items).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("link", ", ".join(links))
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _file(self, file_id: str) -> None:
-        body = DemoApi.file_body(file_id)
-        self.send_response(200)
-        self.send_header("content-type", "application/pdf")
-        self.send_header(
-            "content-disposition",
-            f"attachment; filename=\"report-{file_id}.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9-{file_id}.pdf",
-        )
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        for start in range(0, len(body), 65536):
-            self.wfile.write(body[start : start + 65536])
-
-    def do_DELETE(self) -> None:
-        api = self.server.api
-        parts = self.path.split("?", 1)[0].strip("/").split("/")
-        if parts[0] == "posts" and len(parts) == 2:
-            with api.lock:
-                found = api.posts.pop(parts[1], None)
-            if found is None:
-                self._send(404, {"detail": f"no post {parts[1]}"})
-            else:
-                self.send_response(204)
-                self.send_header("content-length", "0")
-                self.end_headers()
-        else:
-            self._send(404, {"detail": "no such route"})
-
-    def do_POST(self) -> None:
-        api = self.server.api
-        parts = self.path.split("?", 1)[0].strip("/").split("/")
-        body = self._body()
-        if parts[0] == "login":
-            cookie = f"sessionid={api.session_id}; Path=/; HttpOnly"
-            self._send(200, {"accessToken": api.access_token}, {"set-cookie": cookie})
-        elif parts[0] == "posts" and isinstance(body, dict):
-            with api.lock:
-                api.next_id += 1
-                post_id = str(api.next_id)
-                api.posts[post_id] = {**body, "id": post_id}
-            self._send(201, api.posts[post_id])
-        else:
-            self._send(400, {"detail": "bad request"})
+Route = Callable[[Request, "re.Match[str]"], Answer]
 
 
 class DemoApi:
     """Both demo servers; a context manager that starts and stops them."""
 
     def __init__(self) -> None:
-        self.session_id = secrets.token_hex(8)
-        self.access_token = secrets.token_hex(16)
         self.lock = threading.Lock()
+        self.session_id = secrets.token_hex(8)
+        self.csrf_token = secrets.token_hex(8)
+        self.access_token = secrets.token_hex(16)
+        self.signed_in = True
         self.posts: dict[str, dict[str, Any]] = {
-            "1": {"id": "1", "title": "Hello, restwire"},
+            "1": {"id": "1", "title": "Hello, restwire"}
         }
         self.next_id = len(self.posts)
+        self.rabbits: dict[str, int] = {"1": 12}
+        self.ticks = 0
+        self.routes: list[tuple[str, re.Pattern[str], Route]] = [
+            ("POST", re.compile(r"/login"), self._login),
+            ("POST", re.compile(r"/sessions/expire"), self._expire),
+            ("POST", re.compile(r"/my/notes/"), self._note),
+            ("GET", re.compile(r"/my/(?P<id>[^/]+)"), self._mine),
+            ("GET", re.compile(r"/posts/"), self._posts),
+            ("POST", re.compile(r"/posts/"), self._create_post),
+            ("GET", re.compile(r"/posts/(?P<id>[^/]+)"), self._post),
+            ("DELETE", re.compile(r"/posts/(?P<id>[^/]+)"), self._delete_post),
+            ("GET", re.compile(r"/price/(?P<pair>[^/]+)"), self._price),
+            ("GET", re.compile(r"/streams/(?P<name>[^/]+)/?"), self._stream),
+            ("GET", re.compile(r"/products/(?P<id>[^/]+)/ticker"), self._ticker),
+            ("GET", re.compile(r"/rabbits/(?P<id>[^/]+)"), self._rabbit),
+            ("PUT", re.compile(r"/rabbits/(?P<id>[^/]+)"), self._feed_rabbit),
+            ("GET", re.compile(r"/articles/?"), self._articles),
+            ("GET", re.compile(r"/files/(?P<id>[^/]+)/download"), self._file),
+            ("GET", re.compile(r"/away"), self._away),
+        ]
         self.main = _Server(("127.0.0.1", 0), _Handler)
         self.other = _Server(("127.0.0.1", 0), _Handler)
         self.main.api = self.other.api = self
@@ -228,10 +203,169 @@ class DemoApi:
             for server in (self.main, self.other)
         ]
 
+    def route(self, request: Request) -> Answer:
+        for method, pattern, handler in self.routes:
+            match = pattern.fullmatch(request.path)
+            if match is not None and method == request.method:
+                return handler(request, match)
+        return Answer(404, {"detail": f"no route for {request.method} {request.path}"})
+
+    # -- auth ------------------------------------------------------------------
+
+    def _signed_in(self, request: Request) -> bool:
+        if not self.signed_in:
+            return False
+        by_token = request.headers.get("access-token") == self.access_token
+        return by_token or request.cookie("sessionid") == self.session_id
+
+    def _login(self, request: Request, match: re.Match[str]) -> Answer:
+        with self.lock:
+            self.signed_in = True
+            self.csrf_token = secrets.token_hex(8)  # rotates at login, as Django's
+        cookies = [
+            f"sessionid={self.session_id}; Path=/; HttpOnly",
+            f"csrftoken={self.csrf_token}; Path=/",
+        ]
+        return Answer(200, {"accessToken": self.access_token}, {"set-cookie": cookies})
+
+    def _expire(self, request: Request, match: re.Match[str]) -> Answer:
+        self.signed_in = False
+        return Answer(204)
+
+    def _mine(self, request: Request, match: re.Match[str]) -> Answer:
+        if not self._signed_in(request):
+            return Answer(401, {"detail": "not signed in"})
+        return Answer(200, {"id": match["id"], "title": f"My item {match['id']}"})
+
+    def _note(self, request: Request, match: re.Match[str]) -> Answer:
+        if request.cookie("sessionid") != self.session_id or not self.signed_in:
+            return Answer(401, {"detail": "not signed in"})
+        if request.headers.get("x-csrftoken") != request.cookie("csrftoken"):
+            return Answer(403, {"detail": "CSRF verification failed"})
+        return Answer(201, {"saved": request.json()})
+
+    # -- posts -------------------------------------------------------------------
+
+    def _posts(self, request: Request, match: re.Match[str]) -> Answer:
+        with self.lock:
+            return Answer(200, list(self.posts.values()))
+
+    def _post(self, request: Request, match: re.Match[str]) -> Answer:
+        post = self.posts.get(match["id"])
+        if post is None:
+            return Answer(404, {"detail": f"no post {match['id']}"})
+        return Answer(200, post)
+
+    def _create_post(self, request: Request, match: re.Match[str]) -> Answer:
+        body = request.json()
+        if not isinstance(body, dict) or not body.get("title"):
+            return Answer(
+                422, {"detail": [{"loc": ["title"], "msg": "field required"}]}
+            )
+        with self.lock:
+            self.next_id += 1
+            post = {**body, "id": str(self.next_id)}
+            self.posts[post["id"]] = post
+        return Answer(201, post)
+
+    def _delete_post(self, request: Request, match: re.Match[str]) -> Answer:
+        with self.lock:
+            found = self.posts.pop(match["id"], None)
+        return (
+            Answer(204) if found else Answer(404, {"detail": f"no post {match['id']}"})
+        )
+
+    # -- market data -------------------------------------------------------------
+
+    def _price(self, request: Request, match: re.Match[str]) -> Answer:
+        return Answer(
+            200,
+            {
+                "exchangePair": match["pair"],
+                "price": "20012.3400",
+                "updatedAt": "2024-05-01T12:00:00.123456Z",
+            },
+        )
+
+    def _stream(self, request: Request, match: re.Match[str]) -> Answer:
+        name = match["name"]
+        viewers = 1000 + sum(map(ord, name))
+        value = {
+            "title": f"{name} plays",
+            "game": "chess",
+            "current_viewers": viewers,
+            "live": True,
+        }
+        return Answer(200, value)
+
+    def _ticker(self, request: Request, match: re.Match[str]) -> Answer:
+        with self.lock:
+            self.ticks += 1
+            tick = self.ticks
+        price = 64000 + (tick * 37) % 500
+        now = datetime.datetime(
+            2024, 5, 1, 12, tzinfo=datetime.UTC
+        ) + datetime.timedelta(seconds=tick)
+        return Answer(
+            200,
+            {
+                "trade_id": 1000 + tick,
+                "price": f"{price}.25",
+                "size": "0.01",
+                "time": now.isoformat().replace("+00:00", "Z"),
+                "bid": f"{price}.00",
+                "ask": f"{price}.50",
+                "volume": "1234.5",
+            },
+        )
+
+    # -- renaming, pages, files, redirects ----------------------------------------
+
+    def _rabbit(self, request: Request, match: re.Match[str]) -> Answer:
+        used = self.rabbits.get(match["id"], 0)
+        return Answer(200, {"id": match["id"], "carrotsUsedIsThisNameTooLong": used})
+
+    def _feed_rabbit(self, request: Request, match: re.Match[str]) -> Answer:
+        body = request.json()
+        if not isinstance(body, dict) or "carrotsUsedIsThisNameTooLong" not in body:
+            return Answer(422, {"detail": "carrotsUsedIsThisNameTooLong is required"})
+        self.rabbits[match["id"]] = int(body["carrotsUsedIsThisNameTooLong"])
+        return self._rabbit(request, match)
+
+    def _articles(self, request: Request, match: re.Match[str]) -> Answer:
+        page = max(int(request.query.get("page", "1") or 1), 1)
+        size, total = 3, 8
+        start = (page - 1) * size
+        items = [
+            {"id": str(n), "title": f"Article {n}"}
+            for n in range(start + 1, min(start + size, total) + 1)
+        ]
+        links = ['</articles/?page=1>; rel="first"']
+        if start + size < total:
+            links.append(f'</articles/?page={page + 1}>; rel="next"')
+        return Answer(200, items, {"link": ", ".join(links)})
+
     @staticmethod
     def file_body(file_id: str) -> bytes:
-        """The bytes ``/files/<id>/download`` serves: 1 MiB of a repeated header."""
+        """The bytes ``/files/<id>/download`` serves: 1 MiB."""
         return (f"%PDF-1.4 file {file_id}\n".encode() * 65536)[: 1 << 20]
+
+    def _file(self, request: Request, match: re.Match[str]) -> Answer:
+        file_id = match["id"]
+        disposition = (
+            f'attachment; filename="report-{file_id}.pdf"; '
+            f"filename*=UTF-8''r%C3%A9sum%C3%A9-{file_id}.pdf"
+        )
+        headers: dict[str, str | list[str]] = {
+            "content-type": "application/pdf",
+            "content-disposition": disposition,
+        }
+        return Answer(200, raw=self.file_body(file_id), headers=headers)
+
+    def _away(self, request: Request, match: re.Match[str]) -> Answer:
+        return Answer(302, {}, {"location": f"{self.other_origin}/echo"})
+
+    # -- lifecycle -----------------------------------------------------------------
 
     def __enter__(self) -> DemoApi:
         for thread in self._threads:

@@ -1,0 +1,39 @@
+"""Access token: a login sets the token, every later request carries it.
+
+Seed: section 5, "Access token (for example a JWT)": a static ``accessToken``
+on the endpoint class, set by a login handler, sent as ``Access-Token``.
+
+To use it against your API: change ``base_url``, the login path and the
+field that holds the token; for ``Authorization: Bearer``, use
+``AccessToken(header="Authorization", prefix="Bearer ")``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from middlewares import AccessToken
+from pipeline import Controller, RestEndpoint
+
+from .tour import Tour
+
+TITLE = "log in; AccessToken sends the token on every call"
+SEED = "section 5, access token: every request carries Access-Token"
+
+
+def api(base_url: str, auth: AccessToken) -> RestEndpoint:
+    """A base endpoint every endpoint of the API extends: one token holder."""
+    return RestEndpoint(url_prefix=base_url).use(auth)
+
+
+def run(base_url: str, tour: Tour) -> Any:
+    auth = AccessToken()
+    base = api(base_url, auth)
+    login = base.extend(path="/login", method="POST")
+    get_mine = base.extend(path="/my/:id")
+    with tour.client() as client:
+        controller = Controller(client)
+        auth.token = controller.fetch(login, body={"username": "demo"})["accessToken"]
+        tour.say(f"holder after login: {auth!r}")
+        client.cookies.clear()  # the token alone must be enough
+        return controller.fetch(get_mine, {"id": "42"})

@@ -1,0 +1,52 @@
+"""The recipes, in the order the tour runs them."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import (
+    auth_context,
+    auth_cookie,
+    auth_token,
+    casing,
+    download,
+    exchange_price,
+    logout,
+    pagination,
+    posts,
+    redirects,
+    renaming,
+    stream,
+    ticker,
+)
+
+__all__ = ["RECIPES", "find", "name_of"]
+
+RECIPES: tuple[ModuleType, ...] = (
+    posts,
+    auth_token,
+    auth_cookie,
+    auth_context,
+    logout,
+    redirects,
+    casing,
+    renaming,
+    stream,
+    exchange_price,
+    ticker,
+    pagination,
+    download,
+)
+
+
+def name_of(recipe: ModuleType) -> str:
+    """A recipe's name: the last part of its module's name."""
+    return recipe.__name__.rsplit(".", 1)[-1]
+
+
+def find(name: str) -> ModuleType:
+    """The recipe called ``name``; ``KeyError`` if there is none."""
+    for recipe in RECIPES:
+        if name_of(recipe) == name:
+            return recipe
+    raise KeyError(name)

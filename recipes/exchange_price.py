@@ -1,0 +1,53 @@
+"""The seed's ExchangePrice: a ``Decimal`` price and an instant ``updated_at``.
+
+Seed: section 2.2 (ExchangePrice, primary key ``exchangePair``; price an
+arbitrary-precision decimal sent as a string; ``updatedAt`` an ISO 8601
+string) and section 2.1 (static ``schema`` of deserializers).
+
+The wire is camelCase; ``SnakeCaseKeys`` gives Python names. To use it:
+change ``base_url``; any callable can be a deserializer.
+"""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from middlewares import SnakeCaseKeys
+from pipeline import Controller, Entity, RestEndpoint
+
+from .tour import Tour
+
+TITLE = "ExchangePrice: Decimal and datetime, never wire strings"
+SEED = "section 2.2, ExchangePrice; section 2.1, static schema"
+
+
+class ExchangePrice(Entity):
+    exchange_pair: str = ""
+    updated_at: datetime.datetime | None = None
+    price: Decimal = Decimal(0)
+
+    schema: ClassVar[dict[str, Any]] = {
+        "updated_at": datetime.datetime.fromisoformat,
+        "price": Decimal,
+    }
+
+    def pk(self) -> str:
+        return self.exchange_pair
+
+
+def get_price(base_url: str) -> RestEndpoint:
+    return RestEndpoint(
+        url_prefix=base_url, path="/price/:exchange_pair", schema=ExchangePrice
+    ).use(SnakeCaseKeys())
+
+
+def run(base_url: str, tour: Tour) -> Any:
+    with tour.client() as client:
+        price = Controller(client).fetch(
+            get_price(base_url), {"exchange_pair": "BTC-USD"}
+        )
+        assert isinstance(price.price, Decimal)
+        tour.say(f"price * 3 = {price.price * 3} (exact)")
+        return price

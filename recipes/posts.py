@@ -1,0 +1,53 @@
+"""The seed's Post resource: create, get, list, delete, and a 422 you can read.
+
+Seed: section 2.1 (``resource({path, schema})``), section 4 ("Get a post",
+"Create a post"), section 7 (error bodies, which the seed left unreachable).
+
+To use it against your API: change ``base_url`` and the fields of ``Post``;
+a different path is the ``path=`` of :func:`posts`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline import Controller, Entity, NetworkError, Resource, RestEndpoint, resource
+
+from .tour import Tour
+
+TITLE = "the Post resource: create, get from the store, list, delete"
+SEED = "section 2.1 resource({path, schema}); section 4, get and create a post"
+
+
+class Post(Entity):
+    """A post: ``id`` and ``title``."""
+
+    id: str = ""
+    title: str = ""
+
+
+def posts(base_url: str) -> Resource:
+    """The six endpoints of ``/posts/:id``."""
+    return resource(
+        path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=base_url)
+    )
+
+
+def run(base_url: str, tour: Tour) -> Any:
+    api = posts(base_url)
+    with tour.client() as client:
+        controller = Controller(client)
+        created = controller.fetch(api.create, body={"title": "Normalized"})
+        tour.say(f"created {created!r}")
+        again = controller.get(api.get, {"id": created.id})  # fetched: no result yet
+        assert (
+            controller.get(api.get, {"id": created.id}) is again
+        )  # the store: no request
+        listed = controller.get(api.get_list)
+        controller.fetch(api.delete, {"id": created.id})
+        after = controller.get(api.get_list)  # from the store: the post is gone
+        try:
+            controller.fetch(api.create, body={"title": ""})
+        except NetworkError as error:
+            tour.say(f"a 422 says why: {error.json()['detail'][0]['msg']}")
+        return {"listed": len(listed), "after delete": len(after)}

@@ -1,0 +1,28 @@
+"""Credentials stay with their origin, whatever a redirect says.
+
+Seed: section 5 (every mechanism sends a credential). httpx alone forwards a
+custom header such as ``Access-Token`` to any host a redirect names.
+restwire sends no credential once a redirect has left the call's origin.
+
+Nothing to change: it holds for every endpoint and middleware.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from middlewares import AccessToken
+from pipeline import Controller, RestEndpoint
+
+from .tour import Tour
+
+TITLE = "a redirect to another origin gets no token"
+SEED = "section 5: credentials are sent to the API, and only to it"
+
+
+def run(base_url: str, tour: Tour) -> Any:
+    away = RestEndpoint(url_prefix=base_url, path="/away").use(
+        AccessToken("secret-token")
+    )
+    with tour.client() as client:
+        return Controller(client).fetch(away)

@@ -1,0 +1,43 @@
+"""The seed's Stream: ``username`` is not in the body; the path has it.
+
+Seed: section 2.2 (Stream, primary key ``username``) and section 2.3 rule 5:
+``process(value, params)`` sets the missing key from the ``:username``
+path parameter.
+
+To use it against your API: change ``base_url`` and the path; the wire here
+is snake_case, as the entity's fields, so no casing is needed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from middlewares import FillPrimaryKey
+from pipeline import Controller, Entity, RestEndpoint
+
+from .tour import Tour
+
+TITLE = "the Stream entity, its username filled from the path"
+SEED = "section 2.3, rule 5: missing primary key"
+
+
+class Stream(Entity):
+    username: str = ""
+    title: str = ""
+    game: str = ""
+    current_viewers: int = 0
+    live: bool = False
+
+    def pk(self) -> str:
+        return self.username
+
+
+def get_stream(base_url: str) -> RestEndpoint:
+    return RestEndpoint(
+        url_prefix=base_url, path="/streams/:username/", schema=Stream
+    ).use(FillPrimaryKey("username"))
+
+
+def run(base_url: str, tour: Tour) -> Any:
+    with tour.client() as client:
+        return Controller(client).fetch(get_stream(base_url), {"username": "sky"})

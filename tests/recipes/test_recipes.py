@@ -1,0 +1,106 @@
+"""Every recipe against the demo API over a real socket, each checked for
+what it claims."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from recipes.catalog import RECIPES, find, name_of
+from recipes.demo_api import DemoApi
+from recipes.tour import Tour
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[DemoApi]:
+    with DemoApi() as demo:
+        yield demo
+
+
+def run(api: DemoApi, name: str) -> tuple[Any, Tour]:
+    tour = Tour(fast=True)
+    return find(name).run(api.origin, tour), tour
+
+
+CHECKS: dict[str, Callable[[Any], bool]] = {
+    "posts": lambda r: r["after delete"] == r["listed"] - 1,
+    "auth_token": lambda r: r == {"id": "42", "title": "My item 42"},
+    "auth_cookie": lambda r: (
+        r["note"] == {"saved": {"text": "hello"}} and r["mine"]["id"] == "7"
+    ),
+    "auth_context": lambda r: (
+        r["ann"]["id"] == "ann" and r["bob"] == "401: not signed in"
+    ),
+    "logout": lambda r: (
+        r
+        == {
+            "results stored before": 1,
+            "error": 401,
+            "results stored after": 0,
+            "token": None,
+        }
+    ),
+    "redirects": lambda r: r == {"origin": "other", "credentials": []},
+    "casing": lambda r: (
+        "currentViewers" in r["CamelCaseKeys"] and "exchange_pair" in r["SnakeCaseKeys"]
+    ),
+    "renaming": lambda r: (
+        r["before"]["carrotsUsed"] == 12 and r["after"]["carrotsUsed"] == 20
+    ),
+    "stream": lambda r: r.username == "sky" and r.current_viewers > 0,
+    "exchange_price": lambda r: (
+        r.price == Decimal("20012.3400") and r.updated_at.microsecond == 123456
+    ),
+    "ticker": lambda r: len(r["prices"]) == 3 and r["moved"],
+    "pagination": lambda r: r == [str(n) for n in range(1, 9)],
+    "download": lambda r: (
+        r == {"saved as": "résumé-7.pdf", "bytes": 1 << 20, "kept in the store": 0}
+    ),
+}
+
+
+def test_every_recipe_has_a_check() -> None:
+    assert sorted(CHECKS) == sorted(name_of(recipe) for recipe in RECIPES)
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=name_of)
+def test_each_recipe_does_what_it_says(api: DemoApi, recipe: ModuleType) -> None:
+    result, tour = run(api, name_of(recipe))
+    assert CHECKS[name_of(recipe)](result), result
+    assert tour.lines, "every recipe sends at least one request"
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=name_of)
+def test_each_recipe_says_what_it_shows_and_how_to_adapt_it(recipe: ModuleType) -> None:
+    assert recipe.TITLE
+    assert recipe.SEED.startswith("section")
+    doc = recipe.__doc__ or ""
+    assert "Seed:" in doc
+    assert any(
+        word in doc for word in ("To use", "Nothing to change", "polls the real")
+    )
+
+
+def test_no_credential_reaches_the_wire_log(api: DemoApi) -> None:
+    lines: list[str] = []
+    for name in ("auth_token", "auth_cookie", "auth_context", "logout"):
+        lines.extend(run(api, name)[1].lines)
+    text = "\n".join(lines)
+    assert "[redacted]" in text
+    for secret in (api.access_token, api.session_id, api.csrf_token):
+        assert secret not in text
+
+
+def test_the_ticker_defaults_to_the_public_api() -> None:
+    from recipes.ticker import PUBLIC_API, get_ticker
+
+    endpoint = get_ticker()
+    assert (
+        endpoint.url({"productId": "BTC-USD"})
+        == f"{PUBLIC_API}/products/BTC-USD/ticker"
+    )
+    assert endpoint.poll_frequency == 2
