@@ -54,6 +54,10 @@ __all__ = ["AsyncController", "Controller"]
 Params = Mapping[str, Any] | None
 
 
+def _set(event: threading.Event | anyio.Event) -> None:
+    event.set()
+
+
 class Controller:
     """Makes calls with blocking I/O on an ``httpx.Client``; thread-safe."""
 
@@ -88,9 +92,9 @@ class Controller:
         call = self._core.call(endpoint, params, body)
         if not call.shared:
             return self._send(call)
-        flight, leader = self._flights.join(call.key)
-        if not leader:
-            flight.done.wait()
+        flight, waiting = self._flights.join(call.key)
+        if waiting is not None:
+            waiting.wait()
             return self._core.shared_value(call, flight)
         try:
             flight.value = self._send(call)
@@ -99,8 +103,7 @@ class Controller:
             flight.error = error
             raise
         finally:
-            self._flights.land(call.key, flight)
-            flight.done.set()
+            self._flights.land(call.key, flight, _set)
 
     def _send(self, call: Call) -> Any:
         try:
@@ -333,9 +336,9 @@ class AsyncController:
         call = self._core.call(endpoint, params, body)
         if not call.shared:
             return await self._send(call)
-        flight, leader = self._flights.join(call.key)
-        if not leader:
-            await flight.done.wait()
+        flight, waiting = self._flights.join(call.key)
+        if waiting is not None:
+            await waiting.wait()
             return self._core.shared_value(call, flight)
         try:
             flight.value = await self._send(call)
@@ -344,8 +347,7 @@ class AsyncController:
             flight.error = error
             raise
         finally:
-            self._flights.land(call.key, flight)
-            flight.done.set()
+            self._flights.land(call.key, flight, _set)
 
     async def _send(self, call: Call) -> Any:
         try:

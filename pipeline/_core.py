@@ -67,6 +67,7 @@ class Core(Generic[ClientT]):
         self.clock = clock
         self.store = Store()
         self.pollers: dict[str, Poller] = {}
+        self._parsed: dict[str, httpx.URL] = {}
         self.pollers_lock = threading.Lock()
 
     # -- calls ---------------------------------------------------------------
@@ -91,17 +92,29 @@ class Core(Generic[ClientT]):
         params = params if params is not None else {}
         if url is None:
             url = self.url(endpoint, params)
-        headers = (
-            httpx.Headers(endpoint.headers) if endpoint.headers else httpx.Headers()
-        )
+        headers = endpoint.initial_headers(body)
         exchange = Exchange(
             endpoint, params, body, url, headers, self.client, parse=parse
         )
         return Call(exchange, f"{endpoint.method} {url}", self.store.generation)
 
     def url(self, endpoint: RestEndpoint, params: Mapping[str, Any]) -> httpx.URL:
-        """The absolute URL of a call: the endpoint's, else on the client's base_url."""
+        """The absolute URL of a call: the endpoint's, else on the client's base_url.
+
+        Parsed URLs are kept (``httpx.URL`` is immutable): calls to the same
+        URL, the common case of polling and re-reading, parse it once.
+        """
         text = endpoint.url(params)
+        parsed = self._parsed.get(text)
+        if parsed is not None:
+            return parsed
+        url = self._parse(endpoint, text)
+        if len(self._parsed) >= 4096:
+            self._parsed.clear()
+        self._parsed[text] = url
+        return url
+
+    def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
         base = self.client.base_url
         try:
             url = httpx.URL(text)

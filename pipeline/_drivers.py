@@ -54,7 +54,11 @@ def _auth(effect: Send) -> Any:
 def perform_sync(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
     """Carry out one effect with blocking I/O."""
     if isinstance(effect, Send):
-        with cookie_storing(client, effect.store_cookies):
+        if effect.store_cookies:
+            return client.send(
+                effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
+            )
+        with cookie_storing(client, allowed=False):
             return client.send(
                 effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
             )
@@ -105,7 +109,11 @@ async def perform_async(
 ) -> Any:
     """Carry out one effect with awaited I/O."""
     if isinstance(effect, Send):
-        with cookie_storing(client, effect.store_cookies):
+        if effect.store_cookies:
+            return await client.send(
+                effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
+            )
+        with cookie_storing(client, allowed=False):
             return await client.send(
                 effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
             )

@@ -184,10 +184,30 @@ class RestEndpoint:
         params = params or {}
         template = self.template
         path = join_url(self.url_prefix, template.fill(params, self.label))
+        if params.keys() <= template.names:
+            return path  # every param fills the path: no query to build
         query = encode_query(query_pairs(params, template.names, self.label))
         if not query:
             return path
         return f"{path}{'&' if '?' in path else '?'}{query}"
+
+    def initial_headers(self, body: Any) -> httpx.Headers:
+        """The headers a call starts with: the ``headers`` option and, for a
+        ``"json"`` endpoint, ``accept: application/json`` and, when the body is
+        JSON or absent, ``content-type: application/json``. Middleware may
+        change or remove them. Built once per endpoint; each call gets a copy.
+        """
+        json_body = body is None or isinstance(body, Mapping | list | tuple)
+        cache = "_json_headers" if json_body else "_plain_headers"
+        prebuilt = self.__dict__.get(cache)
+        if prebuilt is None:
+            prebuilt = httpx.Headers(self.headers or {})
+            if self.content == "json":
+                prebuilt.setdefault("accept", "application/json")
+                if json_body:
+                    prebuilt.setdefault("content-type", "application/json")
+            self.__dict__[cache] = prebuilt
+        return httpx.Headers(prebuilt)
 
     def key(self, params: Params | None = None) -> str:
         """A stable key for a call with ``params``: ``"GET https://host/path?a=1"``."""

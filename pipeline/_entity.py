@@ -214,17 +214,18 @@ def build(
     base: EntityT | None = None,
 ) -> EntityT:
     """``cls.from_data`` without its checks, for callers that made them."""
-    if base is None:
-        values = dict(plan.defaults)
-        for name in plan.mutable:
-            values[name] = copy.copy(values[name])
-        extra: Mapping[str, Any] = _NO_EXTRA
-    else:
-        values = dict(base.__dict__)
-        extra = base.extra_fields
+    extra: Mapping[str, Any] = _NO_EXTRA if base is None else base.extra_fields
     if data.keys() <= plan.field_names:
-        values.update(data)
+        values = {**(plan.defaults if base is None else base.__dict__), **data}
+        if base is None:
+            for name in plan.mutable:
+                if name not in data:
+                    values[name] = copy.copy(values[name])
     else:
+        values = dict(plan.defaults if base is None else base.__dict__)
+        if base is None:
+            for name in plan.mutable:
+                values[name] = copy.copy(values[name])
         extra = dict(extra)
         for name, value in data.items():
             if name in plan.field_names:
@@ -248,10 +249,16 @@ def build(
                 f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
             ) from error
     instance = object.__new__(cls)
-    object.__setattr__(instance, "__dict__", values)
+    _set_fields(instance, values)
     if extra:
         object.__setattr__(instance, "_extra", extra)
     return instance
+
+
+#: Sets an instance's ``__dict__`` past the read-only ``__setattr__``.
+_set_fields: Callable[[Entity, dict[str, Any]], None] = Entity.__dict__[
+    "__dict__"
+].__set__
 
 
 def _is_classvar(annotation: Any) -> bool:

@@ -97,14 +97,15 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
 
 def _entity(
     cls: type[Entity], value: Any, batch: Batch, params: Mapping[str, Any]
-) -> Ref:
+) -> EntityKey:
     return _entities(cls, (value,), batch, params)[0]
 
 
 def _entities(
     cls: type[Entity], values: Iterable[Any], batch: Batch, params: Mapping[str, Any]
-) -> list[Ref]:
-    """Each value as a record of ``cls`` in ``batch``; their references.
+) -> list[EntityKey]:
+    """Each value as a record of ``cls`` in ``batch``; their references
+    (``(key, pk)`` tuples, equal to :class:`Ref`).
 
     The hot path of normalization: everything per class is looked up once.
     """
@@ -113,7 +114,7 @@ def _entities(
     default_pk = cls.pk is Entity.pk
     key_name = cls.key
     records, seen, deleted = batch.records, batch.data, batch.deleted
-    refs: list[Ref] = []
+    refs: list[EntityKey] = []
     for value in values:
         if type(value) is not dict and not isinstance(value, Mapping):
             raise EntityError(cls.__name__, None, value, "expected an object")
@@ -131,7 +132,7 @@ def _entities(
             pk = instance.pk()
         if type(pk) is not str or not pk:
             _bad_pk(cls, pk, value)
-        key = Ref(key_name, pk)
+        key = (key_name, pk)  # equal to Ref(key_name, pk); a plain tuple is cheaper
         earlier = seen.get(key)
         if earlier is None:
             records[key] = instance
@@ -206,7 +207,7 @@ def denormalize(
 def _record(
     ref: Any, records: Mapping[EntityKey, Entity], memo: dict[EntityKey, Entity] | None
 ) -> Any:
-    if not isinstance(ref, Ref):
+    if not isinstance(ref, tuple):
         return ref
     key = ref
     record = records.get(key)

@@ -21,7 +21,7 @@ gives a new one, so a stack can be shared by any number of endpoints.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 import httpx
 
@@ -31,7 +31,14 @@ from ._errors import RestwireError
 if TYPE_CHECKING:
     from ._exchange import Exchange
 
-__all__ = ["CallNext", "FlowMiddleware", "Handler", "Stack", "as_handler"]
+__all__ = [
+    "CallNext",
+    "FlowMiddleware",
+    "Handler",
+    "Stack",
+    "as_handler",
+    "compile_handlers",
+]
 
 CallNext = Callable[["Exchange"], Flow[httpx.Response]]
 Handler = Callable[["Exchange", CallNext], Flow[httpx.Response]]
@@ -48,37 +55,83 @@ class FlowMiddleware(Protocol):
         ...
 
 
+class _Hooks(NamedTuple):
+    on_request: Callable[[Exchange], Any] | None
+    on_response: Callable[[Exchange], Any] | None
+    on_error: Callable[[Exchange, RestwireError], Any] | None
+
+
+def _hooks(middleware: object) -> _Hooks:
+    return _Hooks(
+        getattr(middleware, "on_request", None),
+        getattr(middleware, "on_response", None),
+        getattr(middleware, "on_error", None),
+    )
+
+
+def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
+    """One handler for consecutive simple-form layers.
+
+    It behaves exactly as if each layer wrapped the next: ``on_request`` in
+    order, ``on_response`` in reverse, and an error raised anywhere is seen
+    by the ``on_error`` of every layer it passes on its way out (those whose
+    ``on_request`` had run, and, for an error from a layer's own
+    ``on_response``, only the layers outside it). One generator frame instead
+    of one per layer: every effect of the call passes through each frame.
+    """
+    count = len(layers)
+    watched = any(layer.on_error is not None for layer in layers)
+
+    def handle(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        entered = 0
+        try:
+            for layer in layers:
+                if layer.on_request is not None:
+                    layer.on_request(exchange)
+                entered += 1
+            response = yield from call_next(exchange)
+            if exchange.parse:
+                for index in range(count - 1, -1, -1):
+                    entered = index
+                    hook = layers[index].on_response
+                    if hook is not None:
+                        hook(exchange)
+            return response
+        except RestwireError as error:
+            if watched:
+                for index in range(entered - 1, -1, -1):
+                    on_error = layers[index].on_error
+                    if on_error is not None:
+                        on_error(exchange, error)
+            raise
+
+    return handle
+
+
 def as_handler(middleware: object) -> Handler:
     """The full-form handler of ``middleware``, whichever form it is written in."""
     handle = getattr(middleware, "handle", None)
     if handle is not None:
         return handle  # type: ignore[no-any-return]
-    on_request: Callable[[Exchange], Any] | None = getattr(
-        middleware, "on_request", None
-    )
-    on_response: Callable[[Exchange], Any] | None = getattr(
-        middleware, "on_response", None
-    )
-    on_error: Callable[[Exchange, RestwireError], Any] | None = getattr(
-        middleware, "on_error", None
-    )
+    return _simple_layers((_hooks(middleware),))
 
-    def simple(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
-        if on_request is not None:
-            on_request(exchange)
-        if on_error is None:
-            response = yield from call_next(exchange)
-        else:
-            try:
-                response = yield from call_next(exchange)
-            except RestwireError as error:
-                on_error(exchange, error)
-                raise
-        if on_response is not None and exchange.parse:
-            on_response(exchange)
-        return response
 
-    return simple
+def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
+    """The stack's handlers, consecutive simple-form layers fused into one."""
+    handlers: list[Handler] = []
+    run: list[_Hooks] = []
+    for layer in layers:
+        handle = getattr(layer, "handle", None)
+        if handle is None:
+            run.append(_hooks(layer))
+            continue
+        if run:
+            handlers.append(_simple_layers(tuple(run)))
+            run = []
+        handlers.append(handle)
+    if run:
+        handlers.append(_simple_layers(tuple(run)))
+    return tuple(handlers)
 
 
 class Stack:
@@ -102,7 +155,7 @@ class Stack:
                     f"{', '.join(_HOOKS)}"
                 )
         object.__setattr__(self, "_layers", tuple(flat))
-        object.__setattr__(self, "_handlers", tuple(as_handler(m) for m in flat))
+        object.__setattr__(self, "_handlers", compile_handlers(tuple(flat)))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Stack is immutable; use + or use() for a new one")
@@ -114,7 +167,8 @@ class Stack:
 
     @property
     def handlers(self) -> tuple[Handler, ...]:
-        """Each layer as a full-form handler, outermost first."""
+        """The layers as full-form handlers, outermost first (consecutive
+        simple-form layers share one)."""
         return self._handlers
 
     def use(self, *middleware: object) -> Stack:

@@ -38,8 +38,6 @@ __all__ = ["terminal"]
 
 logger = logging.getLogger("restwire")
 
-_JSON = "application/json"
-
 
 def terminal(exchange: Exchange) -> Flow[httpx.Response]:
     """Send the exchange's request, follow redirects, read and parse the body."""
@@ -62,17 +60,12 @@ def terminal(exchange: Exchange) -> Flow[httpx.Response]:
 
 def _first_request(exchange: Exchange) -> httpx.Request:
     endpoint = exchange.endpoint
-    headers = httpx.Headers(exchange.headers)
-    if endpoint.content == "json" and "accept" not in headers:
-        headers["accept"] = _JSON
+    headers = exchange.headers
     arguments, content_type = body_arguments(
         exchange.body, exchange.method, headers.get("content-type"), endpoint.label
     )
-    if "content-type" not in headers:
-        if content_type is not None:
-            headers["content-type"] = content_type
-        elif exchange.body is None and endpoint.content == "json":
-            headers["content-type"] = _JSON
+    if content_type is not None and "content-type" not in headers:
+        headers["content-type"] = content_type
     try:
         return exchange.client.build_request(
             exchange.method, exchange.url, headers=headers, **arguments
@@ -88,11 +81,11 @@ def _cookies_allowed(exchange: Exchange, left_origin: bool) -> bool:
 
 def _follow(exchange: Exchange, request: httpx.Request) -> Flow[httpx.Response]:
     endpoint = exchange.endpoint
-    start = origin_of(request.url)
+    start = exchange.origin
     left_origin = False
     redirects = 0
     while True:
-        left_origin = left_origin or origin_of(request.url) != start
+        left_origin = left_origin or (redirects > 0 and origin_of(request.url) != start)
         cookies_allowed = _cookies_allowed(exchange, left_origin)
         if left_origin:
             for name in exchange.sensitive:
@@ -113,9 +106,13 @@ def _follow(exchange: Exchange, request: httpx.Request) -> Flow[httpx.Response]:
             ) from None
         except httpx.RequestError as error:
             raise TransportError(request.method, request.url, error) from error
-        logger.debug(
-            "%s %s -> %s", request.method, redact_url(request.url), response.status_code
-        )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "%s %s -> %s",
+                request.method,
+                redact_url(request.url),
+                response.status_code,
+            )
         if not (endpoint.follow_redirects and response.has_redirect_location):
             return response
         if redirects >= endpoint.max_redirects:

@@ -209,3 +209,57 @@ async def test_one_middleware_instance_serves_concurrent_calls_and_both_drivers(
     assert await controller.fetch(first) == {"n": 1, "s": True}
     assert await controller.fetch(second) == {"n": 1, "s": True}
     assert log == ["s>", "<s", "s>", "<s"]
+
+
+class Layer:
+    """A simple-form layer that can fail in either hook and logs what it sees."""
+
+    def __init__(self, name: str, log: list[str], fail_in: str = "") -> None:
+        self.name, self.log, self.fail_in = name, log, fail_in
+
+    def on_request(self, exchange: Exchange) -> None:
+        if self.fail_in == "request":
+            raise RestwireError(f"{self.name} request")
+
+    def on_response(self, exchange: Exchange) -> None:
+        if self.fail_in == "response":
+            raise RestwireError(f"{self.name} response")
+
+    def on_error(self, exchange: Exchange, error: RestwireError) -> None:
+        self.log.append(f"{self.name} saw {error}")
+
+
+class Full:
+    """A full-form layer between simple ones, so the stack has several runs."""
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        return (yield from call_next(exchange))
+
+
+@pytest.mark.parametrize(
+    ("failing", "fail_in", "seen_by"),
+    [
+        ("b", "request", ["a"]),  # raised before b wraps the rest: a sees it
+        ("c", "request", ["b", "a"]),
+        ("c", "response", ["b", "a"]),  # after c's own call: the outer ones see it
+        ("a", "response", []),
+        ("d", "request", ["c", "b", "a"]),
+    ],
+)
+async def test_errors_reach_exactly_the_layers_they_pass(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    failing: str,
+    fail_in: str,
+    seen_by: list[str],
+) -> None:
+    httpx_mock.add_response(json={}, is_optional=True)
+    log: list[str] = []
+    layers = {
+        name: Layer(name, log, fail_in if name == failing else "") for name in "abcd"
+    }
+    stack = [layers["a"], layers["b"], layers["c"], Full(), layers["d"]]
+    endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=stack)
+    with pytest.raises(RestwireError, match=f"{failing} {fail_in}"):
+        await controller.fetch(endpoint)
+    assert log == [f"{name} saw {failing} {fail_in}" for name in seen_by]

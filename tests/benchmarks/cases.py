@@ -1,0 +1,566 @@
+"""The benchmark cases of issue 7, each against its baseline in the same run."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, ClassVar
+
+import httpx
+
+from middlewares import (
+    AccessToken,
+    CamelCaseKeys,
+    CookieCredentials,
+    CsrfToken,
+    FillPrimaryKey,
+    RenameKeys,
+)
+from middlewares.key_casing import convert_keys, to_camel, to_snake
+from pipeline import AsyncController, Controller, Entity, RestEndpoint
+from pipeline._schema import Batch, denormalize, normalize
+from pipeline._store import Store
+
+from .harness import Row, median_seconds, microseconds, milliseconds, paired
+from .server import ITEM, BenchServer, item_body
+
+# -- shared definitions ---------------------------------------------------------
+
+
+class Item(Entity):
+    """The 1 KB object of the chain cases, after CamelCaseKeys."""
+
+    id: str = ""
+    title: str = ""
+    userName: str = ""
+    createdAt: str = ""
+    tags: list[str] = []  # noqa: RUF012
+    bodyText: str = ""
+    carrots: int = 0
+
+
+def six_middleware_endpoint(url_prefix: str) -> RestEndpoint:
+    """Case 1's stack: AccessToken, CookieCredentials, CsrfToken, CamelCaseKeys,
+    RenameKeys, FillPrimaryKey, with entity normalization."""
+    return RestEndpoint(url_prefix=url_prefix, path="/item/:id", schema=Item).use(
+        AccessToken("token-value"),
+        CookieCredentials("same-origin"),
+        CsrfToken(),
+        CamelCaseKeys(),
+        RenameKeys({"carrots": "carrotsUsed"}),
+        FillPrimaryKey("id"),
+    )
+
+
+COOKIES = {"sessionid": "session-value", "csrftoken": "csrf-value"}
+
+
+def mock_transport() -> httpx.MockTransport:
+    body = item_body("1")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, content=body, headers={"content-type": "application/json"}
+        )
+
+    return httpx.MockTransport(answer)
+
+
+# -- 1 and 8: chain overhead on a MockTransport -------------------------------------
+
+
+def chain_overhead(quick: bool) -> list[Row]:
+    transport = mock_transport()
+    bare = httpx.Client(
+        transport=transport, cookies=COOKIES, headers={"Access-Token": "t"}
+    )
+    controller = Controller(httpx.Client(transport=transport, cookies=COOKIES))
+    endpoint = six_middleware_endpoint("http://api.test")
+
+    def theirs() -> Any:
+        return bare.get("http://api.test/item/1").json()
+
+    def ours() -> Any:
+        return controller.fetch(endpoint, {"id": "1"})
+
+    plain = RestEndpoint(url_prefix="http://api.test", path="/item/:id")
+
+    def floor() -> Any:
+        return controller.fetch(plain, {"id": "1"})
+
+    assert ours().title.startswith("item 1")
+    number = 300 if quick else 1000
+    mine, baseline = paired(ours, theirs, repeat=7, number=number)
+    least, baseline_again = paired(floor, theirs, repeat=7, number=number)
+    ratio = mine / baseline
+    rows = [
+        Row(
+            "1. chain overhead (MockTransport, 6 middleware + entity)",
+            microseconds(mine),
+            microseconds(baseline),
+            ratio,
+            "<= 1.10",
+            ratio <= 1.10,
+            note=f"the floor, restwire with no middleware and no schema, is "
+            f"{least / baseline_again:.2f}x bare httpx ({microseconds(least - baseline_again)} "
+            "more per call); the six middleware and the entity add the rest",
+        )
+    ]
+    rows.append(
+        _scaling("8. scaling: case 1 per call", ours, [100, 1_000, 10_000], quick)
+    )
+    return rows
+
+
+def _scaling(case: str, run: Callable[[], Any], sizes: list[int], quick: bool) -> Row:
+    """Per-item cost at three sizes of work; linear means flat per-item cost."""
+    if quick:
+        sizes = sizes[:2]
+    per_item = []
+    for size in sizes:
+        seconds = median_seconds(
+            lambda size=size: [run() for _ in range(size)], repeat=3
+        )
+        per_item.append(seconds / size)
+    growth = per_item[-1] / per_item[-2]
+    return Row(
+        case,
+        " / ".join(microseconds(cost) for cost in per_item),
+        f"sizes {' / '.join(f'{s:,}' for s in sizes)}",
+        growth,
+        "per-item grows <= 1.3x per 10x",
+        growth <= 1.3,
+    )
+
+
+# -- 2: over a real socket ------------------------------------------------------
+
+
+def real_socket(server: BenchServer, quick: bool) -> list[Row]:
+    bare = httpx.Client(cookies=COOKIES, headers={"Access-Token": "t"})
+    controller = Controller(httpx.Client(cookies=COOKIES))
+    endpoint = six_middleware_endpoint(server.origin)
+    url = f"{server.origin}/item/1"
+
+    def theirs() -> Any:
+        return bare.get(url).json()
+
+    def ours() -> Any:
+        return controller.fetch(endpoint, {"id": "1"})
+
+    mine, baseline = paired(ours, theirs, repeat=7, number=100 if quick else 300)
+    ratio = mine / baseline
+    return [
+        Row(
+            "2. over a real socket (127.0.0.1, keep-alive, sync)",
+            microseconds(mine),
+            microseconds(baseline),
+            ratio,
+            "<= 1.05",
+            ratio <= 1.05,
+        )
+    ]
+
+
+# -- 3 and 4: async throughput, de-duplication -------------------------------------
+
+
+def async_throughput(server: BenchServer, quick: bool) -> list[Row]:
+    total, concurrency = (500 if quick else 2_000), 100
+    limits = httpx.Limits(
+        max_connections=concurrency, max_keepalive_connections=concurrency
+    )
+    plain = RestEndpoint(url_prefix=server.origin, path="/item/:id")
+
+    async def drive(call: Callable[[int], Any]) -> float:
+        queue = iter(range(total))
+
+        async def worker() -> None:
+            for index in queue:
+                await call(index)
+
+        started = asyncio.get_running_loop().time()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return total / (asyncio.get_running_loop().time() - started)
+
+    async def measure() -> tuple[float, float]:
+        ours_runs, theirs_runs = [], []
+        async with (
+            httpx.AsyncClient(limits=limits) as bare,
+            AsyncController(httpx.AsyncClient(limits=limits)) as controller,
+        ):
+
+            async def theirs(index: int) -> Any:
+                return (await bare.get(f"{server.origin}/item/{index}")).json()
+
+            async def ours(index: int) -> Any:
+                return await controller.fetch(plain, {"id": index})
+
+            for _ in range(3):
+                theirs_runs.append(await drive(theirs))
+                ours_runs.append(await drive(ours))
+                controller.reset()
+        return sorted(ours_runs)[1], sorted(theirs_runs)[1]
+
+    mine, baseline = asyncio.run(measure())
+    ratio = mine / baseline
+    return [
+        Row(
+            f"3. async throughput ({total:,} GETs, concurrency {concurrency})",
+            f"{mine:,.0f} req/s",
+            f"{baseline:,.0f} req/s",
+            ratio,
+            ">= 0.95",
+            ratio >= 0.95,
+        )
+    ]
+
+
+class _Counting(httpx.AsyncHTTPTransport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent += 1
+        return await super().handle_async_request(request)
+
+
+def deduplication(server: BenchServer, quick: bool) -> list[Row]:
+    endpoint = RestEndpoint(url_prefix=server.origin, path="/item/:id")
+
+    async def concurrent_gets() -> int:
+        transport = _Counting()
+        async with AsyncController(
+            httpx.AsyncClient(transport=transport)
+        ) as controller:
+            await asyncio.gather(
+                *(controller.get(endpoint, {"id": "7"}) for _ in range(1_000))
+            )
+        return transport.sent
+
+    sent = asyncio.run(concurrent_gets())
+    with Controller() as controller:
+        controller.fetch(endpoint, {"id": "8"})
+        cached = median_seconds(
+            lambda: controller.get(endpoint, {"id": "8"}), 7, number=2_000
+        )
+        fetched = median_seconds(
+            lambda: controller.fetch(endpoint, {"id": "8"}), 7, number=100
+        )
+    speedup = fetched / cached
+    return [
+        Row(
+            "4a. 1,000 concurrent identical gets",
+            f"{sent} request(s)",
+            "1,000 without",
+            None,
+            "exactly 1",
+            sent == 1,
+        ),
+        Row(
+            "4b. fresh cached get vs fetch over the socket",
+            microseconds(cached),
+            microseconds(fetched),
+            speedup,
+            ">= 50x faster",
+            speedup >= 50,
+            note=f"ratio here is how many times faster the cached get is ({speedup:,.0f}x)",
+        ),
+    ]
+
+
+# -- 5: key casing ------------------------------------------------------------------
+
+_SNAKE_KEYS = [
+    "user_id",
+    "display_name",
+    "created_at",
+    "is_active",
+    "follower_count",
+    "home_page_url",
+]
+
+
+def casing_payload(objects: int) -> list[dict[str, Any]]:
+    """``objects`` objects of 12 keys, half of them in a nested object: the
+    issue's 5 MB of 240,000 keys at 20,000 objects."""
+    return [
+        {
+            **dict.fromkeys(_SNAKE_KEYS, f"v{index}"),
+            "profile_data": {f"the_{key}": f"n{index}" for key in _SNAKE_KEYS[:-1]},
+        }
+        for index in range(objects)
+    ]
+
+
+def plain_copy(value: Any) -> Any:
+    """The floor: a recursive copy of dicts and lists, keys unchanged."""
+    if type(value) is dict:
+        return {key: plain_copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [plain_copy(item) for item in value]
+    return value
+
+
+def key_casing(quick: bool) -> list[Row]:
+    import humps
+
+    payload = casing_payload(20_000)
+    size = len(json.dumps(payload, separators=(",", ":")))
+    keys = 20_000 * 12
+    camel = convert_keys(payload, to_camel)
+    repeat = 3 if quick else 5
+    ours_camel, pyhumps_camel = paired(
+        lambda: convert_keys(payload, to_camel), lambda: humps.camelize(payload), repeat
+    )
+    ours_snake, pyhumps_snake = paired(
+        lambda: convert_keys(camel, to_snake), lambda: humps.decamelize(camel), repeat
+    )
+    ours_again, copy = paired(
+        lambda: convert_keys(payload, to_camel), lambda: plain_copy(payload), repeat
+    )
+    rows = [
+        Row(
+            f"5a. CamelCaseKeys vs pyhumps.camelize ({size / 1e6:.1f} MB, {keys:,} keys)",
+            milliseconds(ours_camel),
+            milliseconds(pyhumps_camel),
+            ours_camel / pyhumps_camel,
+            "<= 0.20 (5x faster)",
+            ours_camel / pyhumps_camel <= 0.20,
+        ),
+        Row(
+            "5b. SnakeCaseKeys vs pyhumps.decamelize",
+            milliseconds(ours_snake),
+            milliseconds(pyhumps_snake),
+            ours_snake / pyhumps_snake,
+            "<= 0.20 (5x faster)",
+            ours_snake / pyhumps_snake <= 0.20,
+        ),
+        Row(
+            "5c. CamelCaseKeys vs a plain recursive copy",
+            milliseconds(ours_again),
+            milliseconds(copy),
+            ours_again / copy,
+            "<= 1.50",
+            ours_again / copy <= 1.50,
+        ),
+    ]
+    small = {n: casing_payload(n) for n in (200, 2_000, 20_000)}
+    per_key = []
+    for objects, data in small.items():
+        if quick and objects == 20_000:
+            continue
+        per_key.append(
+            median_seconds(lambda data=data: convert_keys(data, to_camel), 3)
+            / (objects * 12)
+        )
+    growth = per_key[-1] / per_key[-2]
+    rows.append(
+        Row(
+            "8. scaling: case 5 per key",
+            " / ".join(f"{cost * 1e9:,.0f} ns" for cost in per_key),
+            "2,400 / 24,000 / 240,000 keys",
+            growth,
+            "per-item grows <= 1.3x per 10x",
+            growth <= 1.3,
+        )
+    )
+    return rows
+
+
+# -- 6: normalization ----------------------------------------------------------------
+
+
+class Price(Entity):
+    id: str = ""
+    pair: str = ""
+    price: Decimal = Decimal(0)
+    updated_at: datetime.datetime | None = None
+    volume: int = 0
+
+    schema: ClassVar[dict[str, Any]] = {
+        "price": Decimal,
+        "updated_at": datetime.datetime.fromisoformat,
+    }
+
+
+def price_payload(count: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": str(index),
+            "pair": f"PAIR-{index % 97}",
+            "price": f"{index}.{index % 100:02d}",
+            "updated_at": f"2024-05-01T12:{index % 60:02d}:{index % 60:02d}+00:00",
+            "volume": index,
+        }
+        for index in range(count)
+    ]
+
+
+def normalize_and_read(data: Any) -> Any:
+    store = Store()
+    batch = Batch()
+    normalized = normalize([Price], data, batch, {})
+    store.commit(batch, None, None, store.generation)
+    return denormalize([Price], normalized, store.records)
+
+
+def normalization(quick: bool) -> list[Row]:
+    import pydantic
+
+    class Model(pydantic.BaseModel):
+        id: str
+        pair: str
+        price: Decimal
+        updated_at: datetime.datetime
+        volume: int
+
+    adapter = pydantic.TypeAdapter(list[Model])
+    data = price_payload(20_000)
+    repeat = 5 if quick else 9
+    ours, theirs = paired(
+        lambda: normalize_and_read(data), lambda: adapter.validate_python(data), repeat
+    )
+
+    camel_wire = json.dumps(convert_keys(data, to_camel)).encode()
+
+    def read_path() -> Any:
+        return normalize_and_read(convert_keys(json.loads(camel_wire), to_snake))
+
+    whole, parse = paired(read_path, lambda: json.loads(camel_wire), repeat)
+    rows = [
+        Row(
+            "6a. normalize + read 20,000 entities vs pydantic TypeAdapter",
+            milliseconds(ours),
+            milliseconds(theirs),
+            ours / theirs,
+            "<= 1.00",
+            ours / theirs <= 1.0,
+        ),
+        Row(
+            "6b. whole read path (parse, casing, normalize, read) vs json.loads",
+            milliseconds(whole),
+            milliseconds(parse),
+            whole / parse,
+            "<= 3.00",
+            whole / parse <= 3.0,
+        ),
+    ]
+    per_entity = []
+    for count in (200, 2_000, 20_000):
+        if quick and count == 20_000:
+            continue
+        payload = price_payload(count)
+        per_entity.append(
+            median_seconds(lambda payload=payload: normalize_and_read(payload), 3)
+            / count
+        )
+    growth = per_entity[-1] / per_entity[-2]
+    rows.append(
+        Row(
+            "8. scaling: case 6 per entity",
+            " / ".join(microseconds(cost) for cost in per_entity),
+            "200 / 2,000 / 20,000 entities",
+            growth,
+            "per-item grows <= 1.3x per 10x",
+            growth <= 1.3,
+        )
+    )
+    return rows
+
+
+# -- 7: download ---------------------------------------------------------------------
+
+_CHILD = """
+import json, os, sys, time, tempfile, httpx
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) * 1024
+mode, url, folder = sys.argv[1:4]
+from pipeline import Controller, RestEndpoint  # imported before timing, by both
+with httpx.Client(timeout=60) as client:
+    client.get(url.rsplit("/", 1)[0] + "/1024").read()  # warm: connection, imports
+    controller = Controller(client)
+    endpoint = RestEndpoint(path=url.replace(":", "\\\\:"), content="blob")
+    before = rss("VmRSS:")
+    started = time.perf_counter()
+    if mode == "restwire":
+        path = controller.download(endpoint, to=folder)
+    else:
+        path = os.path.join(folder, "bare.bin")
+        with client.stream("GET", url) as response, open(path, "wb") as out:
+            for chunk in response.iter_bytes():
+                out.write(chunk)
+    seconds = time.perf_counter() - started
+    size = os.path.getsize(path)
+    os.unlink(path)
+print(json.dumps({"seconds": seconds, "bytes": size, "growth": rss("VmHWM:") - before}))
+"""
+
+
+def _download_child(mode: str, url: str) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, mode, url, folder],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=os.getcwd(),
+        )
+    result: dict[str, float] = json.loads(done.stdout)
+    return result
+
+
+def download(server: BenchServer, quick: bool) -> list[Row]:
+    size = (256 << 20) if quick else (1 << 30)
+    url = f"{server.origin}/bytes/{size}"
+    ours: list[dict[str, float]] = []
+    theirs: list[dict[str, float]] = []
+    for _ in range(2 if quick else 3):  # interleaved: drift falls on both
+        ours.append(_download_child("restwire", url))
+        theirs.append(_download_child("bare", url))
+    assert all(run["bytes"] == size for run in ours + theirs)
+    ours_rate = max(size / run["seconds"] for run in ours)
+    theirs_rate = max(size / run["seconds"] for run in theirs)
+    growth = max(run["growth"] for run in ours) / (1 << 20)
+    ratio = ours_rate / theirs_rate
+    label = f"{size >> 20:,} MiB"
+    return [
+        Row(
+            f"7a. download {label}: peak RSS growth",
+            f"{growth:,.1f} MB",
+            f"{max(run['growth'] for run in theirs) / (1 << 20):,.1f} MB (bare)",
+            None,
+            "<= 64 MB",
+            growth <= 64,
+        ),
+        Row(
+            f"7b. download {label}: throughput vs bare httpx to a file",
+            f"{ours_rate / (1 << 20):,.0f} MiB/s",
+            f"{theirs_rate / (1 << 20):,.0f} MiB/s",
+            ratio,
+            ">= 0.90",
+            ratio >= 0.9,
+        ),
+    ]
+
+
+__all__ = [
+    "ITEM",
+    "async_throughput",
+    "chain_overhead",
+    "deduplication",
+    "download",
+    "key_casing",
+    "normalization",
+    "real_socket",
+]
