@@ -63,7 +63,17 @@ class Store:
             records = self.records
             for entity_key, instance in batch.records.items():
                 existing = records.get(entity_key)
-                if existing is None or type(existing) is not type(instance):
+                if (
+                    existing is None
+                    or type(existing) is not type(instance)
+                    or (
+                        # every field is new and the old record kept no
+                        # extra keys: merging would only rebuild ``instance``
+                        not existing.extra_fields
+                        and batch.data[entity_key].keys()
+                        >= type(instance)._fields.keys()
+                    )
+                ):
                     records[entity_key] = instance
                 else:
                     records[entity_key] = type(instance).from_data(
