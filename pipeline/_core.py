@@ -16,6 +16,7 @@ import httpx
 
 from ._content import BINARY
 from ._endpoint import RestEndpoint
+from ._entity import EntityError
 from ._errors import InvalidRequest, RestwireError
 from ._exchange import Exchange, origin_of
 from ._inflight import Flight
@@ -41,6 +42,11 @@ class Call:
     exchange: Exchange
     key: str
     generation: int
+
+    @property
+    def label(self) -> str:
+        """``"GET https://host/path"`` for messages: credentials in the URL redacted."""
+        return f"{self.exchange.method} {redact_url(self.exchange.url)}"
 
     @property
     def shared(self) -> bool:
@@ -147,7 +153,10 @@ class Core(Generic[ClientT]):
         ):
             return value
         batch = Batch()
-        normalized = normalize(endpoint.schema, value, batch, exchange.params)
+        try:
+            normalized = normalize(endpoint.schema, value, batch, exchange.params)
+        except EntityError as error:
+            raise error.from_request(call.label) from error.__cause__
         if not self._keeps(call):
             return denormalize(endpoint.schema, normalized, batch.records)
         now = self.clock()
@@ -197,7 +206,7 @@ class Core(Generic[ClientT]):
 
     def shared_value(self, call: Call, flight: Flight[Any]) -> Any:
         """A waiting caller's value: its own read of the store when stored."""
-        value = flight.outcome(call.key)
+        value = flight.outcome(call.label)
         result = self.store.result(call.key)
         if result is not None and result.error is None and result.fresh(self.clock()):
             read = self.store.read(result)
@@ -223,12 +232,14 @@ class Core(Generic[ClientT]):
         url = httpx.URL(following.url)
         if str(url) in seen:
             logger.warning(
-                "%s: next link %s was already fetched; stopping", call.key, url
+                "%s: next link %s was already fetched; stopping",
+                call.label,
+                redact_url(url),
             )
             return None
         if not cross_origin and origin_of(url) != call.exchange.origin:
             raise InvalidRequest(
-                f"{call.key}: next link {redact_url(url)} is on another origin; "
+                f"{call.label}: next link {redact_url(url)} is on another origin; "
                 "pass cross_origin=True to follow it"
             )
         return url
@@ -241,7 +252,7 @@ class Core(Generic[ClientT]):
         if isinstance(value, list):
             return value
         raise RestwireError(
-            f"{call.key}: paginate(items=True) needs a list or a dict with a "
+            f"{call.label}: paginate(items=True) needs a list or a dict with a "
             f"'results' list, got {type(value).__name__}"
         )
 

@@ -93,8 +93,10 @@ class RestEndpoint:
     headers: Mapping[str, str] | None = None
     follow_redirects: bool = True
     max_redirects: int = 20
-    #: Largest body read into memory, in bytes; ``None`` for no limit.
-    max_body_size: int | None = None
+    #: Largest body read into memory (every content but ``"stream"``), in
+    #: bytes; more is a ``BodyTooLarge`` error, not exhausted memory. ``None``
+    #: for no limit. Stream or ``download`` larger bodies.
+    max_body_size: int | None = 100 * 1024 * 1024
     #: Header names kept to the call's origin (see ``Exchange.mark_sensitive``).
     sensitive_headers: frozenset[str] = frozenset()
 

@@ -67,11 +67,19 @@ class EntityError(RestwireError):
         self.entity = entity
         self.field = field
         self.value = value
+        self.request: str | None = None
         where = f"{entity}.{field}" if field else entity
         shown = repr(value)
         if len(shown) > 120:
             shown = shown[:117] + "..."
-        super().__init__(f"{where}: {problem} (value {shown})")
+        self.detail = f"{where}: {problem} (value {shown})"
+        super().__init__(self.detail)
+
+    def from_request(self, request: str) -> EntityError:
+        """This error, naming the request (``"GET https://..."``) it came from."""
+        self.request = request
+        self.args = (f"{request}: {self.detail}",)
+        return self
 
 
 class Entity:
