@@ -24,6 +24,7 @@ from ._body import body_arguments
 from ._content import LimitedStream
 from ._effects import Close, Flow, Read, Send
 from ._errors import (
+    BodyTooLarge,
     InvalidRequest,
     NetworkError,
     RequestBodyError,
@@ -48,8 +49,13 @@ def terminal(exchange: Exchange) -> Flow[httpx.Response]:
     response = yield from _follow(exchange, _first_request(exchange))
     exchange.response = response
     if endpoint.content != "stream" or not response.is_success:
-        if endpoint.max_body_size is not None:
-            response.stream = LimitedStream(response, endpoint.max_body_size)
+        limit = endpoint.max_body_size
+        if limit is not None:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                yield Close(response)  # refused before reading a byte of it
+                raise BodyTooLarge(response.request.method, response.request.url, limit)
+            response.stream = LimitedStream(response, limit)
         yield from _read(response)
     if not response.is_success:
         raise NetworkError(response)
@@ -106,6 +112,13 @@ def _follow(exchange: Exchange, request: httpx.Request) -> Flow[httpx.Response]:
             ) from None
         except httpx.RequestError as error:
             raise TransportError(request.method, request.url, error) from error
+        except httpx.InvalidURL as error:
+            # httpx reads a redirect's Location while sending, and a Location
+            # such as "javascript:..." fails there, outside RequestError.
+            raise InvalidRequest(
+                f"{request.method} {redact_url(request.url)}: the response's "
+                f"Location is not a URL to follow ({error})"
+            ) from None
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "%s %s -> %s",

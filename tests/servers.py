@@ -15,11 +15,15 @@ that tests combine:
   ``Link`` to the next page while ``n < m`` (``next`` overrides its target;
   with ``cycle``, page n links to page n % c + 1, for ever);
 - ``/file?size=<n>[&cd=<Content-Disposition>]``: ``n`` bytes;
-- ``/broken?size=<n>``: promises ``n`` bytes, sends half, hangs up.
+- ``/broken?size=<n>``: promises ``n`` bytes, sends half, hangs up;
+- ``/gzip``: a gzip-encoded JSON body;
+- ``/raw?case=<stall|short|huge-header|bad-status|garbage|declared-huge>``:
+  responses no well-behaved server sends.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 import threading
@@ -103,6 +107,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x" * (size // 2))
             self.wfile.flush()
             self.close_connection = True
+        elif parts[0] == "gzip":
+            packed = gzip.compress(b'{"compressed": true}')
+            self._send(200, packed, {"content-encoding": "gzip"})
+        elif parts[0] == "raw":
+            self._raw(query.get("case", ""))
         elif parts[0] == "slow":
             time.sleep(float(query.get("seconds", "1")))
             self._send(200, b"{}")
@@ -110,6 +119,26 @@ class _Handler(BaseHTTPRequestHandler):
             echo = {"method": self.command, "path": self.path, "headers": headers}
             echo["body"] = body.decode("utf-8", "replace")
             self._send(200, json.dumps(echo).encode())
+
+    def _raw(self, case: str) -> None:
+        """Responses no well-behaved server sends, written byte by byte."""
+        head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+        if case == "stall":  # half the body, then silence
+            self.wfile.write(head + b'content-length: 20\r\n\r\n{"a": ')
+            self.wfile.flush()
+            time.sleep(2)
+        elif case == "short":  # promises more than it sends, then hangs up
+            self.wfile.write(head + b'content-length: 50\r\n\r\n{"a": 1}')
+        elif case == "huge-header":
+            self.wfile.write(head + b"x-big: " + b"a" * 200_000 + b"\r\n\r\n")
+        elif case == "bad-status":
+            self.wfile.write(b"HTTP/1.1 TWO HUNDRED\r\n\r\n")
+        elif case == "garbage":
+            self.wfile.write(b"\x00\x01\x02 not http at all\r\n\r\n")
+        elif case == "declared-huge":  # says 10 GB, sends a little
+            self.wfile.write(head + b"content-length: 10000000000\r\n\r\n{}")
+        self.wfile.flush()
+        self.close_connection = True
 
     def _send(
         self,
