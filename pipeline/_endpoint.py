@@ -174,7 +174,10 @@ class RestEndpoint:
     @property
     def label(self) -> str:
         """The endpoint's name for errors and reprs."""
-        return self.name or f"{self.method} {self.url_prefix}{self.path}"
+        return (
+            self.name
+            or f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"
+        )
 
     @property
     def side_effect(self) -> bool:

@@ -6,6 +6,7 @@ credential can hide inside a value that is shown, such as a URL's userinfo.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import httpx
@@ -16,19 +17,17 @@ REDACTED = "[redacted]"
 ALWAYS_SENSITIVE = frozenset({"authorization", "proxy-authorization", "cookie"})
 
 
+_USERINFO_PASSWORD = re.compile(r"(//[^/?#@:]*):[^/?#@]*@")
+
+
 def redact_url(url: httpx.URL | str) -> str:
-    """The URL as text with any password in its userinfo replaced."""
-    if isinstance(url, str):
-        try:
-            url = httpx.URL(url)
-        except httpx.InvalidURL:
-            return "<invalid URL>"
-    text = str(url)
-    if not url.password:
-        return text
-    userinfo = url.userinfo.decode("ascii")
-    user = userinfo.split(":", 1)[0]
-    return text.replace(f"{userinfo}@", f"{user}:{REDACTED}@", 1)
+    """The URL as text with any password in its userinfo replaced.
+
+    Works on text that is not a valid URL too (a path template with
+    ``:name`` placeholders, say), so an error about a bad URL cannot show
+    its password.
+    """
+    return _USERINFO_PASSWORD.sub(rf"\1:{REDACTED}@", str(url))
 
 
 def header_names(headers: httpx.Headers, sensitive: Iterable[str] = ()) -> str:

@@ -15,6 +15,7 @@ from its origin (scheme, host, port), whatever httpx would do:
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import logging
 
@@ -72,9 +73,19 @@ def _first_request(exchange: Exchange) -> httpx.Request:
     )
     if content_type is not None and "content-type" not in headers:
         headers["content-type"] = content_type
+    url = exchange.url
+    if url.userinfo:
+        # Credentials in the URL go as a Basic Authorization header, as httpx
+        # would send them, so they are scoped like every credential and the
+        # URL that httpx logs carries no password.
+        if "authorization" not in headers:
+            pair = f"{url.username}:{url.password}".encode()
+            basic = base64.b64encode(pair).decode("ascii")
+            headers["authorization"] = f"Basic {basic}"
+        url = url.copy_with(userinfo=b"")
     try:
         return exchange.client.build_request(
-            exchange.method, exchange.url, headers=headers, **arguments
+            exchange.method, url, headers=headers, **arguments
         )
     except httpx.InvalidURL as error:
         raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None

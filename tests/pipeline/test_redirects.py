@@ -287,3 +287,19 @@ async def test_hops_are_recorded_on_the_exchange(
     start = redirect(origin_a, 307, origin_b.url("/echo"))
     await controller.fetch(endpoint(origin_a, start).use(Hops()))
     assert seen == [origin_a.url(start), origin_b.url("/echo")]
+
+
+async def test_url_credentials_go_as_basic_auth_and_stay_home(
+    controller: Any, origin_a: RecordingServer, origin_b: RecordingServer
+) -> None:
+    import base64
+
+    prefix = f"http://us%40er:p%20w@127.0.0.1:{origin_a.port}"
+    call = RestEndpoint(
+        url_prefix=prefix,
+        path=redirect(origin_a, 302, origin_b.url("/echo")).replace(":", "\\:"),
+    )
+    await controller.fetch(call)
+    expected = "Basic " + base64.b64encode(b"us@er:p w").decode()
+    assert origin_a.requests[0].headers["authorization"] == expected
+    assert "authorization" not in origin_b.requests[0].headers

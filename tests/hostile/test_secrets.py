@@ -1,0 +1,150 @@
+"""No token or cookie value in any repr, error message or log record, at any
+log level, whatever the call went through: redirects, errors, retries,
+refreshes, polling."""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from middlewares import (
+    AccessToken,
+    ContextToken,
+    CookieCredentials,
+    CsrfToken,
+    Retry,
+)
+from pipeline import Controller, Exchange, NetworkError, RestEndpoint, RestwireError
+from tests.servers import RecordingServer
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "tok-SECRET-1"
+BEARER = "jwt-SECRET-2"
+CONTEXT = "ctx-SECRET-3"
+CSRF = "csrf-SECRET-4"
+SESSION = "session-SECRET-5"
+PASSWORD = "pw-SECRET-6"
+SECRETS = (TOKEN, BEARER, CONTEXT, CSRF, SESSION, PASSWORD)
+
+context_token: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "t", default=None
+)
+
+
+def assert_no_secret(text: str) -> None:
+    leaked = [secret for secret in SECRETS if secret in text]
+    assert not leaked, f"leaked {leaked} in: {text[:500]}"
+
+
+def stack() -> list[object]:
+    return [
+        CookieCredentials("include"),
+        CsrfToken(),
+        AccessToken(TOKEN),
+        AccessToken(BEARER, header="Authorization", prefix="Bearer "),
+        ContextToken(context_token, header="X-Context-Token"),
+        Retry(attempts=2, backoff=0.001),
+    ]
+
+
+class Capture:
+    """Keeps the exchange of the call, to check its repr."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def on_request(self, exchange: Exchange) -> None:
+        self.seen.append(repr(exchange))
+
+    def on_response(self, exchange: Exchange) -> None:
+        self.seen.append(repr(exchange))
+
+    def on_error(self, exchange: Exchange, error: RestwireError) -> None:
+        self.seen.append(repr(exchange))
+
+
+async def test_reprs_logs_and_errors_keep_secrets(
+    controller_factory: Any,
+    origin_a: RecordingServer,
+    origin_b: RecordingServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)  # every logger, every level, httpx's too
+    controller = controller_factory(
+        cookies={"sessionid": SESSION, "csrftoken": CSRF}, auth=("user", PASSWORD)
+    )
+    context_token.set(CONTEXT)
+    capture = Capture()
+    base = RestEndpoint(
+        url_prefix=f"http://user:{PASSWORD}@127.0.0.1:{origin_a.port}",
+        headers={"X-Api-Key": TOKEN},
+        sensitive_headers={"X-Api-Key"},
+        middleware=[capture, *stack()],
+    )
+    texts: list[str] = [repr(base), repr(base.middleware), *map(repr, stack())]
+    away = origin_b.url("/status/500")
+    calls = [
+        base.extend(path="/json?body={}&type=application/json", method="POST"),
+        base.extend(
+            path=f"/redirect/307?to={quote(away, safe='')}".replace(":", "\\:"),
+            method="POST",
+        ),
+        base.extend(path="/status/401"),
+        base.extend(path="/json?body=<html>&type=text/html"),
+    ]
+    for call in calls:
+        try:
+            texts.append(
+                repr(
+                    await controller.fetch(
+                        call, body={"a": 1} if call.method == "POST" else None
+                    )
+                )
+            )
+        except RestwireError as error:
+            texts.extend([str(error), repr(error), repr(error.__cause__)])
+            if isinstance(error, NetworkError):
+                texts.append(repr(error.response))
+    texts.extend(capture.seen)
+    texts.extend(record.getMessage() for record in caplog.records)
+    assert capture.seen  # the exchanges were seen
+    assert any("[redacted]" in text for text in capture.seen)
+    assert_no_secret("\n".join(texts))
+
+
+def test_an_expired_session_logs_no_secret(
+    httpx_mock: HTTPXMock, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    httpx_mock.add_response(status_code=401)
+
+    def refresh() -> str:
+        raise RuntimeError(f"refresh failed for {TOKEN}")  # a careless message
+
+    with Controller(httpx.Client(cookies={"sessionid": SESSION})) as controller:
+        endpoint = RestEndpoint(url_prefix="https://api.example.com", path="/x").use(
+            AccessToken(TOKEN, refresh=refresh)
+        )
+        with pytest.raises(NetworkError) as caught:
+            controller.fetch(endpoint)
+    assert_no_secret(str(caught.value))
+    assert_no_secret("\n".join(record.getMessage() for record in caplog.records))
+
+
+def test_an_endpoint_with_credentials_in_its_url_hides_the_password() -> None:
+    endpoint = RestEndpoint(
+        url_prefix=f"https://user:{PASSWORD}@api.example.com", path="/x"
+    )
+    assert PASSWORD not in repr(endpoint)
+    with pytest.raises(RestwireError) as caught:
+        RestEndpoint(
+            url_prefix=f"https://user:{PASSWORD}@api.example.com", path="/:id"
+        ).url({})
+    assert PASSWORD not in str(caught.value)
