@@ -6,6 +6,8 @@ an entity updated by any fetch reads updated everywhere. Errors are kept too
 (for ``error_expiry_length``), so a failing ``get`` is not retried in a loop.
 
 Every change takes one lock: a sync controller's threads can share a store.
+Every ``SWEEP_EVERY`` results stored, the expired ones are dropped, so the
+store holds what is fresh, not everything ever fetched.
 ``reset()`` empties it and starts a new generation; a fetch that began in an
 older generation does not write its result back.
 """
@@ -20,6 +22,9 @@ from ._entity import Entity
 from ._schema import Batch, EntityKey, denormalize
 
 __all__ = ["Result", "Store"]
+
+#: Results stored between two sweeps of the expired ones.
+SWEEP_EVERY = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,7 @@ class Store:
         self.results: dict[str, Result] = {}
         self.generation = 0
         self.lock = threading.Lock()
+        self._commits = 0
 
     def commit(
         self,
@@ -83,7 +89,17 @@ class Store:
                 records.pop(entity_key, None)
             if key is not None and result is not None:
                 self.results[key] = result
+                self._commits += 1
+                if self._commits % SWEEP_EVERY == 0:
+                    self._sweep(result.fetched_at)
             return True
+
+    def _sweep(self, now: float) -> None:
+        """Forget expired results (the lock is held): a long-running program
+        that reads many distinct URLs keeps only what is still fresh."""
+        expired = [key for key, kept in self.results.items() if kept.expires_at <= now]
+        for key in expired:
+            del self.results[key]
 
     def result(self, key: str) -> Result | None:
         return self.results.get(key)

@@ -202,3 +202,19 @@ async def test_a_malformed_entity_is_a_clear_error(
 async def test_get_is_for_reads(controller: Any) -> None:
     with pytest.raises(TypeError, match="use fetch"):
         await controller.get(get_price.extend(method="POST"), {"exchange_pair": "x"})
+
+
+async def test_expired_results_are_swept(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    from pipeline._store import SWEEP_EVERY
+
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_response(json={"ok": True}, is_reusable=True)
+    endpoint = RestEndpoint(url_prefix=API, path="/items/:id", data_expiry_length=1)
+    for index in range(SWEEP_EVERY - 1):
+        await controller.fetch(endpoint, {"id": index})
+    assert len(controller.store.results) == SWEEP_EVERY - 1
+    clock.advance(2)  # every one of them has expired
+    await controller.fetch(endpoint, {"id": "last"})
+    assert list(controller.store.results) == [f"GET {API}/items/last"]
