@@ -42,13 +42,30 @@ def redirect_to(server: RecordingServer, status: int, target: str) -> str:
     return f"/redirect/{status}?to={quote(target, safe='')}"
 
 
-def hops(first: RecordingServer, second: RecordingServer, same: bool) -> list[Any]:
-    if same:
+PATTERNS = ["same-origin", "cross-origin", "cross-then-back"]
+
+
+def target(
+    pattern: str, first: RecordingServer, second: RecordingServer, status: int
+) -> str:
+    """Where the first hop redirects to, per hop pattern."""
+    if pattern == "same-origin":
+        return first.url("/echo")
+    if pattern == "cross-origin":
+        return second.url("/echo")
+    return second.url(redirect_to(second, status, first.url("/echo")))
+
+
+def hops(first: RecordingServer, second: RecordingServer, pattern: str) -> list[Any]:
+    """The requests in the order the hops were made."""
+    if pattern == "same-origin":
         return first.requests
-    return first.requests + second.requests
+    if pattern == "cross-origin":
+        return first.requests + second.requests
+    return [first.requests[0], second.requests[0], first.requests[1]]
 
 
-@pytest.mark.parametrize("pattern", ["same-origin", "cross-origin"])
+@pytest.mark.parametrize("pattern", PATTERNS)
 @pytest.mark.parametrize("status", REDIRECTS)
 @pytest.mark.parametrize("credential", list(HEADER_CREDENTIALS))
 async def test_header_credentials(
@@ -62,30 +79,45 @@ async def test_header_credentials(
     make, header, value = HEADER_CREDENTIALS[credential]
     controller = controller_factory(cookies={"csrftoken": "csrf-4"})
     token_var.set("ctx-3")
-    target = (origin_a if pattern == "same-origin" else origin_b).url("/echo")
     endpoint = RestEndpoint(
         url_prefix=origin_a.origin,
-        path=redirect_to(origin_a, status, target),
+        path=redirect_to(origin_a, status, target(pattern, origin_a, origin_b, status)),
         method="POST",
     ).use(CookieCredentials("omit"), make())
     await controller.fetch(endpoint, body={"a": 1})
     seen = [
-        request.headers.get(header)
-        for request in hops(origin_a, origin_b, pattern == "same-origin")
+        request.headers.get(header) for request in hops(origin_a, origin_b, pattern)
     ]
-    expected_second = value if pattern == "same-origin" else None
-    assert seen == [value, expected_second]
+    # the first hop, and only hops before the chain first leaves the origin
+    expected = {
+        "same-origin": [value, value],
+        "cross-origin": [value, None],
+        "cross-then-back": [value, None, None],
+    }
+    assert seen == expected[pattern]
 
 
 COOKIE_EXPECTATIONS = {
-    # mode -> (same-origin hops, cross-origin hops): did each hop carry the cookie?
-    "omit": ([False, False], [False, False]),
-    "same-origin": ([True, True], [True, False]),
-    "include": ([True, True], [True, True]),
+    # mode -> pattern -> did each hop carry the cookie?
+    "omit": {
+        "same-origin": [False, False],
+        "cross-origin": [False, False],
+        "cross-then-back": [False, False, False],
+    },
+    "same-origin": {
+        "same-origin": [True, True],
+        "cross-origin": [True, False],
+        "cross-then-back": [True, False, False],
+    },
+    "include": {
+        "same-origin": [True, True],
+        "cross-origin": [True, True],
+        "cross-then-back": [True, True, True],
+    },
 }
 
 
-@pytest.mark.parametrize("pattern", ["same-origin", "cross-origin"])
+@pytest.mark.parametrize("pattern", PATTERNS)
 @pytest.mark.parametrize("status", REDIRECTS)
 @pytest.mark.parametrize("cookie_mode", list(COOKIE_EXPECTATIONS))
 async def test_cookie_modes(
@@ -97,17 +129,16 @@ async def test_cookie_modes(
     pattern: str,
 ) -> None:
     controller = controller_factory(cookies={"session": "s-5"})
-    target = (origin_a if pattern == "same-origin" else origin_b).url("/echo")
     endpoint = RestEndpoint(
-        url_prefix=origin_a.origin, path=redirect_to(origin_a, status, target)
+        url_prefix=origin_a.origin,
+        path=redirect_to(origin_a, status, target(pattern, origin_a, origin_b, status)),
     ).use(CookieCredentials(cookie_mode))
     await controller.fetch(endpoint)
-    same, cross = COOKIE_EXPECTATIONS[cookie_mode]
     seen = [
         request.cookies == "session=s-5"
-        for request in hops(origin_a, origin_b, pattern == "same-origin")
+        for request in hops(origin_a, origin_b, pattern)
     ]
-    assert seen == (same if pattern == "same-origin" else cross)
+    assert seen == COOKIE_EXPECTATIONS[cookie_mode][pattern]
 
 
 @pytest.mark.parametrize("cookie_mode", list(COOKIE_EXPECTATIONS))
