@@ -52,7 +52,9 @@ def read_params(
         if position >= length or (stop_at_comma and text[position] == ","):
             return params, position
         if text[position] != ";":
-            # junk: skip to the next separator
+            # junk (or, when commas do not end the value, a comma): skip it and
+            # up to the next separator; always advance, or this loops for ever
+            position += 1
             while position < length and text[position] not in _SEPARATORS:
                 position += 1
             continue

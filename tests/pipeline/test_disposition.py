@@ -58,6 +58,11 @@ VECTORS: list[tuple[str | None, str]] = [
     ("attachment; filename=", "download"),
     ('attachment; filename="unterminated.txt', "unterminated.txt"),
     ('attachment; filename="   "', "download"),
+    # found by the fuzz run: a comma where a parameter should start looped for ever
+    ("attachment; ,x", "download"),
+    ('attachment; ,filename="a.txt"', "download"),
+    ('attachment; filename="a.txt", b', "a.txt"),
+    ('inline; junk, ;filename="b.txt"', "b.txt"),
 ]
 
 

@@ -123,6 +123,7 @@ VECTORS: list[tuple[str, str | None, dict[str, str], dict[str, str]]] = [
         {"next": 'say "hi"'},
     ),
     ("<https://x.example/a; rel=next", None, {}, {}),
+    ("<https://x.example/n>; ,; rel=next", None, {}, {}),
     ("", None, {}, {}),
     ("<https://x.example/n>", None, {}, {}),
 ]
