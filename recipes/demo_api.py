@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["DemoApi", "read_body"]
+__all__ = ["DemoApi", "QuietHandler", "QuietServer", "read_body"]
 
 _CREDENTIAL_HEADERS = ("access-token", "authorization", "cookie", "x-csrftoken")
 
@@ -80,26 +80,54 @@ class Answer:
             self.headers.setdefault("content-type", "application/json")
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server for demos and tests: a thread per connection,
+    and a client that went away (a timeout, a reset) is not a server error."""
+
     daemon_threads = True
-    api: DemoApi
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away (a timeout, a reset) is not a server error."""
         if isinstance(sys.exc_info()[1], ConnectionError):
             return
         super().handle_error(request, client_address)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class QuietHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with keep-alive, no access log, and :meth:`answer`."""
+
     protocol_version = "HTTP/1.1"
     # Headers and body go out in separate writes: without this, Nagle's
     # algorithm meets the client's delayed ACK and every response waits 40 ms.
     disable_nagle_algorithm = True
-    server: _Server
 
     def log_message(self, format: str, *args: object) -> None:
         return
+
+    def answer(
+        self,
+        status: int,
+        body: bytes,
+        headers: dict[str, str | list[str]] | None = None,
+    ) -> None:
+        """Send a whole response; a list of values sends the header repeatedly."""
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            for item in value if isinstance(value, list) else [value]:
+                if item:
+                    self.send_header(name, item)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            for start in range(0, len(body), 65536):
+                self.wfile.write(body[start : start + 65536])
+
+
+class _Server(QuietServer):
+    api: DemoApi
+
+
+class _Handler(QuietHandler):
+    server: _Server
 
     def _answer(self) -> None:
         api = self.server.api
@@ -116,15 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
             answer = Answer(200, {"origin": "other", "credentials": seen})
         else:
             answer = api.route(request)
-        self.send_response(answer.status)
-        for name, value in answer.headers.items():
-            for item in value if isinstance(value, list) else [value]:
-                self.send_header(name, item)
-        self.send_header("content-length", str(len(answer.body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            for start in range(0, len(answer.body), 65536):
-                self.wfile.write(answer.body[start : start + 65536])
+        self.answer(answer.status, answer.body, answer.headers)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
 

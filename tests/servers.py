@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from recipes.demo_api import read_body
+from recipes.demo_api import QuietHandler, QuietServer, read_body
 
 
 @dataclass
@@ -45,15 +42,8 @@ class Received:
     cookies: str | None = field(default=None)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out in separate writes: without this, Nagle's
-    # algorithm meets the client's delayed ACK and every response waits 40 ms.
-    disable_nagle_algorithm = True
+class _Handler(QuietHandler):
     server: _Server
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
 
     def _answer(self) -> None:
         body = read_body(self)
@@ -146,29 +136,15 @@ class _Handler(BaseHTTPRequestHandler):
         body: bytes,
         headers: dict[str, str | list[str]] | None = None,
     ) -> None:
-        self.send_response(status)
-        headers = {"content-type": "application/json", **(headers or {})}
-        for name, value in headers.items():
-            for item in value if isinstance(value, list) else [value]:
-                if item:
-                    self.send_header(name, item)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        self.answer(
+            status, body, {"content-type": "application/json", **(headers or {})}
+        )
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietServer):
     owner: RecordingServer
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away (a timeout, a reset) is not a server error."""
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
 
 
 class RecordingServer:

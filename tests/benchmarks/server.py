@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import multiprocessing
 import socket
-import sys
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+
+from recipes.demo_api import QuietHandler, QuietServer
 
 ITEM = {
     "title": "x" * 100,
@@ -31,15 +30,7 @@ def item_body(item_id: str) -> bytes:
     return json.dumps({**ITEM, "title": f"item {item_id} " + "x" * 92}).encode()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out in separate writes: without this, Nagle's
-    # algorithm meets the client's delayed ACK and every response waits 40 ms.
-    disable_nagle_algorithm = True
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
+class _Handler(QuietHandler):
     def do_GET(self) -> None:
         parts = self.path.split("?")[0].strip("/").split("/")
         if parts[0] == "bytes":
@@ -56,22 +47,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(piece)
                 sent += len(piece)
             return
-        body = item_body(parts[-1])
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.answer(200, item_body(parts[-1]), {"content-type": "application/json"})
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietServer):
     request_queue_size = 512
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
 
 
 def _serve(port: int) -> None:

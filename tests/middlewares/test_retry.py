@@ -23,6 +23,16 @@ def fast(**options: Any) -> Retry:
     return Retry(backoff=0.001, max_backoff=0.002, jitter=lambda: 1.0, **options)
 
 
+class WaitsSeen:
+    """Outside Retry: collects the waits it chose for a call."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def on_response(self, exchange: Exchange) -> None:
+        self.waits.extend(exchange.state["retry_waits"])
+
+
 def endpoint(method: str = "GET", **options: Any) -> RestEndpoint:
     return RestEndpoint(url_prefix=API, path="/items/1", method=method).use(
         fast(**options)
@@ -127,14 +137,9 @@ async def test_retry_after_seconds_is_honoured(
 ) -> None:
     httpx_mock.add_response(status_code=503, headers={"retry-after": "0"})
     httpx_mock.add_response(json={})
-    waits: list[float] = []
-
-    class Watch:
-        def on_response(self, exchange: Exchange) -> None:
-            waits.extend(exchange.state["retry_waits"])
-
-    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(Watch(), fast()))
-    assert waits == [0.0]
+    watch = WaitsSeen()
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(watch, fast()))
+    assert watch.waits == [0.0]
 
 
 async def test_a_wait_past_the_budget_ends_with_the_delay(
@@ -155,14 +160,9 @@ async def test_malformed_retry_after_falls_back_to_backoff(
 ) -> None:
     httpx_mock.add_response(status_code=503, headers={"retry-after": "soon"})
     httpx_mock.add_response(json={})
-    seen: list[float] = []
-
-    class Watch:
-        def on_response(self, exchange: Exchange) -> None:
-            seen.extend(exchange.state["retry_waits"])
-
-    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(Watch(), fast()))
-    assert seen == [0.001]
+    watch = WaitsSeen()
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(watch, fast()))
+    assert watch.waits == [0.001]
 
 
 def test_backoff_is_exponential_capped_full_jitter() -> None:

@@ -1,56 +1,19 @@
-"""The seed's entities (section 2.2), in Python, shared by the tests."""
+"""The seed's entities (section 2.2), shared by the tests.
+
+ExchangePrice, Stream and Ticker are the recipes' own: the tests check the
+definitions users copy. Post, User and Article add nesting and cycles.
+"""
 
 from __future__ import annotations
 
-import datetime
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from pipeline import Entity
+from recipes.exchange_price import ExchangePrice
+from recipes.stream import Stream
+from recipes.ticker import Ticker
 
-
-class ExchangePrice(Entity):
-    exchange_pair: str = ""
-    updated_at: datetime.datetime | None = None
-    price: Decimal = Decimal(0)
-
-    schema: ClassVar[dict[str, Any]] = {
-        "updated_at": datetime.datetime.fromisoformat,
-        "price": Decimal,
-    }
-
-    def pk(self) -> str:
-        return self.exchange_pair
-
-
-class Stream(Entity):
-    username: str = ""
-    title: str = ""
-    game: str = ""
-    current_viewers: int = 0
-    live: bool = False
-
-    def pk(self) -> str:
-        return self.username
-
-
-class Ticker(Entity):
-    product_id: str = ""
-    trade_id: int = 0
-    price: float = 0.0
-    size: str = "0"
-    time: datetime.datetime | None = None
-    bid: str = ""
-    ask: str = ""
-    volume: str = ""
-
-    schema: ClassVar[dict[str, Any]] = {
-        "price": float,
-        "time": datetime.datetime.fromisoformat,
-    }
-
-    def pk(self) -> str:
-        return self.product_id
+__all__ = ["Article", "ExchangePrice", "Post", "Stream", "Ticker", "User"]
 
 
 class Post(Entity):
