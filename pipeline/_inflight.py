@@ -82,6 +82,3 @@ class Flights(Generic[EventT]):
         """Forget every flight: later calls send their own requests."""
         with self._lock:
             self._flights.clear()
-
-    def __len__(self) -> int:
-        return len(self._flights)

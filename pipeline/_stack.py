@@ -36,7 +36,6 @@ __all__ = [
     "FlowMiddleware",
     "Handler",
     "Stack",
-    "as_handler",
     "compile_handlers",
 ]
 
@@ -106,14 +105,6 @@ def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
             raise
 
     return handle
-
-
-def as_handler(middleware: object) -> Handler:
-    """The full-form handler of ``middleware``, whichever form it is written in."""
-    handle = getattr(middleware, "handle", None)
-    if handle is not None:
-        return handle  # type: ignore[no-any-return]
-    return _simple_layers((_hooks(middleware),))
 
 
 def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
