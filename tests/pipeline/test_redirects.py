@@ -303,3 +303,25 @@ async def test_url_credentials_go_as_basic_auth_and_stay_home(
     expected = "Basic " + base64.b64encode(b"us@er:p w").decode()
     assert origin_a.requests[0].headers["authorization"] == expected
     assert "authorization" not in origin_b.requests[0].headers
+
+
+async def test_http_to_https_on_the_same_host_is_another_origin(
+    controller_factory: Any, httpx_mock: Any
+) -> None:
+    # No TLS server here, so on pytest-httpx: the origin rule, not the socket.
+    # httpx alone keeps Authorization on this upgrade; restwire, like the
+    # Fetch standard, counts a scheme change as another origin.
+    httpx_mock.add_response(
+        url="http://api.example.com/x",
+        status_code=301,
+        headers={"location": "https://api.example.com/x"},
+    )
+    httpx_mock.add_response(url="https://api.example.com/x", json={})
+    controller = controller_factory(cookies={"session": "s3"})
+    endpoint = RestEndpoint(url_prefix="http://api.example.com", path="/x").use(
+        SensitiveHeaders()
+    )
+    await controller.fetch(endpoint)
+    first, second = httpx_mock.get_requests()
+    assert {"access-token", "authorization", "cookie"} <= set(first.headers)
+    assert not {"access-token", "authorization", "cookie"} & set(second.headers)
