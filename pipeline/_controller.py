@@ -31,7 +31,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 import anyio
 import anyio.abc
@@ -52,13 +52,47 @@ from ._schema import MISSING
 __all__ = ["AsyncController", "Controller"]
 
 Params = Mapping[str, Any] | None
+ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+EventT = TypeVar("EventT", threading.Event, anyio.Event)
 
 
 def _set(event: threading.Event | anyio.Event) -> None:
     event.set()
 
 
-class Controller:
+class _Controllers(Generic[ClientT, EventT]):
+    """What both controllers share that does no I/O."""
+
+    _core: Core[ClientT]
+    _flights: Flights[EventT]
+
+    @property
+    def client(self) -> ClientT:
+        """The client every call is sent with."""
+        return self._core.client
+
+    @property
+    def store(self) -> Any:
+        """The store (entities and results); for inspection."""
+        return self._core.store
+
+    def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
+        """Forget the stored result of this call; the next ``get`` fetches."""
+        self._core.invalidate(endpoint, params)
+
+    def reset(self) -> None:
+        """Empty the store; fetches in flight will not write their results."""
+        self._core.reset()
+        self._flights.clear()
+
+    def poll_interval(
+        self, endpoint: RestEndpoint, params: Params = None
+    ) -> float | None:
+        """The interval the poller of this request runs at; ``None`` if none runs."""
+        return self._core.poll_interval(endpoint, params)
+
+
+class Controller(_Controllers[httpx.Client, threading.Event]):
     """Makes calls with blocking I/O on an ``httpx.Client``; thread-safe."""
 
     def __init__(
@@ -74,16 +108,6 @@ class Controller:
         self._flights: Flights[threading.Event] = Flights(threading.Event)
         self._threads: dict[Poller, threading.Thread] = {}
         self._closing = threading.Event()
-
-    @property
-    def client(self) -> httpx.Client:
-        """The client every call is sent with."""
-        return self._core.client
-
-    @property
-    def store(self) -> Any:
-        """The store (entities and results); for inspection."""
-        return self._core.store
 
     def fetch(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
@@ -193,15 +217,6 @@ class Controller:
         name = filename_from(response.headers.get("content-disposition"), fallback)
         return target.finish(name, overwrite)
 
-    def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
-        """Forget the stored result of this call; the next ``get`` fetches."""
-        self._core.invalidate(endpoint, params)
-
-    def reset(self) -> None:
-        """Empty the store; fetches in flight will not write their results."""
-        self._core.reset()
-        self._flights.clear()
-
     def poll(
         self,
         endpoint: RestEndpoint,
@@ -249,12 +264,6 @@ class Controller:
                 thread.start()
         return Subscription(poller, ident)
 
-    def poll_interval(
-        self, endpoint: RestEndpoint, params: Params = None
-    ) -> float | None:
-        """The interval the poller of this request runs at; ``None`` if none runs."""
-        return self._core.poll_interval(endpoint, params)
-
     def _run_poller(self, poller: Poller) -> None:
         wake = threading.Event()
         poller.wake = wake.set
@@ -298,7 +307,7 @@ class Controller:
         self.close()
 
 
-class AsyncController:
+class AsyncController(_Controllers[httpx.AsyncClient, anyio.Event]):
     """Makes calls with awaited I/O on an ``httpx.AsyncClient``.
 
     ``subscribe`` runs pollers in the controller's task group, which exists
@@ -318,16 +327,6 @@ class AsyncController:
         self._flights: Flights[anyio.Event] = Flights(anyio.Event)
         self._tasks: anyio.abc.TaskGroup | None = None
         self._closed = False
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        """The client every call is sent with."""
-        return self._core.client
-
-    @property
-    def store(self) -> Any:
-        """The store (entities and results); for inspection."""
-        return self._core.store
 
     async def fetch(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
@@ -424,15 +423,6 @@ class AsyncController:
             self._core.failed(call, error)
             raise
 
-    def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
-        """Forget the stored result of this call; the next ``get`` fetches."""
-        self._core.invalidate(endpoint, params)
-
-    def reset(self) -> None:
-        """Empty the store; fetches in flight will not write their results."""
-        self._core.reset()
-        self._flights.clear()
-
     async def poll(
         self,
         endpoint: RestEndpoint,
@@ -475,12 +465,6 @@ class AsyncController:
                 self._run_poller, poller, name=f"restwire poll {poller.key}"
             )
         return Subscription(poller, ident)
-
-    def poll_interval(
-        self, endpoint: RestEndpoint, params: Params = None
-    ) -> float | None:
-        """The interval the poller of this request runs at; ``None`` if none runs."""
-        return self._core.poll_interval(endpoint, params)
 
     async def _run_poller(self, poller: Poller) -> None:
         while True:
