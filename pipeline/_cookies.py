@@ -11,8 +11,7 @@ client outside restwire runs with the variable on and sees no change.
 from __future__ import annotations
 
 import http.cookiejar
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from typing import Any, cast
 
@@ -48,14 +47,28 @@ def _install(jar: http.cookiejar.CookieJar) -> None:
     jar.set_policy(cast(http.cookiejar.CookiePolicy, _ScopedPolicy(inner)))
 
 
-@contextmanager
-def cookie_storing(
-    client: httpx.Client | httpx.AsyncClient, allowed: bool
-) -> Iterator[None]:
-    """Within the block, the client's jar stores response cookies only if ``allowed``."""
-    _install(client.cookies.jar)
-    token = _storing_allowed.set(allowed)
-    try:
-        yield
-    finally:
-        _storing_allowed.reset(token)
+class _Refusing:
+    """The scope of a hop that may not store cookies."""
+
+    __slots__ = ("_token",)
+
+    def __init__(self, client: httpx.Client | httpx.AsyncClient) -> None:
+        _install(client.cookies.jar)
+
+    def __enter__(self) -> None:
+        self._token = _storing_allowed.set(False)
+
+    def __exit__(self, *exc: object) -> None:
+        _storing_allowed.reset(self._token)
+
+
+_STORING = nullcontext()
+
+
+def cookie_scope(
+    client: httpx.Client | httpx.AsyncClient, store: bool
+) -> AbstractContextManager[None]:
+    """The scope to send a hop in: the client's jar keeps the cookies the
+    response sets only if ``store``. Storing is what the jar does anyway, so
+    that scope does nothing, and costs nothing on the usual path."""
+    return _STORING if store else _Refusing(client)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import anyio
 import httpx
 
-from ._cookies import cookie_storing
+from ._cookies import cookie_scope
 from ._effects import (
     Acquire,
     Call,
@@ -54,11 +54,7 @@ def _auth(effect: Send) -> Any:
 def perform_sync(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
     """Carry out one effect with blocking I/O."""
     if isinstance(effect, Send):
-        if effect.store_cookies:
-            return client.send(
-                effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
-            )
-        with cookie_storing(client, allowed=False):
+        with cookie_scope(client, effect.store_cookies):
             return client.send(
                 effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
             )
@@ -109,11 +105,7 @@ async def perform_async(
 ) -> Any:
     """Carry out one effect with awaited I/O."""
     if isinstance(effect, Send):
-        if effect.store_cookies:
-            return await client.send(
-                effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
-            )
-        with cookie_storing(client, allowed=False):
+        with cookie_scope(client, effect.store_cookies):
             return await client.send(
                 effect.request, stream=True, follow_redirects=False, auth=_auth(effect)
             )
