@@ -148,16 +148,17 @@ class Core(Generic[ClientT]):
         exchange = call.exchange
         endpoint = exchange.endpoint
         value = exchange.value
-        if endpoint.content in BINARY or (
-            endpoint.schema is None and not self._keeps(call)
-        ):
+        if endpoint.content in BINARY:
+            return value  # binary content is never normalized or kept
+        keeps = endpoint.data_expiry_length > 0
+        if endpoint.schema is None and not keeps:
             return value
         batch = Batch()
         try:
             normalized = normalize(endpoint.schema, value, batch, exchange.params)
         except EntityError as error:
             raise error.from_request(call.label) from error.__cause__
-        if not self._keeps(call):
+        if not keeps:
             return denormalize(endpoint.schema, normalized, batch.records)
         now = self.clock()
         result = None
@@ -170,11 +171,6 @@ class Core(Generic[ClientT]):
             if read is not MISSING:
                 return read
         return denormalize(endpoint.schema, normalized, batch.records)
-
-    @staticmethod
-    def _keeps(call: Call) -> bool:
-        endpoint = call.exchange.endpoint
-        return endpoint.data_expiry_length > 0 and endpoint.content not in BINARY
 
     def failed(self, call: Call, error: RestwireError) -> None:
         """Keep a read's error for ``error_expiry_length``; tell the managers."""
