@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline import Exchange
+from restwire import Exchange
 
 # Control characters but tab: a CR or LF in a value could split the header
 # and inject another.

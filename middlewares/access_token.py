@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 
-from pipeline import (
+from restwire import (
     Acquire,
     Call,
     CallNext,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 
-from pipeline import Exchange
+from restwire import Exchange
 
 from ._headers import send_credential
 

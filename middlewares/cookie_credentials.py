@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from pipeline import Credentials, Exchange
+from restwire import Credentials, Exchange
 
 __all__ = ["CookieCredentials"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import httpx
 
-from pipeline import Exchange
+from restwire import Exchange
 
 from ._headers import send_credential
 

@@ -11,7 +11,7 @@ to disk with ``controller.download`` instead.
 
 from __future__ import annotations
 
-from pipeline import Exchange, filename_from
+from restwire import Exchange, filename_from
 
 __all__ = ["FileDownload"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline import Exchange
+from restwire import Exchange
 
 __all__ = ["FillPrimaryKey"]
 

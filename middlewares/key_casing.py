@@ -40,7 +40,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pipeline import ContentError, Exchange, RequestBodyError, RestwireError
+from restwire import ContentError, Exchange, RequestBodyError, RestwireError
 
 __all__ = [
     "CamelCaseKeys",

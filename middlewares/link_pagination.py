@@ -12,7 +12,7 @@ the endpoint's schema, and ``controller.paginate`` to follow ``next``.
 
 from __future__ import annotations
 
-from pipeline import Exchange, links_by_rel, parse_link_header
+from restwire import Exchange, links_by_rel, parse_link_header
 
 __all__ = ["LinkPagination"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline import ContentError, Exchange, RequestBodyError
+from restwire import ContentError, Exchange, RequestBodyError
 
 __all__ = ["RenameKeys"]
 

@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterator
 
 import httpx
 
-from pipeline import (
+from restwire import (
     CallNext,
     Exchange,
     Flow,

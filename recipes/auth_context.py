@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 
-from middlewares import ContextToken
-from pipeline import AsyncController, NetworkError, RestEndpoint, hookify_resource
+from restwire import AsyncController, NetworkError, RestEndpoint, hookify_resource
+from restwire.middlewares import ContextToken
 
 from .posts import posts
 from .tour import Tour

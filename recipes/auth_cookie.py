@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from middlewares import CookieCredentials, CsrfToken
-from pipeline import Controller, RestEndpoint
+from restwire import Controller, RestEndpoint
+from restwire.middlewares import CookieCredentials, CsrfToken
 
 from .tour import Tour
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import tempfile
 from typing import Any
 
-from middlewares import FileDownload
-from pipeline import Controller, RestEndpoint
+from restwire import Controller, RestEndpoint
+from restwire.middlewares import FileDownload
 
 from .tour import Tour
 

@@ -14,8 +14,8 @@ import datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from middlewares import SnakeCaseKeys
-from pipeline import Controller, Entity, RestEndpoint
+from restwire import Controller, Entity, RestEndpoint
+from restwire.middlewares import SnakeCaseKeys
 
 from .tour import Tour
 

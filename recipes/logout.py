@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from middlewares import AccessToken
-from pipeline import Controller, LogoutManager, NetworkError, RestEndpoint
+from restwire import Controller, LogoutManager, NetworkError, RestEndpoint
+from restwire.middlewares import AccessToken
 
 from .tour import Tour
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline import Controller, Entity, NetworkError, Resource, RestEndpoint, resource
+from restwire import Controller, Entity, NetworkError, Resource, RestEndpoint, resource
 
 from .tour import Tour
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from middlewares import RenameKeys
-from pipeline import Controller, RestEndpoint
+from restwire import Controller, RestEndpoint
+from restwire.middlewares import RenameKeys
 
 from .tour import Tour
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from middlewares import FillPrimaryKey
-from pipeline import Controller, Entity, RestEndpoint
+from restwire import Controller, Entity, RestEndpoint
+from restwire.middlewares import FillPrimaryKey
 
 from .tour import Tour
 

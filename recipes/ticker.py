@@ -14,8 +14,8 @@ from __future__ import annotations
 import datetime
 from typing import Any, ClassVar
 
-from middlewares import FillPrimaryKey
-from pipeline import Controller, Entity, RestEndpoint
+from restwire import Controller, Entity, RestEndpoint
+from restwire.middlewares import FillPrimaryKey
 
 from .tour import Tour
 

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pipeline import AsyncController, Controller
+from restwire import AsyncController, Controller
 from tests.servers import RecordingServer
 
 #: Building an SSL context costs ~40 ms; clients made by tests share one.

@@ -15,7 +15,10 @@ from typing import Any, ClassVar
 
 import httpx
 
-from middlewares import (
+from restwire import AsyncController, Controller, Entity, RestEndpoint
+from restwire._schema import Batch, denormalize, normalize
+from restwire._store import Store
+from restwire.middlewares import (
     AccessToken,
     CamelCaseKeys,
     CookieCredentials,
@@ -23,10 +26,7 @@ from middlewares import (
     FillPrimaryKey,
     RenameKeys,
 )
-from middlewares.key_casing import convert_keys, to_camel, to_snake
-from pipeline import AsyncController, Controller, Entity, RestEndpoint
-from pipeline._schema import Batch, denormalize, normalize
-from pipeline._store import Store
+from restwire.middlewares.key_casing import convert_keys, to_camel, to_snake
 
 from .harness import Row, median_seconds, microseconds, milliseconds, paired
 from .server import ITEM, BenchServer, item_body
@@ -492,7 +492,7 @@ def rss(field):
         if line.startswith(field):
             return int(line.split()[1]) * 1024
 mode, url, folder = sys.argv[1:4]
-from pipeline import Controller, RestEndpoint  # imported before timing, by both
+from restwire import Controller, RestEndpoint  # imported before timing, by both
 with httpx.Client(timeout=60) as client:
     client.get(url.rsplit("/", 1)[0] + "/1024").read()  # warm: connection, imports
     controller = Controller(client)

@@ -14,14 +14,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from middlewares.key_casing import KeyCollision, convert_keys, to_camel, to_snake
-from pipeline import (
+from restwire import (
     ParameterError,
     RestEndpoint,
     filename_from,
     links_by_rel,
     parse_link_header,
     safe_filename,
+)
+from restwire.middlewares.key_casing import (
+    KeyCollision,
+    convert_keys,
+    to_camel,
+    to_snake,
 )
 
 QUICK = settings(

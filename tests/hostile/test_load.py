@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pipeline import AsyncController, Controller, RestEndpoint, RestwireError
+from restwire import AsyncController, Controller, RestEndpoint, RestwireError
 from tests.benchmarks.server import BenchServer
 
 pytestmark = pytest.mark.slow

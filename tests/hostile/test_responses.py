@@ -17,8 +17,7 @@ from typing import Any, ClassVar
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import FileDownload, LinkPagination, Retry, RetryBudgetExceeded
-from pipeline import (
+from restwire import (
     BodyTooLarge,
     ContentError,
     Entity,
@@ -29,6 +28,12 @@ from pipeline import (
     RestwireError,
     TooManyRedirects,
     TransportError,
+)
+from restwire.middlewares import (
+    FileDownload,
+    LinkPagination,
+    Retry,
+    RetryBudgetExceeded,
 )
 from tests.servers import RecordingServer
 

@@ -13,14 +13,14 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import (
+from restwire import Controller, Exchange, NetworkError, RestEndpoint, RestwireError
+from restwire.middlewares import (
     AccessToken,
     ContextToken,
     CookieCredentials,
     CsrfToken,
     Retry,
 )
-from pipeline import Controller, Exchange, NetworkError, RestEndpoint, RestwireError
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio

@@ -11,14 +11,14 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import AccessToken
-from pipeline import (
+from restwire import (
     AsyncController,
     Controller,
     LogoutManager,
     NetworkError,
     RestEndpoint,
 )
+from restwire.middlewares import AccessToken
 
 pytestmark = pytest.mark.anyio
 

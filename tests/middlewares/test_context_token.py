@@ -11,8 +11,8 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import ContextToken
-from pipeline import AsyncController, Controller, RestEndpoint
+from restwire import AsyncController, Controller, RestEndpoint
+from restwire.middlewares import ContextToken
 
 pytestmark = pytest.mark.anyio
 

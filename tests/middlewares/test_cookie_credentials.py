@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import CookieCredentials
-from pipeline import RestEndpoint
+from restwire import RestEndpoint
+from restwire.middlewares import CookieCredentials
 
 pytestmark = pytest.mark.anyio
 

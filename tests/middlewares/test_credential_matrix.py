@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 import pytest
 
-from middlewares import AccessToken, ContextToken, CookieCredentials, CsrfToken
-from pipeline import RestEndpoint
+from restwire import RestEndpoint
+from restwire.middlewares import AccessToken, ContextToken, CookieCredentials, CsrfToken
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio

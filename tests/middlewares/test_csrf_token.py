@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import CookieCredentials, CsrfToken
-from pipeline import RestEndpoint
+from restwire import RestEndpoint
+from restwire.middlewares import CookieCredentials, CsrfToken
 
 pytestmark = pytest.mark.anyio
 
@@ -71,7 +71,7 @@ async def test_only_a_cookie_for_this_url_is_used(
 def test_the_most_specific_cookie_wins() -> None:
     import httpx
 
-    from middlewares.csrf_token import cookie_for
+    from restwire.middlewares.csrf_token import cookie_for
 
     cookies = httpx.Cookies()
     cookies.set("csrftoken", "anywhere")

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import FileDownload
-from pipeline import Blob, RestEndpoint
+from restwire import Blob, RestEndpoint
+from restwire.middlewares import FileDownload
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import CamelCaseKeys, FillPrimaryKey
-from pipeline import RestEndpoint
+from restwire import RestEndpoint
+from restwire.middlewares import CamelCaseKeys, FillPrimaryKey
 from tests.pipeline.entities import Stream, Ticker
 
 pytestmark = pytest.mark.anyio

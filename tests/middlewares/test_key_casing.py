@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
-from middlewares.key_casing import CACHE_SIZE, convert_keys, to_camel, to_snake
-from pipeline import ContentError, RequestBodyError, RestEndpoint
+from restwire import ContentError, RequestBodyError, RestEndpoint
+from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
+from restwire.middlewares.key_casing import CACHE_SIZE, convert_keys, to_camel, to_snake
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import LinkPagination
-from pipeline import Exchange, RestEndpoint
+from restwire import Exchange, RestEndpoint
+from restwire.middlewares import LinkPagination
 
 pytestmark = pytest.mark.anyio
 

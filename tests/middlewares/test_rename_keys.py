@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import RenameKeys
-from pipeline import ContentError, RequestBodyError, RestEndpoint
+from restwire import ContentError, RequestBodyError, RestEndpoint
+from restwire.middlewares import RenameKeys
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +58,7 @@ async def test_a_response_with_both_names_is_an_error(
 
 
 def test_top_level_by_default_nested_on_request() -> None:
-    from middlewares.rename_keys import _rename
+    from restwire.middlewares.rename_keys import _rename
 
     value = {
         "carrotsUsedIsThisNameTooLong": 1,

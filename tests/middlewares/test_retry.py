@@ -10,8 +10,8 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import Retry, RetryBudgetExceeded, retry_after_seconds
-from pipeline import Exchange, NetworkError, RestEndpoint, TransportError
+from restwire import Exchange, NetworkError, RestEndpoint, TransportError
+from restwire.middlewares import Retry, RetryBudgetExceeded, retry_after_seconds
 
 pytestmark = pytest.mark.anyio
 

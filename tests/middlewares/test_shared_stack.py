@@ -9,8 +9,8 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from middlewares import AccessToken, CookieCredentials, CsrfToken
-from pipeline import Entity, RestEndpoint, resource
+from restwire import Entity, RestEndpoint, resource
+from restwire.middlewares import AccessToken, CookieCredentials, CsrfToken
 
 pytestmark = pytest.mark.anyio
 

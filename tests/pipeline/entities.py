@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pipeline import Entity
 from recipes.exchange_price import ExchangePrice
 from recipes.stream import Stream
 from recipes.ticker import Ticker
+from restwire import Entity
 
 __all__ = ["Article", "ExchangePrice", "Post", "Stream", "Ticker", "User"]
 

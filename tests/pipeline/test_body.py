@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from pipeline import Form, RequestBodyError
-from pipeline._body import body_arguments
+from restwire import Form, RequestBodyError
+from restwire._body import body_arguments
 
 
 class Color(enum.Enum):

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import (
+from restwire import (
     CallNext,
     Exchange,
     Flow,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import Blob, BodyTooLarge, ContentError, RestEndpoint
+from restwire import Blob, BodyTooLarge, ContentError, RestEndpoint
 
 pytestmark = pytest.mark.anyio
 

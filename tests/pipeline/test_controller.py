@@ -9,7 +9,7 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import (
+from restwire import (
     AsyncController,
     ContentError,
     Controller,

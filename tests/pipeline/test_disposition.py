@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import filename_from, parse_content_disposition, safe_filename
+from restwire import filename_from, parse_content_disposition, safe_filename
 
 VECTORS: list[tuple[str | None, str]] = [
     # RFC 6266 and its test cases

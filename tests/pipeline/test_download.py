@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pipeline import InvalidRequest, RestEndpoint, TransportError
+from restwire import InvalidRequest, RestEndpoint, TransportError
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import ParameterError, RestEndpoint, Stack
+from restwire import ParameterError, RestEndpoint, Stack
 
 
 class Tag:

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from pipeline import Entity, EntityError
+from restwire import Entity, EntityError
 from tests.pipeline.entities import ExchangePrice, Post, Stream, Ticker
 
 

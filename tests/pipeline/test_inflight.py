@@ -13,7 +13,7 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import (
+from restwire import (
     AsyncController,
     Controller,
     NetworkError,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import links_by_rel, parse_link_header
+from restwire import links_by_rel, parse_link_header
 
 GITHUB = "https://api.github.com/repositories/1300192/issues"
 BASE = "http://example.com/TheBook/chapter3"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import LogoutManager, NetworkError, RestEndpoint, RestwireError
+from restwire import LogoutManager, NetworkError, RestEndpoint, RestwireError
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio

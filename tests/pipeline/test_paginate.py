@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from middlewares import LinkPagination
-from pipeline import Entity, InvalidRequest, RestEndpoint
+from restwire import Entity, InvalidRequest, RestEndpoint
+from restwire.middlewares import LinkPagination
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio

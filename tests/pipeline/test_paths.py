@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from multidict import MultiDict
 
-from pipeline import ParameterError
-from pipeline._paths import PathTemplate, encode_query, join_url, query_pairs
+from restwire import ParameterError
+from restwire._paths import PathTemplate, encode_query, join_url, query_pairs
 
 
 def fill(template: str, **params: object) -> str:

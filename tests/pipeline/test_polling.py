@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import AsyncController, Controller, RestEndpoint
+from restwire import AsyncController, Controller, RestEndpoint
 from tests.pipeline.entities import Ticker
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from pipeline import (
+from restwire import (
     Exchange,
     InvalidRequest,
     NetworkError,
@@ -264,7 +264,7 @@ async def test_same_origin_cookies_set_on_a_hop_are_sent_on_the_next(
 async def test_the_client_keeps_its_own_jar_rules_outside_restwire(
     origin_a: RecordingServer, origin_b: RecordingServer
 ) -> None:
-    from pipeline import Controller
+    from restwire import Controller
 
     with Controller() as controller:
         controller.fetch(

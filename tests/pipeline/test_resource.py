@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import Exchange, Invalidate, RestEndpoint, hookify_resource, resource
-from pipeline._resource import list_path
+from restwire import Exchange, Invalidate, RestEndpoint, hookify_resource, resource
+from restwire._resource import list_path
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio

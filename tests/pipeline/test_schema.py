@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from pipeline import EntityError, Invalidate
-from pipeline._schema import MISSING, Batch, Ref, denormalize, normalize
+from restwire import EntityError, Invalidate
+from restwire._schema import MISSING, Batch, Ref, denormalize, normalize
 from tests.pipeline.entities import Article, Post, Stream, User
 
 

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import Stack
+from restwire import Stack
 
 
 class Named:

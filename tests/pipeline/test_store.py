@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from pipeline import EntityError, NetworkError, RestEndpoint, resource
+from restwire import EntityError, NetworkError, RestEndpoint, resource
 from tests.conftest import FakeClock
 from tests.pipeline.entities import ExchangePrice, Post, Stream
 
@@ -207,7 +207,7 @@ async def test_get_is_for_reads(controller: Any) -> None:
 async def test_expired_results_are_swept(
     controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
 ) -> None:
-    from pipeline._store import SWEEP_EVERY
+    from restwire._store import SWEEP_EVERY
 
     controller = controller_factory(clock=clock)
     httpx_mock.add_response(json={"ok": True}, is_reusable=True)
