@@ -42,8 +42,6 @@ from restwire import (
     Release,
 )
 
-from ._headers import send_credential
-
 __all__ = ["AccessToken"]
 
 logger = logging.getLogger("restwire")
@@ -85,7 +83,7 @@ class AccessToken:
         with self._guard:
             token, version = self._token, self._version
         if token is not None:
-            send_credential(exchange, self.header, f"{self.prefix}{token}")
+            exchange.set_credential(self.header, f"{self.prefix}{token}")
         else:
             exchange.headers.pop(self.header, None)
         return version

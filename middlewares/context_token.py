@@ -16,8 +16,6 @@ from contextvars import ContextVar
 
 from restwire import Exchange
 
-from ._headers import send_credential
-
 __all__ = ["ContextToken"]
 
 
@@ -38,7 +36,7 @@ class ContextToken:
     def on_request(self, exchange: Exchange) -> None:
         token = self.var.get(None)
         if token:
-            send_credential(exchange, self.header, f"{self.prefix}{token}")
+            exchange.set_credential(self.header, f"{self.prefix}{token}")
 
     def __repr__(self) -> str:
         return f"ContextToken({self.var.name!r}, header={self.header!r})"

@@ -3,7 +3,7 @@
 With ``content="blob"`` (or ``"bytes"``) the value becomes
 ``{"blob": <Blob or bytes>, "filename": <name>}``, the name read from
 ``Content-Disposition`` (``filename*`` first, quotes optional) and made safe
-to use as a file name (``pipeline.filename_from``), ``fallback`` when none is
+to use as a file name (``restwire.filename_from``), ``fallback`` when none is
 found. Binary content is never kept in the store, so the bytes are not
 retained (the seed's ``dataExpiryLength: 0``). For large files, stream them
 to disk with ``controller.download`` instead.
@@ -23,7 +23,8 @@ class FileDownload:
         self.fallback = fallback
 
     def on_response(self, exchange: Exchange) -> None:
-        if exchange.endpoint.content not in ("blob", "bytes"):
+        content = exchange.endpoint.content
+        if not content.binary or content.streamed:
             return
         assert exchange.response is not None
         header = exchange.response.headers.get("content-disposition")

@@ -4,7 +4,7 @@ When the response has a ``Link`` header, or the parsed value is a list, the
 value becomes ``{"link": <Link header or None>, "results": <parsed value>,
 "links": {rel: Link}}``; otherwise it passes unchanged. ``link`` and
 ``results`` are the seed's shape; ``links`` adds the header parsed per RFC
-8288 (``pipeline.parse_link_header``), targets resolved against the
+8288 (``restwire.parse_link_header``), targets resolved against the
 response's URL, so ``value["links"]["next"].url`` is the next page. The same
 mapping is on ``exchange.state["links"]``. Use ``{"results": [Entity]}`` as
 the endpoint's schema, and ``controller.paginate`` to follow ``next``.

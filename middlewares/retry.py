@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterator
 import httpx
 
 from restwire import (
+    IDEMPOTENT_METHODS,
     CallNext,
     Exchange,
     Flow,
@@ -44,7 +45,6 @@ from restwire import (
 
 __all__ = ["Retry", "RetryBudgetExceeded", "retry_after_seconds"]
 
-IDEMPOTENT = frozenset(("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"))
 _SECONDS = re.compile(r"[0-9]+")
 
 
@@ -93,7 +93,7 @@ class Retry:
         attempts: int = 3,
         *,
         statuses: Collection[int] = (429, 502, 503, 504),
-        methods: Collection[str] = IDEMPOTENT,
+        methods: Collection[str] = IDEMPOTENT_METHODS,
         backoff: float = 0.5,
         max_backoff: float = 30.0,
         budget: float = 60.0,

@@ -1,27 +1,39 @@
-"""restwire's pipeline: endpoints, the middleware chain, and controllers.
+"""restwire: a REST client layer on httpx where every concern is a middleware.
 
-Trace one call in a handful of files: ``_controller`` makes an ``_exchange``
-for it, ``_chain`` runs it through the endpoint's ``_stack`` of middleware to
-the ``_terminal``, which sends it hop by hop (``_redirects``), and a driver in
-``_drivers`` performs the I/O the flow asks for (``_effects``).
+Trace one call in a handful of modules, top to bottom:
+
+| module | concept |
+|---|---|
+| ``_sync`` / ``_async`` | ``Controller`` / ``AsyncController`` and their driver: the only I/O code, once per kind of client |
+| ``_controller`` | what both controllers share: the call, the store's keys, in-flight sharing, managers, pollers' bookkeeping |
+| ``_endpoint`` | ``RestEndpoint``: options, path template, query string |
+| ``_exchange`` | the call in flight, as middleware sees it |
+| ``_chain`` | the middleware stack, and one call run through it |
+| ``_terminal`` | the innermost step: build, send hop by hop, read, parse |
+| ``_hops`` | which credentials each hop may carry; redirects; cookies |
+| ``_content`` | bodies both ways: content kinds, request encoding |
+| ``_store`` | normalizing by schema, the store, reading back |
+
+Beside them: ``_effects`` (what a flow may ask a driver to do), ``_entity``,
+``_resource``, ``_managers``, ``_polling``, ``_download``, ``_header_params``
+(``Link`` and ``Content-Disposition``), ``_http`` (method classes, origins),
+and ``_errors`` (exceptions and redaction) at the bottom.
 """
 
-from ._body import Form
-from ._content import Blob, Content
-from ._controller import AsyncController, Controller
-from ._disposition import filename_from, parse_content_disposition, safe_filename
-from ._effects import (
-    Acquire,
-    Call,
-    Close,
-    Effect,
-    Flow,
-    FlowLock,
-    Read,
-    Release,
-    Send,
-    Sleep,
+from ._async import AsyncController
+from ._chain import CallNext, FlowMiddleware, Stack
+from ._content import (
+    Blob,
+    BlobContent,
+    BytesContent,
+    Content,
+    Form,
+    JsonContent,
+    StreamContent,
+    TextContent,
 )
+from ._download import filename_from, safe_filename
+from ._effects import Acquire, Call, Effect, Flow, FlowLock, Release, Sleep
 from ._endpoint import RestEndpoint
 from ._entity import Entity, EntityError
 from ._errors import (
@@ -35,22 +47,32 @@ from ._errors import (
     TooManyRedirects,
     TransportError,
 )
-from ._exchange import Credentials, Exchange
-from ._links import Link, links_by_rel, parse_link_header
+from ._exchange import Exchange
+from ._header_params import (
+    Link,
+    links_by_rel,
+    parse_content_disposition,
+    parse_link_header,
+)
+from ._hops import Credentials
+from ._http import IDEMPOTENT_METHODS, SAFE_METHODS
 from ._managers import LogoutManager, Manager
 from ._polling import Subscription
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
-from ._schema import Invalidate
-from ._stack import CallNext, FlowMiddleware, Stack
+from ._store import Invalidate
+from ._sync import Controller
 
 __all__ = [
+    "IDEMPOTENT_METHODS",
+    "SAFE_METHODS",
     "Acquire",
     "AsyncController",
     "Blob",
+    "BlobContent",
     "BodyTooLarge",
+    "BytesContent",
     "Call",
     "CallNext",
-    "Close",
     "Content",
     "ContentError",
     "Controller",
@@ -66,21 +88,22 @@ __all__ = [
     "HookifiedResource",
     "InvalidRequest",
     "Invalidate",
+    "JsonContent",
     "Link",
     "LogoutManager",
     "Manager",
     "NetworkError",
     "ParameterError",
-    "Read",
     "Release",
     "RequestBodyError",
     "Resource",
     "RestEndpoint",
     "RestwireError",
-    "Send",
     "Sleep",
     "Stack",
+    "StreamContent",
     "Subscription",
+    "TextContent",
     "TooManyRedirects",
     "TransportError",
     "filename_from",

@@ -1,42 +1,229 @@
-"""Running an exchange through its endpoint's middleware to the terminal.
+"""The chain: a stack of middleware, and one call run through it.
 
-``run_exchange`` is the whole call as one flow: each handler of the stack in
-order, outermost first, then the terminal; after all of them the endpoint's
-own ``process`` step. Drivers in ``pipeline._drivers`` run the flow.
+A middleware is any object with one or more of:
+
+- ``on_request(exchange)``: change the call before it is sent;
+- ``on_response(exchange)``: change ``exchange.value`` after a 2xx response;
+- ``on_error(exchange, error)``: see a :class:`RestwireError` on its way out
+  (it is re-raised after);
+- ``handle(exchange, call_next)``, the full form: a generator that runs
+  ``response = yield from call_next(exchange)`` zero times (to answer
+  itself), once, or several times (to retry or refresh), and may
+  ``yield Sleep(seconds)``. When ``handle`` exists, the other three are not
+  called. It must close nothing it did not open: a response it discards has
+  already had its body read.
+
+The first middleware in a stack is the outermost: it sees the request first
+and the response last. A :class:`Stack` is an immutable value; adding to one
+gives a new one, so a stack can be shared by any number of endpoints.
+
+:func:`run_exchange` is a whole call as one flow: each handler of the stack in
+order, outermost first, then the innermost step it is given (the terminal,
+which sends; the chain does not import it), then the endpoint's ``process``.
+A driver (``_sync``, ``_async``) runs the flow.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
 import httpx
 
 from ._effects import Flow
+from ._errors import RestwireError
 from ._exchange import Exchange
-from ._stack import Handler
-from ._terminal import terminal
 
-__all__ = ["run_exchange"]
+__all__ = [
+    "CallNext",
+    "FlowMiddleware",
+    "Handler",
+    "Stack",
+    "compile_handlers",
+    "run_exchange",
+]
+
+CallNext = Callable[[Exchange], Flow[httpx.Response]]
+Handler = Callable[[Exchange, CallNext], Flow[httpx.Response]]
+
+_HOOKS = ("handle", "on_request", "on_response", "on_error")
+
+
+@runtime_checkable
+class FlowMiddleware(Protocol):
+    """The full form of a middleware (see the module docstring)."""
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        """Run the rest of the chain zero, one or more times."""
+        ...
+
+
+class _Hooks(NamedTuple):
+    on_request: Callable[[Exchange], Any] | None
+    on_response: Callable[[Exchange], Any] | None
+    on_error: Callable[[Exchange, RestwireError], Any] | None
+
+
+def _hooks(middleware: object) -> _Hooks:
+    return _Hooks(
+        getattr(middleware, "on_request", None),
+        getattr(middleware, "on_response", None),
+        getattr(middleware, "on_error", None),
+    )
+
+
+def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
+    """One handler for consecutive simple-form layers.
+
+    It behaves exactly as if each layer wrapped the next: ``on_request`` in
+    order, ``on_response`` in reverse, and an error raised anywhere is seen
+    by the ``on_error`` of every layer it passes on its way out (those whose
+    ``on_request`` had run, and, for an error from a layer's own
+    ``on_response``, only the layers outside it). One generator frame instead
+    of one per layer: every effect of the call passes through each frame.
+    """
+    count = len(layers)
+    watched = any(layer.on_error is not None for layer in layers)
+
+    def handle(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        entered = 0
+        try:
+            for layer in layers:
+                if layer.on_request is not None:
+                    layer.on_request(exchange)
+                entered += 1
+            response = yield from call_next(exchange)
+            if exchange.parse:
+                for index in range(count - 1, -1, -1):
+                    entered = index
+                    hook = layers[index].on_response
+                    if hook is not None:
+                        hook(exchange)
+            return response
+        except RestwireError as error:
+            if watched:
+                for index in range(entered - 1, -1, -1):
+                    on_error = layers[index].on_error
+                    if on_error is not None:
+                        on_error(exchange, error)
+            raise
+
+    return handle
+
+
+def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
+    """The stack's handlers, consecutive simple-form layers fused into one."""
+    handlers: list[Handler] = []
+    run: list[_Hooks] = []
+    for layer in layers:
+        handle = getattr(layer, "handle", None)
+        if handle is None:
+            run.append(_hooks(layer))
+            continue
+        if run:
+            handlers.append(_simple_layers(tuple(run)))
+            run = []
+        handlers.append(handle)
+    if run:
+        handlers.append(_simple_layers(tuple(run)))
+    return tuple(handlers)
+
+
+class Stack:
+    """An immutable, ordered sequence of middleware; the first is outermost."""
+
+    __slots__ = ("_handlers", "_layers")
+
+    _layers: tuple[object, ...]
+    _handlers: tuple[Handler, ...]
+
+    def __init__(self, *layers: object) -> None:
+        flat: list[object] = []
+        for layer in layers:
+            if isinstance(layer, Stack):
+                flat.extend(layer._layers)
+            elif any(hasattr(layer, hook) for hook in _HOOKS):
+                flat.append(layer)
+            else:
+                raise TypeError(
+                    f"{layer!r} is not a middleware: it needs one of "
+                    f"{', '.join(_HOOKS)}"
+                )
+        object.__setattr__(self, "_layers", tuple(flat))
+        object.__setattr__(self, "_handlers", compile_handlers(tuple(flat)))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Stack is immutable; use + or use() for a new one")
+
+    @property
+    def layers(self) -> tuple[object, ...]:
+        """The middleware, outermost first."""
+        return self._layers
+
+    @property
+    def handlers(self) -> tuple[Handler, ...]:
+        """The layers as full-form handlers, outermost first (consecutive
+        simple-form layers share one)."""
+        return self._handlers
+
+    def use(self, *middleware: object) -> Stack:
+        """A new stack with ``middleware`` added inside the current layers."""
+        return Stack(self, *middleware)
+
+    def __add__(self, other: object) -> Stack:
+        if isinstance(other, Stack | list | tuple):
+            return Stack(self, *other)
+        return NotImplemented
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self._layers)
+
+    def __len__(self) -> int:
+        return len(self._layers)
+
+    def __getitem__(self, index: int) -> object:
+        return self._layers[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stack):
+            return NotImplemented
+        return len(self._layers) == len(other._layers) and all(
+            a is b for a, b in zip(self._layers, other._layers, strict=True)
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(id(layer) for layer in self._layers))
+
+    def __repr__(self) -> str:
+        return f"Stack({', '.join(repr(layer) for layer in self._layers)})"
+
+
+# -- running a call ----------------------------------------------------------------
 
 
 class _Next:
     """``call_next`` for the handler at ``index``: the rest of the chain."""
 
-    __slots__ = ("handlers", "index")
+    __slots__ = ("handlers", "index", "terminal")
 
-    def __init__(self, handlers: tuple[Handler, ...], index: int) -> None:
+    def __init__(
+        self, handlers: tuple[Handler, ...], index: int, terminal: CallNext
+    ) -> None:
         self.handlers = handlers
         self.index = index
+        self.terminal = terminal
 
     def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
         if self.index == len(self.handlers):
-            return terminal(exchange)
+            return self.terminal(exchange)
         handler = self.handlers[self.index]
-        return handler(exchange, _Next(self.handlers, self.index + 1))
+        return handler(exchange, _Next(self.handlers, self.index + 1, self.terminal))
 
 
-def run_exchange(exchange: Exchange) -> Flow[httpx.Response]:
-    """The flow of one call: middleware, terminal, then ``process``."""
+def run_exchange(exchange: Exchange, terminal: CallNext) -> Flow[httpx.Response]:
+    """The flow of one call: middleware, ``terminal``, then ``process``."""
     endpoint = exchange.endpoint
-    response = yield from _Next(endpoint.middleware.handlers, 0)(exchange)
+    response = yield from _Next(endpoint.middleware.handlers, 0, terminal)(exchange)
     if exchange.parse:
         exchange.value = endpoint.process(exchange.value, exchange.params)
     return response

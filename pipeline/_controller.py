@@ -1,524 +1,429 @@
-"""``Controller`` and ``AsyncController``: where calls are made.
+"""What both controllers are and do without I/O: one base class.
 
-Both have the same surface (the async one awaited) and share one
-:class:`~pipeline._core.Core`; they differ only in how they wait:
+``Controller`` (``_sync``) and ``AsyncController`` (``_async``) derive from
+:class:`BaseController` and add only what waits: running a flow, waiting for
+a shared request, sleeping between polls. Everything here is theirs alike:
 
 | member | does |
 |---|---|
-| ``fetch(endpoint, params, body)`` | always sends; stores; returns the typed value |
-| ``get(endpoint, params)`` | the stored value while fresh, else a ``fetch`` (the seed's ``useSuspense``) |
-| ``fetch_response(...)`` | the raw ``httpx.Response`` after the same chain |
+| ``client`` | the ``httpx`` client every call is sent with |
+| ``store`` | entities and results (``_store``) |
+| ``key(endpoint, params)`` | the request key the store and in-flight sharing use |
 | ``invalidate(endpoint, params)`` | forget one stored result |
 | ``reset()`` | empty the store; fetches already in flight do not write back |
-| ``poll(endpoint, params)`` | an (async) iterator of fresh values, ``poll_frequency`` apart |
-| ``paginate(endpoint, params)`` | an (async) iterator of pages (or items), following ``rel="next"`` |
-| ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
-| ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
+| ``poll_interval(endpoint, params)`` | the interval a shared poller runs at |
 
-Identical concurrent reads (same request key, method without side effects)
-share one request, across threads or tasks; mutations are never shared.
-Given no client, a controller makes one and closes it on ``close()`` or at
-the end of its ``with`` block; a client it was given stays open. Closing
-stops every poller.
+In-flight sharing: identical concurrent reads (same request key, a method
+without side effects, a content that is read whole) share one request,
+across threads or tasks; mutations are never shared. The first caller of a
+key leads and sends; callers that arrive while it is in flight wait for its
+outcome. The event they wait on is made by the subclass (``threading.Event``
+or ``anyio.Event``), and only when a second caller actually waits: the
+usual, uncontended call pays for no event at all.
 """
 
 from __future__ import annotations
 
-import inspect
-import os
+import logging
 import threading
-import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from pathlib import Path
-from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-import anyio
-import anyio.abc
 import httpx
 
-from ._chain import run_exchange
-from ._core import Call, Core, logger
-from ._disposition import filename_from
-from ._download import Download, Progress
-from ._drivers import run_async, run_sync
-from ._endpoint import RestEndpoint
-from ._errors import RestwireError
-from ._inflight import Flights
-from ._managers import Manager
-from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
-from ._schema import MISSING
+from ._endpoint import RestEndpoint, join_url
+from ._entity import EntityError
+from ._errors import InvalidRequest, RestwireError, redact_url
+from ._exchange import Exchange
+from ._header_params import links_by_rel, parse_link_header
+from ._hops import origin_of
+from ._managers import ManagerHooks, run_hooks
+from ._polling import Poller
+from ._store import MISSING, Batch, Result, Store, denormalize, normalize
+from ._terminal import Terminal
 
-__all__ = ["AsyncController", "Controller"]
+__all__ = ["BaseController", "Flight", "Job", "Params"]
+
+logger = logging.getLogger("restwire")
 
 Params = Mapping[str, Any] | None
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
-EventT = TypeVar("EventT", threading.Event, anyio.Event)
+EventT = TypeVar("EventT")
+
+_PENDING: Any = object()
 
 
-def _set(event: threading.Event | anyio.Event) -> None:
-    event.set()
+@dataclass(slots=True)
+class Job:
+    """One call a controller sends: its exchange, request key, and the store
+    generation it began in."""
+
+    exchange: Exchange
+    key: str
+    generation: int
+
+    @property
+    def label(self) -> str:
+        """``"GET https://host/path"`` for messages: credentials in the URL redacted."""
+        return f"{self.exchange.method} {redact_url(self.exchange.url)}"
+
+    @property
+    def shared(self) -> bool:
+        """Whether identical concurrent calls may share this one's request."""
+        endpoint = self.exchange.endpoint
+        return not endpoint.side_effect and not endpoint.content.streamed
 
 
-class _Controllers(Generic[ClientT, EventT]):
-    """What both controllers share that does no I/O."""
+class Flight(Generic[EventT]):
+    """One request in flight; ``event`` exists once somebody waits for it."""
 
-    _core: Core[ClientT]
-    _flights: Flights[EventT]
+    __slots__ = ("error", "event", "finished", "value")
+
+    def __init__(self) -> None:
+        self.event: EventT | None = None
+        self.finished = False
+        self.value: Any = _PENDING
+        self.error: BaseException | None = None
+
+    def outcome(self, label: str) -> Any:
+        """The leader's value, or its error raised; for a waiting caller."""
+        if self.error is not None:
+            raise self.error
+        if self.value is _PENDING:
+            raise RestwireError(
+                f"{label}: the request this call was sharing was abandoned"
+            )
+        return self.value
+
+
+class BaseController(Generic[ClientT, EventT]):
+    """The state and the I/O-free logic of a controller."""
+
+    def __init__(
+        self,
+        client: ClientT | None,
+        new_client: Callable[[], ClientT],
+        new_event: Callable[[], EventT],
+        managers: Iterable[object],
+        clock: Callable[[], float],
+    ) -> None:
+        self._owns_client = client is None
+        self._client: ClientT = client if client is not None else new_client()
+        self._terminal = Terminal(self._client)
+        self._hooks = ManagerHooks.of(managers)
+        self._clock = clock
+        self._store = Store()
+        self._new_event = new_event
+        self._flights: dict[str, Flight[EventT]] = {}
+        self._flights_lock = threading.Lock()
+        self._pollers: dict[str, Poller] = {}
+        self._pollers_lock = threading.Lock()
+        self._parsed: dict[str, httpx.URL] = {}
+
+    # -- public, shared by both ------------------------------------------------
 
     @property
     def client(self) -> ClientT:
         """The client every call is sent with."""
-        return self._core.client
+        return self._client
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
         """The store (entities and results); for inspection."""
-        return self._core.store
+        return self._store
+
+    def key(self, endpoint: RestEndpoint, params: Params = None) -> str:
+        """The request key of a call, as the store and in-flight sharing know
+        it: ``"GET https://host/path?a=1"``."""
+        return f"{endpoint.method} {self._url(endpoint, params or {})}"
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored result of this call; the next ``get`` fetches."""
-        self._core.invalidate(endpoint, params)
+        self._store.invalidate(self.key(endpoint, params))
 
     def reset(self) -> None:
         """Empty the store; fetches in flight will not write their results."""
-        self._core.reset()
-        self._flights.clear()
+        self._store.reset()
+        with self._flights_lock:
+            self._flights.clear()
 
     def poll_interval(
         self, endpoint: RestEndpoint, params: Params = None
     ) -> float | None:
         """The interval the poller of this request runs at; ``None`` if none runs."""
-        return self._core.poll_interval(endpoint, params)
+        with self._pollers_lock:
+            poller = self._pollers.get(self.key(endpoint, params))
+            return None if poller is None else poller.interval()
 
+    # -- a call, before and after the chain ----------------------------------------
 
-class Controller(_Controllers[httpx.Client, threading.Event]):
-    """Makes calls with blocking I/O on an ``httpx.Client``; thread-safe."""
-
-    def __init__(
+    def _job(
         self,
-        client: httpx.Client | None = None,
+        endpoint: RestEndpoint,
+        params: Params,
+        body: Any,
         *,
-        managers: Iterable[Manager] = (),
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._core: Core[httpx.Client] = Core(
-            self, client, httpx.Client, managers, clock
+        parse: bool = True,
+        url: httpx.URL | None = None,
+    ) -> Job:
+        """A call ready to send; URL and param errors are raised here.
+
+        ``url``, when given (the next page of a listing), replaces the URL
+        the endpoint and params would make; the params still reach the
+        middleware and ``process``.
+        """
+        if not isinstance(endpoint, RestEndpoint):
+            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+        params = params if params is not None else {}
+        if url is None:
+            url = self._url(endpoint, params)
+        exchange = Exchange(
+            endpoint,
+            params,
+            body,
+            url,
+            endpoint.initial_headers(body),
+            self._client.cookies,
+            parse=parse,
         )
-        self._flights: Flights[threading.Event] = Flights(threading.Event)
-        self._threads: dict[Poller, threading.Thread] = {}
-        self._closing = threading.Event()
+        return Job(exchange, f"{endpoint.method} {url}", self._store.generation)
 
-    def fetch(
-        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> Any:
-        """Call ``endpoint`` and return its value, from the network."""
-        call = self._core.call(endpoint, params, body)
-        if not call.shared:
-            return self._send(call)
-        flight, waiting = self._flights.join(call.key)
-        if waiting is not None:
-            waiting.wait()
-            return self._core.shared_value(call, flight)
-        try:
-            flight.value = self._send(call)
-            return flight.value
-        except Exception as error:
-            flight.error = error
-            raise
-        finally:
-            self._flights.land(call.key, flight, _set)
+    def _url(self, endpoint: RestEndpoint, params: Mapping[str, Any]) -> httpx.URL:
+        """The absolute URL of a call: the endpoint's, else on the client's base_url.
 
-    def _send(self, call: Call) -> Any:
-        try:
-            run_sync(run_exchange(call.exchange), self.client)
-            return self._core.finish(call)
-        except RestwireError as error:
-            self._core.failed(call, error)
-            raise
-
-    def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
-        """The stored value while fresh, else a fetch."""
-        value = self._core.cached(endpoint, params)
-        return self.fetch(endpoint, params) if value is MISSING else value
-
-    def fetch_response(
-        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> httpx.Response:
-        """Call ``endpoint`` through the same chain; return the raw response.
-
-        The body is read unless the endpoint's content is ``"stream"``; a
-        non-2xx status raises :class:`NetworkError` as ``fetch`` does.
+        Parsed URLs are kept (``httpx.URL`` is immutable): calls to the same
+        URL, the common case of polling and re-reading, parse it once.
         """
-        return self._send_raw(self._core.call(endpoint, params, body, parse=False))
+        text = endpoint.url(params)
+        parsed = self._parsed.get(text)
+        if parsed is not None:
+            return parsed
+        url = self._parse(endpoint, text)
+        if len(self._parsed) >= 4096:
+            self._parsed.clear()
+        self._parsed[text] = url
+        return url
 
-    def _send_raw(self, call: Call) -> httpx.Response:
+    def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
+        base = self._client.base_url
         try:
-            return run_sync(run_exchange(call.exchange), self.client)
-        except RestwireError as error:
-            self._core.failed(call, error)
-            raise
-
-    def paginate(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        *,
-        items: bool = False,
-        max_pages: int = 100,
-        cross_origin: bool = False,
-    ) -> Iterator[Any]:
-        """Each page (or, with ``items``, each item) of a listing, following
-        ``rel="next"`` links until there is none, for at most ``max_pages``
-        pages; a next link back to a page already fetched ends it, and one to
-        another origin is refused unless ``cross_origin``."""
-        call = self._core.call(endpoint, params, None)
-        seen: set[str] = set()
-        for _ in range(max_pages):
-            seen.add(str(call.exchange.url))
-            value = self._send(call)
-            if items:
-                yield from self._core.page_items(call, value)
-            else:
-                yield value
-            following = self._core.next_page(call, seen, cross_origin)
-            if following is None:
-                return
-            call = self._core.call(endpoint, params, None, url=following)
-
-    def download(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        *,
-        to: str | os.PathLike[str],
-        overwrite: bool = False,
-        progress: Progress | None = None,
-        fallback: str = "download",
-    ) -> Path:
-        """Stream the body to a file in the folder ``to``, named by the
-        response's ``Content-Disposition`` (else ``fallback``); return its path.
-
-        Constant memory; the file appears under its final name only when the
-        body is complete; an existing file is not replaced unless
-        ``overwrite`` (a numbered name instead); ``progress(done, total)``
-        is called as bytes arrive.
-        """
-        target = Download(to)
-        try:
-            call = self._core.call(
-                self._core.download_call_endpoint(endpoint), params, None
+            url = httpx.URL(text)
+            if url.is_relative_url and base.host:
+                url = httpx.URL(join_url(str(base), text))
+        except httpx.InvalidURL as error:
+            raise InvalidRequest(
+                f"{endpoint.label}: invalid URL {text!r}: {error}"
+            ) from None
+        if url.is_relative_url or url.scheme not in ("http", "https"):
+            raise InvalidRequest(
+                f"{endpoint.label}: {text!r} is not an http(s) URL; give the endpoint "
+                "a url_prefix or the client a base_url"
             )
-            response = self._send_raw(call)
-            run_sync(target.save(response, progress), self.client)
-        except BaseException:
-            target.discard()
-            raise
-        name = filename_from(response.headers.get("content-disposition"), fallback)
-        return target.finish(name, overwrite)
+        return url
 
-    def poll(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        *,
-        frequency: float | None = None,
-    ) -> Iterator[Any]:
-        """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
-        seconds, until the controller closes. Errors are raised."""
-        interval = self._core.frequency(endpoint, frequency)
-        while not self._closing.is_set():
-            started = self._core.clock()
-            yield self.fetch(endpoint, params)
-            remaining = started + interval - self._core.clock()
-            if remaining > 0 and self._closing.wait(remaining):
-                return
+    def _starting(self, job: Job) -> None:
+        """Tell the managers a call is about to be sent."""
+        if self._hooks.on_call:
+            run_hooks(self._hooks.on_call, "the call", self, job.exchange)
 
-    def subscribe(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        callback: Callback | None = None,
-        *,
-        frequency: float | None = None,
-        on_error: ErrorCallback | None = None,
-    ) -> Subscription:
-        """Call ``callback(value)`` with a fresh value at once and every
-        ``frequency`` seconds, on a poller thread shared by every subscriber
-        to the same request (it polls at the shortest interval asked for)."""
-        if callback is None:
-            raise TypeError("subscribe() needs a callback")
-        seconds = self._core.frequency(endpoint, frequency)
-        with self._core.pollers_lock:
-            if self._closing.is_set():
-                raise RuntimeError("this controller is closed")
-            poller, new = self._core.poller(endpoint, params)
-            ident = poller.add(seconds, callback, on_error)
-            if new:
-                thread = threading.Thread(
-                    target=self._run_poller,
-                    args=(poller,),
-                    name=f"restwire poll {poller.key}",
-                )
-                self._threads[poller] = thread
-                thread.start()
-        return Subscription(poller, ident)
+    def _finish(self, job: Job) -> Any:
+        """Normalize and store a call's value; return it read back, typed; tell
+        the managers."""
+        value = self._keep(job)
+        if self._hooks.on_value:
+            run_hooks(self._hooks.on_value, "the value", self, job.exchange, value)
+        return value
 
-    def _run_poller(self, poller: Poller) -> None:
-        wake = threading.Event()
-        poller.wake = wake.set
+    def _keep(self, job: Job) -> Any:
+        exchange = job.exchange
+        endpoint = exchange.endpoint
+        value = exchange.value
+        if endpoint.content.binary:
+            return value  # binary content is never normalized or kept
+        keeps = endpoint.data_expiry_length > 0
+        if endpoint.schema is None and not keeps:
+            return value
+        batch = Batch()
         try:
-            while True:
-                for step in poller.steps():
-                    if isinstance(step, Wait):
-                        wake.wait(step.seconds)
-                        wake.clear()
-                        continue
-                    try:
-                        value = self.fetch(poller.endpoint, poller.params)
-                    except Exception as error:
-                        self._core.deliver(poller, None, error)
-                    else:
-                        self._core.deliver(poller, value, None)
-                if self._core.poller_done(poller):
-                    return
-        finally:
-            self._threads.pop(poller, None)
+            normalized = normalize(endpoint.schema, value, batch, exchange.params)
+        except EntityError as error:
+            raise error.from_request(job.label) from error.__cause__
+        if not keeps:
+            return denormalize(endpoint.schema, normalized, batch.records)
+        now = self._clock()
+        result = None
+        if not endpoint.side_effect:
+            expires = now + endpoint.data_expiry_length
+            result = Result(endpoint.schema, normalized, now, expires)
+        written = self._store.commit(batch, job.key, result, job.generation)
+        if written:
+            read = denormalize(endpoint.schema, normalized, self._store.records)
+            if read is not MISSING:
+                return read
+        return denormalize(endpoint.schema, normalized, batch.records)
 
-    def close(self) -> None:
-        """Stop every poller, then close the client if this controller made it."""
-        self._closing.set()
-        self._core.stop_pollers()
-        for thread in list(self._threads.values()):
-            if thread is not threading.current_thread():
-                thread.join()
-        if self._core.owns_client:
-            self.client.close()
+    def _failed(self, job: Job, error: RestwireError) -> None:
+        """Keep a read's error for ``error_expiry_length``; tell the managers."""
+        endpoint = job.exchange.endpoint
+        if not endpoint.side_effect and endpoint.error_expiry_length > 0:
+            now = self._clock()
+            result = Result(
+                endpoint.schema, None, now, now + endpoint.error_expiry_length, error
+            )
+            self._store.commit(Batch(), job.key, result, job.generation)
+        if self._hooks.on_error:
+            run_hooks(
+                self._hooks.on_error, type(error).__name__, self, job.exchange, error
+            )
 
-    def __enter__(self) -> Self:
-        return self
+    def _cached(self, endpoint: RestEndpoint, params: Params) -> Any:
+        """A fresh stored value (or its error, raised); ``MISSING`` if none."""
+        if endpoint.side_effect:
+            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
+        result = self._store.result(self.key(endpoint, params))
+        if result is None or not result.fresh(self._clock()):
+            return MISSING
+        if result.error is not None:
+            raise result.error
+        return self._store.read(result)
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+    # -- in-flight sharing -----------------------------------------------------------
 
+    def _join(self, key: str) -> tuple[Flight[EventT], EventT | None]:
+        """The flight for ``key``, and ``None`` if this caller leads it, else
+        the event to wait on (already set if the flight has just landed)."""
+        with self._flights_lock:
+            flight = self._flights.get(key)
+            if flight is None:
+                flight = Flight()
+                self._flights[key] = flight
+                return flight, None
+            if flight.event is None:
+                flight.event = self._new_event()
+            return flight, flight.event
 
-class AsyncController(_Controllers[httpx.AsyncClient, anyio.Event]):
-    """Makes calls with awaited I/O on an ``httpx.AsyncClient``.
+    def _land(self, key: str, flight: Flight[EventT]) -> EventT | None:
+        """Finish a flight, so later calls send again; the event to set for
+        the callers waiting on it, if any."""
+        with self._flights_lock:
+            if self._flights.get(key) is flight:
+                del self._flights[key]
+            flight.finished = True
+            return flight.event
 
-    ``subscribe`` runs pollers in the controller's task group, which exists
-    inside ``async with AsyncController(...)``.
-    """
+    def _shared_value(self, job: Job, flight: Flight[EventT]) -> Any:
+        """A waiting caller's value: its own read of the store when stored."""
+        value = flight.outcome(job.label)
+        result = self._store.result(job.key)
+        if result is not None and result.error is None and result.fresh(self._clock()):
+            read = self._store.read(result)
+            if read is not MISSING:
+                return read
+        return value
 
-    def __init__(
-        self,
-        client: httpx.AsyncClient | None = None,
-        *,
-        managers: Iterable[Manager] = (),
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._core: Core[httpx.AsyncClient] = Core(
-            self, client, httpx.AsyncClient, managers, clock
+    # -- pagination and downloads ---------------------------------------------------
+
+    @staticmethod
+    def _next_page(job: Job, seen: set[str], cross_origin: bool) -> httpx.URL | None:
+        """The ``rel="next"`` URL of a page just fetched; ``None`` at the end,
+        or when it would revisit a page (a cycle of next links)."""
+        response = job.exchange.response
+        if response is None:
+            return None
+        links = links_by_rel(
+            parse_link_header(response.headers.get("link"), response.request.url)
         )
-        self._flights: Flights[anyio.Event] = Flights(anyio.Event)
-        self._tasks: anyio.abc.TaskGroup | None = None
-        self._closed = False
+        following = links.get("next")
+        if following is None:
+            return None
+        url = httpx.URL(following.url)
+        if str(url) in seen:
+            logger.warning(
+                "%s: next link %s was already fetched; stopping",
+                job.label,
+                redact_url(url),
+            )
+            return None
+        if not cross_origin and origin_of(url) != job.exchange.origin:
+            raise InvalidRequest(
+                f"{job.label}: next link {redact_url(url)} is on another origin; "
+                "pass cross_origin=True to follow it"
+            )
+        return url
 
-    async def fetch(
-        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> Any:
-        """Call ``endpoint`` and return its value, from the network."""
-        call = self._core.call(endpoint, params, body)
-        if not call.shared:
-            return await self._send(call)
-        flight, waiting = self._flights.join(call.key)
-        if waiting is not None:
-            await waiting.wait()
-            return self._core.shared_value(call, flight)
-        try:
-            flight.value = await self._send(call)
-            return flight.value
-        except Exception as error:
-            flight.error = error
-            raise
-        finally:
-            self._flights.land(call.key, flight, _set)
-
-    async def _send(self, call: Call) -> Any:
-        try:
-            await run_async(run_exchange(call.exchange), self.client)
-            return self._core.finish(call)
-        except RestwireError as error:
-            self._core.failed(call, error)
-            raise
-
-    async def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
-        """The stored value while fresh, else a fetch."""
-        value = self._core.cached(endpoint, params)
-        return await self.fetch(endpoint, params) if value is MISSING else value
-
-    async def fetch_response(
-        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> httpx.Response:
-        """Call ``endpoint`` through the same chain; return the raw response."""
-        return await self._send_raw(
-            self._core.call(endpoint, params, body, parse=False)
+    @staticmethod
+    def _page_items(job: Job, value: Any) -> list[Any]:
+        """The items of a page: a list, or the ``results`` of a dict."""
+        if isinstance(value, dict) and isinstance(value.get("results"), list):
+            return list(value["results"])
+        if isinstance(value, list):
+            return value
+        raise RestwireError(
+            f"{job.label}: paginate(items=True) needs a list or a dict with a "
+            f"'results' list, got {type(value).__name__}"
         )
 
-    async def paginate(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        *,
-        items: bool = False,
-        max_pages: int = 100,
-        cross_origin: bool = False,
-    ) -> AsyncIterator[Any]:
-        """Each page (or each item) of a listing, following ``rel="next"``;
-        see :meth:`Controller.paginate`."""
-        call = self._core.call(endpoint, params, None)
-        seen: set[str] = set()
-        for _ in range(max_pages):
-            seen.add(str(call.exchange.url))
-            value = await self._send(call)
-            for each in self._core.page_items(call, value) if items else (value,):
-                yield each
-            following = self._core.next_page(call, seen, cross_origin)
-            if following is None:
-                return
-            call = self._core.call(endpoint, params, None, url=following)
+    @staticmethod
+    def _download_endpoint(endpoint: RestEndpoint) -> RestEndpoint:
+        """The endpoint as ``download`` calls it: body streamed, nothing kept."""
+        if endpoint.content.streamed:
+            return endpoint
+        return endpoint.extend(content="stream")
 
-    async def download(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        *,
-        to: str | os.PathLike[str],
-        overwrite: bool = False,
-        progress: Progress | None = None,
-        fallback: str = "download",
-    ) -> Path:
-        """Stream the body to a file in ``to``; see :meth:`Controller.download`."""
-        target = Download(to)
-        try:
-            call = self._core.call(
-                self._core.download_call_endpoint(endpoint), params, None
+    # -- polling ----------------------------------------------------------------------
+
+    def _frequency(self, endpoint: RestEndpoint, frequency: float | None) -> float:
+        chosen = frequency if frequency is not None else endpoint.poll_frequency
+        if chosen is None or chosen <= 0:
+            raise ValueError(
+                f"{endpoint.label}: no poll frequency; set poll_frequency on the "
+                "endpoint or pass frequency="
             )
-            response = await self._send_raw(call)
-            await run_async(target.save(response, progress), self.client)
-        except BaseException:
-            target.discard()
-            raise
-        name = filename_from(response.headers.get("content-disposition"), fallback)
-        return target.finish(name, overwrite)
+        return float(chosen)
 
-    async def _send_raw(self, call: Call) -> httpx.Response:
-        try:
-            return await run_async(run_exchange(call.exchange), self.client)
-        except RestwireError as error:
-            self._core.failed(call, error)
-            raise
+    def _poller(self, endpoint: RestEndpoint, params: Params) -> tuple[Poller, bool]:
+        """The poller of this request (caller holds ``_pollers_lock``), and
+        whether it is new and needs running."""
+        key = self.key(endpoint, params)
+        poller = self._pollers.get(key)
+        if poller is not None:
+            return poller, False
+        poller = Poller(key, endpoint, dict(params or {}), self._clock)
+        self._pollers[key] = poller
+        return poller, True
 
-    async def poll(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        *,
-        frequency: float | None = None,
-    ) -> AsyncIterator[Any]:
-        """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
-        seconds, until the controller closes. Errors are raised."""
-        interval = self._core.frequency(endpoint, frequency)
-        while not self._closed:
-            started = self._core.clock()
-            yield await self.fetch(endpoint, params)
-            remaining = started + interval - self._core.clock()
-            if remaining > 0:
-                await anyio.sleep(remaining)
+    def _poller_done(self, poller: Poller) -> bool:
+        """True if ``poller`` may end (nobody listens); then it is forgotten."""
+        with self._pollers_lock:
+            if poller.interval() is not None:
+                return False
+            if self._pollers.get(poller.key) is poller:
+                del self._pollers[poller.key]
+            return True
 
-    def subscribe(
-        self,
-        endpoint: RestEndpoint,
-        params: Params = None,
-        callback: Callback | None = None,
-        *,
-        frequency: float | None = None,
-        on_error: ErrorCallback | None = None,
-    ) -> Subscription:
-        """Call ``callback(value)`` (a function or a coroutine function) with a
-        fresh value at once and every ``frequency`` seconds, from one poller
-        task shared by every subscriber to the same request."""
-        if callback is None:
-            raise TypeError("subscribe() needs a callback")
-        if self._tasks is None:
-            raise RuntimeError("subscribe() needs `async with AsyncController(...)`")
-        seconds = self._core.frequency(endpoint, frequency)
-        with self._core.pollers_lock:
-            poller, new = self._core.poller(endpoint, params)
-            ident = poller.add(seconds, callback, on_error)
-        if new:
-            self._tasks.start_soon(
-                self._run_poller, poller, name=f"restwire poll {poller.key}"
-            )
-        return Subscription(poller, ident)
+    def _stop_pollers(self) -> list[Poller]:
+        with self._pollers_lock:
+            pollers = list(self._pollers.values())
+            self._pollers.clear()
+        for poller in pollers:
+            with poller.lock:
+                poller.stopped = True
+            poller.wake()
+        return pollers
 
-    async def _run_poller(self, poller: Poller) -> None:
-        while True:
-            for step in poller.steps():
-                if isinstance(step, Wait):
-                    woken = anyio.Event()
-                    poller.wake = woken.set
-                    with anyio.move_on_after(step.seconds):
-                        await woken.wait()
-                    continue
-                try:
-                    value = await self.fetch(poller.endpoint, poller.params)
-                except Exception as error:
-                    returned = self._core.deliver(poller, None, error)
-                else:
-                    returned = self._core.deliver(poller, value, None)
-                for result in returned:
-                    if inspect.isawaitable(result):
-                        try:
-                            await result
-                        except Exception:
-                            logger.exception("subscriber of %s failed", poller.key)
-            if self._core.poller_done(poller):
-                return
-
-    async def close(self) -> None:
-        """Stop every poller, then close the client if this controller made it.
-
-        Pollers end at their next step; inside ``async with`` the block's end
-        waits for (and, past a poll in progress, cancels) them first.
-        """
-        self._closed = True
-        self._core.stop_pollers()
-        if self._core.owns_client and self._tasks is None:
-            await self.client.aclose()
-
-    async def __aenter__(self) -> Self:
-        self._tasks = anyio.create_task_group()
-        await self._tasks.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        tasks = self._tasks
-        try:
-            self._closed = True
-            self._core.stop_pollers()
-            if tasks is not None:
-                tasks.cancel_scope.cancel()
-                await tasks.__aexit__(kind, error, traceback)
-        finally:
-            self._tasks = None
-            await self.close()
+    @staticmethod
+    def _deliver(poller: Poller, value: Any, error: Exception | None) -> list[Any]:
+        """Hand a poll's outcome to every subscriber; return what they returned."""
+        returned = []
+        for subscriber in poller.listeners():
+            try:
+                if error is None:
+                    returned.append(subscriber.callback(value))
+                elif subscriber.on_error is not None:
+                    returned.append(subscriber.on_error(error))
+            except Exception:
+                logger.exception("subscriber of %s failed", poller.key)
+        if error is not None and not any(s.on_error for s in poller.listeners()):
+            logger.warning("poll of %s failed: %s", poller.key, error)
+        return returned

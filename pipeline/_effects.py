@@ -1,10 +1,22 @@
-"""The effects a chain yields: the only I/O a middleware ever asks for.
+"""The effects a flow yields: the only I/O a chain ever asks for.
 
 A chain is a generator. It never touches the network or the clock itself; it
-yields one of these values and a driver (``pipeline._drivers``) performs it,
-with ``httpx.Client`` and blocking calls, or with ``httpx.AsyncClient`` and
-awaits, and sends the result back in. That is how one definition of every
-middleware serves both.
+yields one of these values and a driver (``_sync.run_sync`` or
+``_async.run_async``) performs it, with blocking calls or with awaits, and
+sends the result back in. That is how one definition of every middleware
+serves both controllers.
+
+Two kinds:
+
+- **Public** (``Sleep``, ``Call``, ``Acquire``, ``Release``): what a
+  middleware may yield. Each means the same under both drivers.
+- **Wire** (``_Send``, ``_Read``, ``_Drain``, ``_Close``): private to the
+  terminal and to downloads. Only the terminal sends, so every hop passes
+  the credential policy (``_hops``); a middleware that wants the network
+  calls ``call_next``.
+
+Both drivers match on the closed union :data:`Effect` with ``assert_never``,
+so mypy proves they handle the same set.
 """
 
 from __future__ import annotations
@@ -16,61 +28,12 @@ from typing import Any, TypeVar
 
 import httpx
 
-__all__ = [
-    "Acquire",
-    "Call",
-    "Close",
-    "Drain",
-    "Effect",
-    "Flow",
-    "FlowLock",
-    "Read",
-    "Release",
-    "Send",
-    "Sleep",
-]
+__all__ = ["Acquire", "Call", "Effect", "Flow", "FlowLock", "Release", "Sleep"]
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Send ``request`` as one hop (no redirects followed); result: the response
-    with its body not yet read.
-
-    ``with_client_auth`` lets the client's own ``auth`` apply to this hop;
-    ``store_cookies`` lets the client's jar keep the cookies the response sets.
-    """
-
-    request: httpx.Request
-    with_client_auth: bool = True
-    store_cookies: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Read:
-    """Read ``response``'s whole body (and so release its connection); result:
-    the bytes."""
-
-    response: httpx.Response
-
-
-@dataclass(frozen=True, slots=True)
-class Drain:
-    """Read ``response``'s body chunk by chunk into ``write(chunk)``, in
-    constant memory, calling ``progress(bytes_received, total_or_None)``
-    after each chunk; result: None."""
-
-    response: httpx.Response
-    write: Callable[[bytes], object]
-    progress: Callable[[int, int | None], object] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Close ``response`` without reading the rest of its body; result: None."""
-
-    response: httpx.Response
+# -- public effects ------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +90,58 @@ class Release:
     lock: FlowLock
 
 
-Effect = Send | Read | Drain | Close | Sleep | Call | Acquire | Release
+# -- wire effects: the terminal's and downloads' alone ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Send:
+    """Send ``request`` as one hop (no redirects followed); result: the response
+    with its body not yet read.
+
+    ``with_client_auth`` lets the client's own ``auth`` apply to this hop;
+    ``store_cookies`` lets the client's jar keep the cookies the response sets.
+    """
+
+    request: httpx.Request
+    with_client_auth: bool = True
+    store_cookies: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """Read ``response``'s whole body (and so release its connection); result:
+    the bytes."""
+
+    response: httpx.Response
+
+
+@dataclass(frozen=True, slots=True)
+class _Drain:
+    """Read ``response``'s body chunk by chunk into ``write(chunk)``, in
+    constant memory, calling ``progress(bytes_received, total_or_None)``
+    after each chunk, then close it; result: None."""
+
+    response: httpx.Response
+    write: Callable[[bytes], object]
+    progress: Callable[[int, int | None], object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Close:
+    """Close ``response`` without reading the rest of its body; result: None."""
+
+    response: httpx.Response
+
+
+Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Drain | _Close
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]
+
+
+def progress_of(response: httpx.Response) -> tuple[int, int | None]:
+    """Bytes of ``response`` received so far and, if the server said, how many
+    in all: what a ``_Drain`` reports after each chunk."""
+    length = response.headers.get("content-length")
+    total = int(length) if length and length.isdigit() else None
+    return response.num_bytes_downloaded, total

@@ -1,4 +1,5 @@
-"""``RestEndpoint``: what to call and how, as an immutable value.
+"""``RestEndpoint``: what to call and how, as an immutable value; and how a
+call's params become its URL.
 
 An endpoint is built from keyword options, each with a default that a
 subclass may change as a class attribute::
@@ -13,25 +14,233 @@ subclass may change as a class attribute::
 changes an endpoint in place, so one base can be shared by every resource of
 an API. ``process`` and ``parse_response`` may be given as options or
 overridden as methods, as in the seed.
+
+Path templates: a path with ``:name`` placeholders (``/posts/:id``) and
+optional groups in braces (``/posts{/:id}``, ``/files/:name{.:ext}``): a group
+is left out whole when any placeholder in it has no value. ``\\:`` is a
+literal colon (``/v1/items\\:batchGet``). Guarantees:
+
+- A placeholder's value is percent-encoded as one path segment: ``/``, ``?``,
+  ``#``, ``%`` and spaces cannot change the path's structure, and a value of
+  ``.`` or ``..`` is encoded so no client or server folds it away.
+- A required placeholder with no value (missing, ``None`` or empty text) is a
+  :class:`ParameterError` naming the endpoint and the placeholder.
+- Every other param goes to the query string, sorted by name; a list or tuple
+  becomes repeated keys (a ``MultiDict`` gives each of its values); ``None`` is
+  left out; ``True``/``False`` are sent as ``true``/``false``. Equal params
+  give equal URLs, whatever their order.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 import httpx
+from multidict import MultiDict
 
-from ._content import CONTENTS, Content, parse_content
-from ._paths import Params, PathTemplate, encode_query, join_url, query_pairs
-from ._redact import REDACTED, redact_url
-from ._stack import Stack
+from ._chain import Stack
+from ._content import Content, content_kind, is_json_body
+from ._errors import REDACTED, ParameterError, redact_url
+from ._http import SAFE_METHODS
 
-__all__ = ["RestEndpoint"]
+__all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url"]
 
+Params = Mapping[str, Any]
 Seconds = float | int | datetime.timedelta
-_SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS", "TRACE"))
+
+
+# -- path templates and query strings ----------------------------------------
+
+_TOKEN = re.compile(r"\\:|:([A-Za-z_][A-Za-z0-9_]*)|\{|\}")
+# RFC 3986 pchar minus nothing: unreserved, sub-delims, ":" and "@" stay as they are.
+_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
+
+
+@dataclass(frozen=True, slots=True)
+class _Placeholder:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    parts: tuple[str | _Placeholder, ...]
+
+
+_Part = str | _Placeholder | _Group
+
+
+def _value_text(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+def encode_segment(value: Any) -> str:
+    """One path segment, percent-encoded so it cannot leave its place."""
+    text = quote(_value_text(value), safe=_SEGMENT_SAFE)
+    if text in (".", ".."):
+        return text.replace(".", "%2E")
+    return text
+
+
+class PathTemplate:
+    """A parsed path template. Build one with :meth:`parse` (cached)."""
+
+    __slots__ = ("names", "parts", "required", "source")
+
+    def __init__(self, source: str, parts: tuple[_Part, ...]) -> None:
+        self.source = source
+        self.parts = parts
+        required: list[str] = []
+        names: list[str] = []
+        for part in parts:
+            if isinstance(part, _Placeholder):
+                required.append(part.name)
+                names.append(part.name)
+            elif isinstance(part, _Group):
+                names.extend(p.name for p in part.parts if isinstance(p, _Placeholder))
+        self.required = frozenset(required)
+        self.names = frozenset(names)
+
+    @staticmethod
+    @lru_cache(maxsize=1024)
+    def parse(source: str) -> PathTemplate:
+        """Parse ``source``; a malformed template is a ``ValueError`` naming it."""
+        parts: list[_Part] = []
+        group: list[str | _Placeholder] | None = None
+        literal = ""
+        position = 0
+        for match in _TOKEN.finditer(source):
+            literal += source[position : match.start()]
+            position = match.end()
+            token = match.group(0)
+            if token == "\\:":
+                literal += ":"
+                continue
+            target: list[Any] = parts if group is None else group
+            if literal:
+                target.append(literal)
+                literal = ""
+            if token == "{":
+                if group is not None:
+                    raise ValueError(f"path {source!r}: groups cannot nest")
+                group = []
+            elif token == "}":
+                if group is None:
+                    raise ValueError(f"path {source!r}: '}}' without '{{'")
+                parts.append(_Group(tuple(group)))
+                group = None
+            else:
+                target.append(_Placeholder(match.group(1)))
+        if group is not None:
+            raise ValueError(f"path {source!r}: '{{' is never closed")
+        literal += source[position:]
+        if literal:
+            parts.append(literal)
+        return PathTemplate(source, tuple(parts))
+
+    def fill(self, params: Params, endpoint: str) -> str:
+        """The path with every placeholder filled from ``params``."""
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, _Placeholder):
+                out.append(self._required_value(params, part.name, endpoint))
+            else:
+                filled = self._group(part, params)
+                if filled is not None:
+                    out.append(filled)
+        return "".join(out)
+
+    @staticmethod
+    def _required_value(params: Params, name: str, endpoint: str) -> str:
+        if name not in params:
+            raise ParameterError(endpoint, name, "is missing")
+        value = params[name]
+        if value is None or value == "":
+            raise ParameterError(endpoint, name, f"is {value!r}, a segment needs text")
+        if isinstance(value, Mapping | list | tuple | set):
+            raise ParameterError(
+                endpoint, name, f"is a {type(value).__name__}, not a single value"
+            )
+        return encode_segment(value)
+
+    @staticmethod
+    def _group(group: _Group, params: Params) -> str | None:
+        out: list[str] = []
+        for part in group.parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            value = params.get(part.name)
+            if value is None or value == "":
+                return None
+            out.append(encode_segment(value))
+        return "".join(out)
+
+    def __repr__(self) -> str:
+        return f"PathTemplate({self.source!r})"
+
+
+def query_pairs(
+    params: Params, exclude: frozenset[str], endpoint: str
+) -> MultiDict[str]:
+    """Every param not in ``exclude``, as sorted query pairs."""
+    pairs: MultiDict[str] = MultiDict()
+    for name in sorted({name for name in params if name not in exclude}):
+        values: Iterable[Any]
+        if isinstance(params, MultiDict):
+            values = params.getall(name)
+        else:
+            values = (params[name],)
+        for value in values:
+            _add_query_value(pairs, name, value, endpoint)
+    return pairs
+
+
+def _add_query_value(
+    pairs: MultiDict[str], name: str, value: Any, endpoint: str
+) -> None:
+    if value is None:
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            _add_query_value(pairs, name, item, endpoint)
+        return
+    if isinstance(value, Mapping | set | bytes):
+        raise ParameterError(
+            endpoint, name, f"is a {type(value).__name__}, which has no query form"
+        )
+    pairs.add(name, _value_text(value))
+
+
+def encode_query(pairs: MultiDict[str]) -> str:
+    """The query string of ``pairs`` (no leading ``?``), in their order."""
+    return "&".join(
+        f"{quote(name, safe='')}={quote(value, safe='')}"
+        for name, value in pairs.items()
+    )
+
+
+def join_url(prefix: str, path: str) -> str:
+    """``prefix`` and ``path`` joined by exactly one slash."""
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return prefix.rstrip("/") + "/" + path.lstrip("/")
+
+
+# -- the endpoint -----------------------------------------------------------
 
 
 def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | None:
@@ -80,7 +289,10 @@ class RestEndpoint:
     url_prefix: str = ""
     method: str = "GET"
     schema: Any = None
-    content: Content = "json"
+    #: How the response body is read: a :class:`Content`, or the name of a
+    #: built-in one (``"json"``, ``"text"``, ``"blob"``, ``"bytes"``,
+    #: ``"stream"``), resolved to the kind when the endpoint is made.
+    content: Content = content_kind("json")
     #: Seconds a fetched value stays fresh (the seed's ``dataExpiryLength``).
     data_expiry_length: float = 60.0
     #: Seconds an error stays cached before a ``get`` tries again.
@@ -110,10 +322,7 @@ class RestEndpoint:
         values = dict(options)
         if "method" in values:
             values["method"] = str(values["method"]).upper()
-        if "content" in values and values["content"] not in CONTENTS:
-            raise ValueError(
-                f"content must be one of {sorted(CONTENTS)}, not {values['content']!r}"
-            )
+        values["content"] = content_kind(values.get("content", type(self).content))
         for name in ("data_expiry_length", "error_expiry_length"):
             if name in values:
                 values[name] = _seconds(name, values[name], allow_none=False)
@@ -161,7 +370,7 @@ class RestEndpoint:
 
     def parse_response(self, response: httpx.Response) -> Any:
         """The value of a 2xx response (body read), per ``content``."""
-        return parse_content(response, self.content)
+        return self.content.read(response)
 
     def process(self, value: Any, params: Mapping[str, Any]) -> Any:
         """Transform the parsed value; runs after every middleware. Default: as is."""
@@ -173,16 +382,19 @@ class RestEndpoint:
 
     @property
     def label(self) -> str:
-        """The endpoint's name for errors and reprs."""
-        return (
-            self.name
-            or f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"
-        )
+        """The endpoint's name for errors and reprs (worked out once)."""
+        label: str | None = self.__dict__.get("_label")
+        if label is None:
+            label = self.name or (
+                f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"
+            )
+            self.__dict__["_label"] = label
+        return label
 
     @property
     def side_effect(self) -> bool:
         """True for methods that change data: these are never de-duplicated."""
-        return self.method not in _SAFE_METHODS
+        return self.method not in SAFE_METHODS
 
     def url(self, params: Params | None = None) -> str:
         """The URL of a call with ``params``: path filled, the rest as query."""
@@ -197,33 +409,31 @@ class RestEndpoint:
         return f"{path}{'&' if '?' in path else '?'}{query}"
 
     def initial_headers(self, body: Any) -> httpx.Headers:
-        """The headers a call starts with: the ``headers`` option and, for a
-        ``"json"`` endpoint, ``accept: application/json`` and, when the body is
-        JSON or absent, ``content-type: application/json``. Middleware may
-        change or remove them. Built once per endpoint; each call gets a copy.
+        """The headers a call starts with: the ``headers`` option, the content
+        kind's ``accept`` and, when the body is JSON or absent, its
+        ``request_type`` (for ``"json"``: ``application/json`` both). Middleware
+        may change or remove them. Built once per endpoint; each call gets a
+        copy.
         """
-        json_body = body is None or isinstance(body, Mapping | list | tuple)
+        json_body = body is None or is_json_body(body)
         cache = "_json_headers" if json_body else "_plain_headers"
         prebuilt = self.__dict__.get(cache)
         if prebuilt is None:
             prebuilt = httpx.Headers(self.headers or {})
-            if self.content == "json":
-                prebuilt.setdefault("accept", "application/json")
-                if json_body:
-                    prebuilt.setdefault("content-type", "application/json")
+            kind = self.content
+            if kind.accept is not None:
+                prebuilt.setdefault("accept", kind.accept)
+            if json_body and kind.request_type is not None:
+                prebuilt.setdefault("content-type", kind.request_type)
             self.__dict__[cache] = prebuilt
         return httpx.Headers(prebuilt)
-
-    def key(self, params: Params | None = None) -> str:
-        """A stable key for a call with ``params``: ``"GET https://host/path?a=1"``."""
-        return f"{self.method} {self.url(params)}"
 
     def __repr__(self) -> str:
         parts = [f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"]
         if self.name:
             parts.append(f"name={self.name!r}")
-        if self.content != "json":
-            parts.append(f"content={self.content!r}")
+        if self.content.name != "json":
+            parts.append(f"content={self.content.name!r}")
         if self.schema is not None:
             parts.append(f"schema={getattr(self.schema, '__name__', self.schema)!r}")
         if self.headers:

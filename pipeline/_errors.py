@@ -1,22 +1,25 @@
-"""The exceptions restwire raises.
+"""What restwire shows: its exceptions, and credentials redacted from them.
 
 Every error a caller can meet derives from :class:`RestwireError`, names the
 URL (credentials in it redacted) and says what was wrong. An error that comes
 from httpx keeps the httpx exception as its ``__cause__``. No message, repr or
 attribute shown by default carries a header value, so tokens and cookies never
-reach a log through an exception.
+reach a log through an exception. The redaction helpers below serve every
+repr and log line too; this module sits at the bottom, importing nothing of
+restwire.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Collection
 from typing import Any
 
 import httpx
 
-from ._redact import redact_url
-
 __all__ = [
+    "REDACTED",
     "BodyTooLarge",
     "ContentError",
     "InvalidRequest",
@@ -26,7 +29,32 @@ __all__ = [
     "RestwireError",
     "TooManyRedirects",
     "TransportError",
+    "header_names",
+    "redact_url",
 ]
+
+REDACTED = "[redacted]"
+
+_USERINFO_PASSWORD = re.compile(r"(//[^/?#@:]*):[^/?#@]*@")
+
+
+def redact_url(url: httpx.URL | str) -> str:
+    """The URL as text with any password in its userinfo replaced.
+
+    Works on text that is not a valid URL too (a path template with
+    ``:name`` placeholders, say), so an error about a bad URL cannot show
+    its password.
+    """
+    return _USERINFO_PASSWORD.sub(rf"\1:{REDACTED}@", str(url))
+
+
+def header_names(headers: httpx.Headers, hidden: Collection[str]) -> str:
+    """The headers as text, the values of those named in ``hidden`` (lower
+    case) replaced."""
+    shown = []
+    for name, value in headers.items():
+        shown.append(f"{name}: {REDACTED if name in hidden else value}")
+    return "{" + ", ".join(shown) + "}"
 
 
 class RestwireError(Exception):

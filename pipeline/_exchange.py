@@ -18,26 +18,37 @@
 
 A header named in ``sensitive`` (and ``Authorization``, ``Proxy-Authorization``
 and ``Cookie`` always) is sent only on hops at the origin the call started at,
-until a redirect first leaves that origin; its value is never shown in a repr.
+until a redirect first leaves that origin (``_hops``); its value is never
+shown in a repr. ``set_credential`` sets such a header; ``cookie(name)``
+reads the client's cookie jar as the server would for this URL.
+
+The exchange carries no client: a middleware asks for I/O only through the
+effects it yields (``_effects``), so it runs the same under both drivers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ._redact import ALWAYS_SENSITIVE, header_names, redact_url
+from ._errors import header_names, redact_url
+from ._hops import (
+    ALWAYS_SENSITIVE,
+    CREDENTIALS,
+    Credentials,
+    Origin,
+    check_credential,
+    origin_of,
+)
+from ._hops import cookie_for as _cookie_for
 
 if TYPE_CHECKING:
     from ._endpoint import RestEndpoint
 
-__all__ = ["Credentials", "Exchange"]
-
-Credentials = Literal["omit", "same-origin", "include"]
-CREDENTIALS: frozenset[str] = frozenset(("omit", "same-origin", "include"))
+__all__ = ["Exchange"]
 
 
 class Exchange:
@@ -45,8 +56,8 @@ class Exchange:
 
     __slots__ = (
         "_credentials",
+        "_jar",
         "body",
-        "client",
         "endpoint",
         "headers",
         "hops",
@@ -67,7 +78,7 @@ class Exchange:
         body: Any,
         url: httpx.URL,
         headers: httpx.Headers,
-        client: httpx.Client | httpx.AsyncClient,
+        cookies: httpx.Cookies,
         *,
         parse: bool = True,
     ) -> None:
@@ -77,7 +88,7 @@ class Exchange:
         self.method = endpoint.method
         self.url = url
         self.headers = headers
-        self.client = client
+        self._jar = cookies
         self.parse = parse
         self._credentials: Credentials = "same-origin"
         self.sensitive: set[str] = set(ALWAYS_SENSITIVE)
@@ -107,22 +118,28 @@ class Exchange:
         """Keep these headers to the call's origin and out of every repr."""
         self.sensitive.update(name.lower() for name in names)
 
+    def set_credential(self, header: str, value: str) -> None:
+        """Send ``header: value`` as a credential: kept to the call's origin
+        and out of every repr. A value with a line break or another control
+        character (which could inject a header) is refused."""
+        check_credential(header, value)
+        self.headers[header] = value
+        self.mark_sensitive(header)
+
+    def cookie(self, name: str) -> str | None:
+        """The value of the client's cookie ``name`` that the server at this
+        call's URL reads (the most specific match), or ``None``."""
+        return _cookie_for(self._jar, name, self.url)
+
     @property
-    def origin(self) -> tuple[str, str, int | None]:
+    def origin(self) -> Origin:
         """The call's origin: scheme, host and port."""
         return origin_of(self.url)
 
     def __repr__(self) -> str:
         status = f" -> {self.response.status_code}" if self.response is not None else ""
+        hidden = self.sensitive | ALWAYS_SENSITIVE
         return (
             f"<Exchange {self.method} {redact_url(self.url)}{status} "
-            f"headers={header_names(self.headers, self.sensitive)}>"
+            f"headers={header_names(self.headers, hidden)}>"
         )
-
-
-_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
-
-
-def origin_of(url: httpx.URL) -> tuple[str, str, int | None]:
-    """A URL's origin (scheme, host, port), default ports made explicit."""
-    return (url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme))

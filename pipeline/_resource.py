@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._endpoint import RestEndpoint
-from ._schema import Invalidate
+from ._store import Invalidate
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
 

@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 import httpx
 
 from restwire import AsyncController, Controller, Entity, RestEndpoint
-from restwire._schema import Batch, denormalize, normalize
-from restwire._store import Store
+from restwire._store import Batch, Store, denormalize, normalize
 from restwire.middlewares import (
     AccessToken,
     CamelCaseKeys,

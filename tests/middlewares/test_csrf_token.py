@@ -68,26 +68,6 @@ async def test_only_a_cookie_for_this_url_is_used(
     assert "x-csrftoken" not in request.headers
 
 
-def test_the_most_specific_cookie_wins() -> None:
-    import httpx
-
-    from restwire.middlewares.csrf_token import cookie_for
-
-    cookies = httpx.Cookies()
-    cookies.set("csrftoken", "anywhere")
-    cookies.set("csrftoken", "parent", domain=".example.com")
-    url = httpx.URL("https://api.example.com/app/form")
-    assert cookie_for(cookies, "csrftoken", url) == "parent"
-    cookies.set("csrftoken", "host", domain="api.example.com")
-    assert cookie_for(cookies, "csrftoken", url) == "host"
-    cookies.set("csrftoken", "app-path", domain="api.example.com", path="/app")
-    assert cookie_for(cookies, "csrftoken", url) == "app-path"
-    assert (
-        cookie_for(cookies, "csrftoken", httpx.URL("https://other.org/")) == "anywhere"
-    )
-    assert cookie_for(cookies, "missing", url) is None
-
-
 async def test_custom_names(controller_factory: Any, httpx_mock: HTTPXMock) -> None:
     controller = controller_factory(cookies={"XSRF-TOKEN": "angular"})
     httpx_mock.add_response(json={})

@@ -21,6 +21,7 @@ from restwire import (
     RestEndpoint,
     TooManyRedirects,
 )
+from restwire._hops import cookie_for
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -325,3 +326,19 @@ async def test_http_to_https_on_the_same_host_is_another_origin(
     first, second = httpx_mock.get_requests()
     assert {"access-token", "authorization", "cookie"} <= set(first.headers)
     assert not {"access-token", "authorization", "cookie"} & set(second.headers)
+
+
+def test_the_most_specific_cookie_wins() -> None:
+    cookies = httpx.Cookies()
+    cookies.set("csrftoken", "anywhere")
+    cookies.set("csrftoken", "parent", domain=".example.com")
+    url = httpx.URL("https://api.example.com/app/form")
+    assert cookie_for(cookies, "csrftoken", url) == "parent"
+    cookies.set("csrftoken", "host", domain="api.example.com")
+    assert cookie_for(cookies, "csrftoken", url) == "host"
+    cookies.set("csrftoken", "app-path", domain="api.example.com", path="/app")
+    assert cookie_for(cookies, "csrftoken", url) == "app-path"
+    assert (
+        cookie_for(cookies, "csrftoken", httpx.URL("https://other.org/")) == "anywhere"
+    )
+    assert cookie_for(cookies, "missing", url) is None

@@ -1,0 +1,338 @@
+"""Awaited I/O: the async driver, and ``AsyncController``.
+
+The twin of ``_sync``: :func:`run_async` runs a flow on an
+``httpx.AsyncClient`` with awaits (asyncio or trio, through anyio), and
+``AsyncController`` has ``Controller``'s surface, awaited. ``subscribe`` runs
+pollers in the controller's task group, which exists inside
+``async with AsyncController(...)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar, assert_never
+
+import anyio
+import anyio.abc
+import httpx
+
+from ._chain import run_exchange
+from ._controller import BaseController, Job, Params, logger
+from ._download import Download, Progress, filename_from
+from ._effects import (
+    Acquire,
+    Call,
+    Effect,
+    Flow,
+    FlowLock,
+    Release,
+    Sleep,
+    _Close,
+    _Drain,
+    _Read,
+    _Send,
+    progress_of,
+)
+from ._endpoint import RestEndpoint
+from ._errors import RestwireError
+from ._hops import cookie_scope
+from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
+from ._store import MISSING
+
+__all__ = ["AsyncController", "run_async"]
+
+T = TypeVar("T")
+
+
+async def _perform(
+    effect: Effect, client: httpx.AsyncClient, held: list[FlowLock]
+) -> Any:
+    """Carry out one effect with awaited I/O."""
+    match effect:
+        case _Send():
+            auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
+            with cookie_scope(client, effect.store_cookies):
+                return await client.send(
+                    effect.request, stream=True, follow_redirects=False, auth=auth
+                )
+        case _Read():
+            try:
+                return await effect.response.aread()
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await effect.response.aclose()
+                raise
+        case _Drain():
+            try:
+                async for chunk in effect.response.aiter_bytes():
+                    effect.write(chunk)
+                    if effect.progress is not None:
+                        effect.progress(*progress_of(effect.response))
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await effect.response.aclose()
+            return None
+        case _Close():
+            await effect.response.aclose()
+            return None
+        case Sleep():
+            await anyio.sleep(max(effect.seconds, 0.0))
+            return None
+        case Call():
+            result = effect.function(*effect.args)
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+        case Acquire():
+            await effect.lock.async_lock().acquire()
+            held.append(effect.lock)
+            return None
+        case Release():
+            held.remove(effect.lock)
+            effect.lock.async_lock().release()
+            return None
+        case _:
+            assert_never(effect)
+
+
+async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:
+    """Run ``flow`` to its end with awaited I/O on ``client``; return its result."""
+    result: Any = None
+    error: Exception | None = None
+    held: list[FlowLock] = []
+    try:
+        while True:
+            try:
+                effect = flow.send(result) if error is None else flow.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            result, error = None, None
+            try:
+                result = await _perform(effect, client, held)
+            except Exception as exc:
+                error = exc
+    finally:
+        flow.close()
+        for lock in held:
+            lock.async_lock().release()
+
+
+class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
+    """Makes calls with awaited I/O on an ``httpx.AsyncClient``.
+
+    ``subscribe`` runs pollers in the controller's task group, which exists
+    inside ``async with AsyncController(...)``.
+    """
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient | None = None,
+        *,
+        managers: Iterable[object] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(client, httpx.AsyncClient, anyio.Event, managers, clock)
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._closed = False
+
+    async def fetch(
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
+    ) -> Any:
+        """Call ``endpoint`` and return its value, from the network."""
+        job = self._job(endpoint, params, body)
+        if not job.shared:
+            return await self._send(job)
+        flight, waiting = self._join(job.key)
+        if waiting is not None:
+            await waiting.wait()
+            return self._shared_value(job, flight)
+        try:
+            flight.value = await self._send(job)
+            return flight.value
+        except Exception as error:
+            flight.error = error
+            raise
+        finally:
+            event = self._land(job.key, flight)
+            if event is not None:
+                event.set()
+
+    async def _send(self, job: Job) -> Any:
+        self._starting(job)
+        try:
+            await run_async(run_exchange(job.exchange, self._terminal), self._client)
+            return self._finish(job)
+        except RestwireError as error:
+            self._failed(job, error)
+            raise
+
+    async def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
+        """The stored value while fresh, else a fetch."""
+        value = self._cached(endpoint, params)
+        return await self.fetch(endpoint, params) if value is MISSING else value
+
+    async def fetch_response(
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
+    ) -> httpx.Response:
+        """Call ``endpoint`` through the same chain; return the raw response."""
+        return await self._send_raw(self._job(endpoint, params, body, parse=False))
+
+    async def _send_raw(self, job: Job) -> httpx.Response:
+        self._starting(job)
+        try:
+            return await run_async(
+                run_exchange(job.exchange, self._terminal), self._client
+            )
+        except RestwireError as error:
+            self._failed(job, error)
+            raise
+
+    async def paginate(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        items: bool = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> AsyncIterator[Any]:
+        """Each page (or each item) of a listing, following ``rel="next"``;
+        see :meth:`Controller.paginate`."""
+        job = self._job(endpoint, params, None)
+        seen: set[str] = set()
+        for _ in range(max_pages):
+            seen.add(str(job.exchange.url))
+            value = await self._send(job)
+            for each in self._page_items(job, value) if items else (value,):
+                yield each
+            following = self._next_page(job, seen, cross_origin)
+            if following is None:
+                return
+            job = self._job(endpoint, params, None, url=following)
+
+    async def download(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        to: str | os.PathLike[str],
+        overwrite: bool = False,
+        progress: Progress | None = None,
+        fallback: str = "download",
+    ) -> Path:
+        """Stream the body to a file in ``to``; see :meth:`Controller.download`."""
+        target = Download(to)
+        try:
+            job = self._job(self._download_endpoint(endpoint), params, None)
+            response = await self._send_raw(job)
+            await run_async(target.save(response, progress), self._client)
+        except BaseException:
+            target.discard()
+            raise
+        name = filename_from(response.headers.get("content-disposition"), fallback)
+        return target.finish(name, overwrite)
+
+    async def poll(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        frequency: float | None = None,
+    ) -> AsyncIterator[Any]:
+        """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
+        seconds, until the controller closes. Errors are raised."""
+        interval = self._frequency(endpoint, frequency)
+        while not self._closed:
+            started = self._clock()
+            yield await self.fetch(endpoint, params)
+            remaining = started + interval - self._clock()
+            if remaining > 0:
+                await anyio.sleep(remaining)
+
+    def subscribe(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        callback: Callback | None = None,
+        *,
+        frequency: float | None = None,
+        on_error: ErrorCallback | None = None,
+    ) -> Subscription:
+        """Call ``callback(value)`` (a function or a coroutine function) with a
+        fresh value at once and every ``frequency`` seconds, from one poller
+        task shared by every subscriber to the same request."""
+        if callback is None:
+            raise TypeError("subscribe() needs a callback")
+        if self._tasks is None:
+            raise RuntimeError("subscribe() needs `async with AsyncController(...)`")
+        seconds = self._frequency(endpoint, frequency)
+        with self._pollers_lock:
+            poller, new = self._poller(endpoint, params)
+            ident = poller.add(seconds, callback, on_error)
+        if new:
+            self._tasks.start_soon(
+                self._run_poller, poller, name=f"restwire poll {poller.key}"
+            )
+        return Subscription(poller, ident)
+
+    async def _run_poller(self, poller: Poller) -> None:
+        while True:
+            for step in poller.steps():
+                if isinstance(step, Wait):
+                    woken = anyio.Event()
+                    poller.wake = woken.set
+                    with anyio.move_on_after(step.seconds):
+                        await woken.wait()
+                    continue
+                try:
+                    value = await self.fetch(poller.endpoint, poller.params)
+                except Exception as error:
+                    returned = self._deliver(poller, None, error)
+                else:
+                    returned = self._deliver(poller, value, None)
+                for result in returned:
+                    if inspect.isawaitable(result):
+                        try:
+                            await result
+                        except Exception:
+                            logger.exception("subscriber of %s failed", poller.key)
+            if self._poller_done(poller):
+                return
+
+    async def close(self) -> None:
+        """Stop every poller, then close the client if this controller made it.
+
+        Pollers end at their next step; inside ``async with`` the block's end
+        waits for (and, past a poll in progress, cancels) them first.
+        """
+        self._closed = True
+        self._stop_pollers()
+        if self._owns_client and self._tasks is None:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        self._tasks = anyio.create_task_group()
+        await self._tasks.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        tasks = self._tasks
+        try:
+            self._closed = True
+            self._stop_pollers()
+            if tasks is not None:
+                tasks.cancel_scope.cancel()
+                await tasks.__aexit__(kind, error, traceback)
+        finally:
+            self._tasks = None
+            await self.close()
