@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar, assert_never
+from typing import Any, Self, TypeVar
 
 import anyio
 import anyio.abc
@@ -36,6 +36,7 @@ from ._effects import (
     _Drain,
     _Read,
     _Send,
+    not_an_effect,
     progress_of,
 )
 from ._endpoint import RestEndpoint
@@ -97,7 +98,7 @@ async def _perform(
             effect.lock.async_lock().release()
             return None
         case _:
-            assert_never(effect)
+            raise not_an_effect(effect)
 
 
 async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:

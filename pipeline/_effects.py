@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Never, TypeVar
 
 import httpx
 
@@ -137,6 +137,13 @@ Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Drain | _Close
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]
+
+
+def not_an_effect(value: Never) -> TypeError:
+    """The error a driver's last ``case`` raises. mypy proves that case
+    unreachable (every effect is handled: ``value`` must be ``Never``); at run
+    time a flow that yields anything else gets a clear error."""
+    return TypeError(f"a flow yielded {value!r}, which is not an effect")
 
 
 def progress_of(response: httpx.Response) -> tuple[int, int | None]:

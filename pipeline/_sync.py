@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar, assert_never
+from typing import Any, Self, TypeVar
 
 import httpx
 
@@ -54,6 +54,7 @@ from ._effects import (
     _Drain,
     _Read,
     _Send,
+    not_an_effect,
     progress_of,
 )
 from ._endpoint import RestEndpoint
@@ -116,7 +117,7 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
             effect.lock.thread_lock.release()
             return None
         case _:
-            assert_never(effect)
+            raise not_an_effect(effect)
 
 
 def run_sync(flow: Flow[T], client: httpx.Client) -> T:

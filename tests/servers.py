@@ -27,6 +27,7 @@ import gzip
 import json
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
@@ -134,7 +135,7 @@ class _Handler(QuietHandler):
         self,
         status: int,
         body: bytes,
-        headers: dict[str, str | list[str]] | None = None,
+        headers: Mapping[str, str | list[str]] | None = None,
     ) -> None:
         self.answer(
             status, body, {"content-type": "application/json", **(headers or {})}

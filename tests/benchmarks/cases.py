@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import json
 import os
 import subprocess
@@ -29,6 +30,13 @@ from restwire.middlewares.key_casing import convert_keys, to_camel, to_snake
 
 from .harness import Row, median_seconds, microseconds, milliseconds, paired
 from .server import ITEM, BenchServer, item_body
+
+
+def _repeat(run: Callable[[], object], times: int) -> None:
+    """Call ``run`` ``times`` times: one timed sample of a scaling case."""
+    for _ in range(times):
+        run()
+
 
 # -- shared definitions ---------------------------------------------------------
 
@@ -130,9 +138,7 @@ def _scaling(case: str, run: Callable[[], Any], sizes: list[int], quick: bool) -
         sizes = sizes[:2]
     per_item = []
     for size in sizes:
-        seconds = median_seconds(
-            lambda size=size: [run() for _ in range(size)], repeat=3
-        )
+        seconds = median_seconds(functools.partial(_repeat, run, size), repeat=3)
         per_item.append(seconds / size)
     growth = per_item[-1] / per_item[-2]
     return Row(
@@ -364,7 +370,7 @@ def key_casing(quick: bool) -> list[Row]:
         if quick and objects == 20_000:
             continue
         per_key.append(
-            median_seconds(lambda data=data: convert_keys(data, to_camel), 3)
+            median_seconds(functools.partial(convert_keys, data, to_camel), 3)
             / (objects * 12)
         )
     growth = per_key[-1] / per_key[-2]
@@ -465,8 +471,7 @@ def normalization(quick: bool) -> list[Row]:
             continue
         payload = price_payload(count)
         per_entity.append(
-            median_seconds(lambda payload=payload: normalize_and_read(payload), 3)
-            / count
+            median_seconds(functools.partial(normalize_and_read, payload), 3) / count
         )
     growth = per_entity[-1] / per_entity[-2]
     rows.append(

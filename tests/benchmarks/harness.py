@@ -53,7 +53,8 @@ def paired(
     drift in the machine's speed falls on both alike."""
     ours()
     theirs()
-    mine, baseline = [], []
+    mine: list[float] = []
+    baseline: list[float] = []
     for _ in range(repeat):
         for run, into in ((ours, mine), (theirs, baseline)):
             gc.collect()

@@ -44,7 +44,7 @@ canonical_key = st.builds(
     st.sampled_from(["", "_", "__"]),
 )
 header_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300
+    alphabet=st.characters(exclude_categories=["Cs"]), max_size=300
 ) | st.from_regex(r"[<>;,=\"' a-zA-Z0-9*%/\\.:_-]{0,120}", fullmatch=True)
 
 
@@ -129,8 +129,11 @@ PROPERTIES: list[tuple[str, Callable[[Any], None], Any]] = [
 @pytest.mark.parametrize(
     ("name", "prop", "strategy"), PROPERTIES, ids=[p[0] for p in PROPERTIES]
 )
-def test_property(name: str, prop: Callable[[Any], None], strategy: Any) -> None:
-    QUICK(given(strategy)(prop))()
+def test_property(
+    name: str, prop: Callable[[Any], None], strategy: st.SearchStrategy[Any]
+) -> None:
+    test: Callable[[], None] = given(strategy)(prop)
+    QUICK(test)()
 
 
 @pytest.mark.slow
@@ -138,9 +141,10 @@ def test_property(name: str, prop: Callable[[Any], None], strategy: Any) -> None
     ("name", "prop", "strategy"), PROPERTIES, ids=[p[0] for p in PROPERTIES]
 )
 def test_property_thoroughly(
-    name: str, prop: Callable[[Any], None], strategy: Any
+    name: str, prop: Callable[[Any], None], strategy: st.SearchStrategy[Any]
 ) -> None:
-    THOROUGH(given(strategy)(prop))()
+    test: Callable[[], None] = given(strategy)(prop)
+    THOROUGH(test)()
 
 
 @pytest.mark.parametrize(

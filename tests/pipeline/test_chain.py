@@ -13,6 +13,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import (
+    Call,
     CallNext,
     Exchange,
     Flow,
@@ -303,3 +304,64 @@ def test_a_stack_is_immutable() -> None:
 def test_an_object_without_hooks_is_not_a_middleware() -> None:
     with pytest.raises(TypeError, match="is not a middleware"):
         Stack(object())
+
+
+class Snooper:
+    """Looks for a way around the chain on the exchange."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def on_request(self, exchange: Exchange) -> None:
+        self.seen = [name for name in dir(exchange) if not name.startswith("__")]
+
+
+async def test_the_exchange_offers_no_client_to_send_around_the_chain(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={})
+    snooper = Snooper()
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(snooper))
+    assert snooper.seen
+    assert not [name for name in snooper.seen if "client" in name]
+    assert not any(
+        isinstance(getattr(Exchange, name, None), httpx.Client | httpx.AsyncClient)
+        for name in snooper.seen
+    )
+
+
+class YieldsJunk:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        yield "GET https://elsewhere.example/"  # type: ignore[misc]
+        return (yield from call_next(exchange))
+
+
+async def test_yielding_what_is_not_an_effect_is_a_clear_error(
+    controller: Any,
+) -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(YieldsJunk())
+    with pytest.raises(TypeError, match="which is not an effect"):
+        await controller.fetch(endpoint)
+
+
+async def _lookup() -> str:
+    return "from a coroutine"
+
+
+class CallsACoroutine:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        exchange.state["looked up"] = yield Call(_lookup)
+        return (yield from call_next(exchange))
+
+
+async def test_a_coroutine_is_awaited_by_the_async_driver_and_refused_by_the_sync(
+    controller: Any, mode: str, httpx_mock: HTTPXMock
+) -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(CallsACoroutine())
+    if mode == "sync":
+        with pytest.raises(TypeError, match="is async; under a sync Controller"):
+            await controller.fetch(endpoint)
+        return
+    httpx_mock.add_response(json={})
+    response = await controller.fetch_response(endpoint)
+    assert response.status_code == 200

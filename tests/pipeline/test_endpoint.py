@@ -36,7 +36,7 @@ def test_defaults() -> None:
 def test_endpoints_are_immutable() -> None:
     endpoint = RestEndpoint(path="/x")
     with pytest.raises(AttributeError, match="extend"):
-        endpoint.path = "/y"  # type: ignore[misc]
+        endpoint.path = "/y"
 
 
 def test_extend_returns_a_changed_copy() -> None:

@@ -120,7 +120,7 @@ def test_data_that_is_not_an_object_is_an_entity_error() -> None:
 def test_instances_are_read_only() -> None:
     post = Post(id="1")
     with pytest.raises(AttributeError, match="read-only"):
-        post.title = "changed"  # type: ignore[misc]
+        post.title = "changed"
     with pytest.raises(AttributeError, match="read-only"):
         del post.title
 

@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import LogoutManager, NetworkError, RestEndpoint, RestwireError
+from restwire import (
+    Exchange,
+    LogoutManager,
+    NetworkError,
+    RestEndpoint,
+    RestwireError,
+)
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio
@@ -98,3 +104,92 @@ async def test_fetch_response_runs_the_managers_too(
     with pytest.raises(NetworkError):
         await controller.fetch_response(get_mine, {"id": "1"})
     assert len(calls) == 1
+
+
+class Recording:
+    """A manager with every hook: logs what it saw, times calls in state."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def on_call(self, controller: Any, exchange: Exchange) -> None:
+        exchange.state["started"] = True
+        self.log.append(f"call {exchange.method} {exchange.url.path}")
+
+    def on_value(self, controller: Any, exchange: Exchange, value: Any) -> None:
+        assert exchange.state["started"]
+        self.log.append(f"value {type(value).__name__}")
+
+    def on_error(
+        self, controller: Any, exchange: Exchange, error: RestwireError
+    ) -> None:
+        assert exchange.state["started"]
+        self.log.append(f"error {type(error).__name__} {exchange.url.path}")
+
+
+async def test_managers_see_every_outcome_of_every_call_in_order(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    first: list[str] = []
+    second: list[str] = []
+    controller = controller_factory(managers=(Recording(first), Recording(second)))
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1"})
+    httpx_mock.add_response(url=f"{API}/my/1", status_code=500)
+    await controller.fetch(get_post, {"id": "1"})
+    await controller.get(get_post, {"id": "1"})  # from the store: no call
+    with pytest.raises(NetworkError):
+        await controller.fetch(get_mine, {"id": "1"})
+    assert first == [
+        "call GET /posts/1",
+        "value Post",
+        "call GET /my/1",
+        "error NetworkError /my/1",
+    ]
+    assert second == first
+
+
+async def test_a_raw_call_and_a_page_are_calls_too(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    log: list[str] = []
+    controller = controller_factory(managers=(Recording(log),))
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1"}, is_reusable=True)
+    await controller.fetch_response(get_post, {"id": "1"})
+    pages = [page async for page in aiter_pages(controller, get_post, {"id": "1"})]
+    assert len(pages) == 1
+    assert log == ["call GET /posts/1", "call GET /posts/1", "value Post"]
+
+
+async def aiter_pages(controller: Any, endpoint: Any, params: Any) -> Any:
+    """``paginate`` under either controller (the sync one's is a plain iterator)."""
+    pages = controller.paginate(endpoint, params)
+    if hasattr(pages, "__aiter__"):
+        async for page in pages:
+            yield page
+    else:
+        for page in await pages:
+            yield page
+
+
+class Broken:
+    def on_call(self, controller: Any, exchange: Exchange) -> None:
+        raise RuntimeError("metrics backend down")
+
+    def on_value(self, controller: Any, exchange: Exchange, value: Any) -> None:
+        raise RuntimeError("metrics backend down")
+
+    def __repr__(self) -> str:
+        return "Broken()"
+
+
+async def test_a_manager_that_raises_is_logged_and_the_call_goes_on(
+    controller_factory: Any, httpx_mock: HTTPXMock, caplog: pytest.LogCaptureFixture
+) -> None:
+    log: list[str] = []
+    controller = controller_factory(managers=(Broken(), Recording(log)))
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1"})
+    post = await controller.fetch(get_post, {"id": "1"})
+    assert post == Post(id="1")
+    assert log == ["call GET /posts/1", "value Post"]
+    assert "manager Broken() failed on the call" in caplog.text
+    assert "manager Broken() failed on the value" in caplog.text

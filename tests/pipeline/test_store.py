@@ -264,7 +264,9 @@ def test_the_same_entity_twice_in_one_response_is_one_merged_record() -> None:
 def test_nested_entities_are_normalized_into_their_own_records() -> None:
     value = {"id": 1, "title": "t", "author": {"id": 9, "name": "ann"}}
     normalized, batch, read = roundtrip(Article, value)
-    assert batch.records[("Article", "1")].author == Ref("User", "9")
+    article = batch.records[("Article", "1")]
+    assert isinstance(article, Article)
+    assert article.author == Ref("User", "9")
     assert normalized == Ref("Article", "1")
     assert set(batch.records) == {("Article", "1"), ("User", "9")}
     assert read.author == User(id=9, name="ann")

@@ -1,0 +1,158 @@
+"""The public surface, pinned: what ``restwire`` and ``restwire.middlewares``
+export, in the style of httpx's ``tests/test_exported_members.py``.
+
+A name added to or removed from either ``__all__`` fails here until this list
+says so: the surface changes on purpose, never by accident.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+import restwire
+import restwire.middlewares
+
+RESTWIRE = [
+    "IDEMPOTENT_METHODS",
+    "SAFE_METHODS",
+    # endpoints and resources
+    "RestEndpoint",
+    "Stack",
+    "Resource",
+    "resource",
+    "HookifiedResource",
+    "hookify_resource",
+    # entities and schemas
+    "Entity",
+    "EntityError",
+    "Invalidate",
+    # controllers
+    "Controller",
+    "AsyncController",
+    "Subscription",
+    "Manager",
+    "LogoutManager",
+    # writing middleware
+    "Exchange",
+    "Credentials",
+    "CallNext",
+    "FlowMiddleware",
+    "Flow",
+    "Effect",
+    "Sleep",
+    "Call",
+    "Acquire",
+    "Release",
+    "FlowLock",
+    # bodies
+    "Content",
+    "JsonContent",
+    "TextContent",
+    "BlobContent",
+    "BytesContent",
+    "StreamContent",
+    "Blob",
+    "Form",
+    # header parsers and file names
+    "Link",
+    "parse_link_header",
+    "links_by_rel",
+    "parse_content_disposition",
+    "filename_from",
+    "safe_filename",
+    # errors
+    "RestwireError",
+    "InvalidRequest",
+    "ParameterError",
+    "RequestBodyError",
+    "TransportError",
+    "TooManyRedirects",
+    "ContentError",
+    "BodyTooLarge",
+    "NetworkError",
+]
+
+MIDDLEWARES = [
+    "AccessToken",
+    "ContextToken",
+    "CookieCredentials",
+    "CsrfToken",
+    "CamelCaseKeys",
+    "SnakeCaseKeys",
+    "KeyCollision",
+    "RenameKeys",
+    "FillPrimaryKey",
+    "LinkPagination",
+    "FileDownload",
+    "Retry",
+    "RetryBudgetExceeded",
+    "retry_after_seconds",
+]
+
+#: What DESIGN.md names as the public surface: each must be exported.
+DESIGN = {
+    restwire: [
+        "RestEndpoint",
+        "resource",
+        "hookify_resource",
+        "Entity",
+        "Blob",
+        "Invalidate",
+        "Controller",
+        "AsyncController",
+        "LogoutManager",
+        "RestwireError",
+        "NetworkError",
+    ],
+    restwire.middlewares: [
+        "CookieCredentials",
+        "AccessToken",
+        "ContextToken",
+        "CsrfToken",
+        "CamelCaseKeys",
+        "SnakeCaseKeys",
+        "RenameKeys",
+        "FillPrimaryKey",
+        "LinkPagination",
+        "FileDownload",
+        "Retry",
+        "KeyCollision",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [(restwire, RESTWIRE), (restwire.middlewares, MIDDLEWARES)],
+    ids=["restwire", "restwire.middlewares"],
+)
+def test_all_is_pinned_and_every_public_name_is_in_it(
+    module: ModuleType, expected: list[str]
+) -> None:
+    assert sorted(module.__all__) == sorted(expected)
+    assert len(set(module.__all__)) == len(module.__all__)
+    public = {
+        name
+        for name in dir(module)
+        if not name.startswith("_")
+        and not isinstance(getattr(module, name), ModuleType)
+        and name != "annotations"
+    }
+    assert public == set(module.__all__)
+    for name in module.__all__:
+        member = getattr(module, name)
+        owner = getattr(member, "__module__", None)
+        if owner is not None and isinstance(member, type):
+            assert owner.startswith(module.__name__), (name, owner)
+
+
+def test_what_design_names_is_exported() -> None:
+    for module, names in DESIGN.items():
+        assert set(names) <= set(module.__all__), module.__name__
+
+
+def test_wire_effects_are_not_exported() -> None:
+    for name in ("Send", "Read", "Drain", "Close", "_Send", "_Read"):
+        assert not hasattr(restwire, name)
