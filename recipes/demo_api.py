@@ -3,7 +3,7 @@
 A real HTTP server (the standard library's threading HTTP/1.1 server, with
 keep-alive) on a free port, plus a second one on another port that plays
 "another origin" for redirects. The tour and the integration tests run
-against it; nothing in ``pipeline`` or ``middlewares`` imports it.
+against it; nothing in ``restwire`` imports it.
 
 | route | answer (seed section) |
 |---|---|
