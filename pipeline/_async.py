@@ -22,7 +22,7 @@ import anyio.abc
 import httpx
 
 from ._chain import run_exchange
-from ._controller import BaseController, Job, Params, logger
+from ._controller import GET, RAW, BaseController, Job, Params, _Served, logger
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
@@ -32,6 +32,7 @@ from ._effects import (
     FlowLock,
     Release,
     Sleep,
+    _Await,
     _Close,
     _Drain,
     _Read,
@@ -43,7 +44,6 @@ from ._endpoint import RestEndpoint
 from ._errors import RestwireError
 from ._hops import cookie_scope
 from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
-from ._store import MISSING
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -80,6 +80,9 @@ async def _perform(
             return None
         case _Close():
             await effect.response.aclose()
+            return None
+        case _Await():
+            await effect.event.wait()
             return None
         case Sleep():
             await anyio.sleep(max(effect.seconds, 0.0))
@@ -144,54 +147,45 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
     async def fetch(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> Any:
-        """Call ``endpoint`` and return its value, from the network."""
-        job = self._job(endpoint, params, body)
-        if not job.shared:
-            return await self._send(job)
-        flight, waiting = self._join(job.key)
-        if waiting is not None:
-            await waiting.wait()
-            return self._shared_value(job, flight)
-        try:
-            flight.value = await self._send(job)
-            return flight.value
-        except Exception as error:
-            flight.error = error
-            raise
-        finally:
-            event = self._land(job.key, flight)
-            if event is not None:
-                event.set()
-
-    async def _send(self, job: Job) -> Any:
-        self._starting(job)
-        try:
-            await run_async(run_exchange(job.exchange, self._terminal), self._client)
-            return self._finish(job)
-        except RestwireError as error:
-            self._failed(job, error)
-            raise
+        """Call ``endpoint`` and return its value, from the network (or from a
+        call of the same identity already in flight)."""
+        return await self._send(self._job(endpoint, params, body))
 
     async def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
-        """The stored value while fresh, else a fetch."""
-        value = self._cached(endpoint, params)
-        return await self.fetch(endpoint, params) if value is MISSING else value
+        """The value this caller's identity has stored, while fresh; else a
+        fetch."""
+        return await self._send(self._job(endpoint, params, None, GET))
+
+    async def _send(self, job: Job[anyio.Event]) -> Any:
+        try:
+            await run_async(run_exchange(job.exchange, job), self._client)
+            value = self._finish(job)
+        except _Served as served:
+            return served.outcome()
+        except RestwireError as error:
+            self._failed(job, error)
+            self._land(job, error=error)
+            raise
+        except BaseException as error:
+            self._land(job, error=error)
+            raise
+        self._land(job, value)
+        return value
 
     async def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> httpx.Response:
         """Call ``endpoint`` through the same chain; return the raw response."""
-        return await self._send_raw(self._job(endpoint, params, body, parse=False))
+        return await self._send_raw(self._job(endpoint, params, body, RAW))
 
-    async def _send_raw(self, job: Job) -> httpx.Response:
-        self._starting(job)
+    async def _send_raw(self, job: Job[anyio.Event]) -> httpx.Response:
         try:
-            return await run_async(
-                run_exchange(job.exchange, self._terminal), self._client
-            )
+            response = await run_async(run_exchange(job.exchange, job), self._client)
         except RestwireError as error:
             self._failed(job, error)
             raise
+        self._succeeded(job, response)
+        return response
 
     async def paginate(
         self,
@@ -229,7 +223,7 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         """Stream the body to a file in ``to``; see :meth:`Controller.download`."""
         target = Download(to)
         try:
-            job = self._job(self._download_endpoint(endpoint), params, None)
+            job = self._job(self._download_endpoint(endpoint), params, None, RAW)
             response = await self._send_raw(job)
             await run_async(target.save(response, progress), self._client)
         except BaseException:
@@ -269,15 +263,20 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         task shared by every subscriber to the same request."""
         if callback is None:
             raise TypeError("subscribe() needs a callback")
+        if self._closed:
+            raise RuntimeError("this controller is closed")
         if self._tasks is None:
             raise RuntimeError("subscribe() needs `async with AsyncController(...)`")
         seconds = self._frequency(endpoint, frequency)
+        identity = self._probe(endpoint, params)
         with self._pollers_lock:
-            poller, new = self._poller(endpoint, params)
+            poller, new = self._poller(endpoint, params, identity)
             ident = poller.add(seconds, callback, on_error)
         if new:
+            # The task runs in a copy of this (the first subscriber's)
+            # context: the one whose identity keys the poller.
             self._tasks.start_soon(
-                self._run_poller, poller, name=f"restwire poll {poller.key}"
+                self._run_poller, poller, name=f"restwire poll {poller.request_key}"
             )
         return Subscription(poller, ident)
 
@@ -301,7 +300,9 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
                         try:
                             await result
                         except Exception:
-                            logger.exception("subscriber of %s failed", poller.key)
+                            logger.exception(
+                                "subscriber of %s failed", poller.request_key
+                            )
             if self._poller_done(poller):
                 return
 

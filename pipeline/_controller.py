@@ -1,43 +1,56 @@
 """What both controllers are and do without I/O: one base class.
 
 ``Controller`` (``_sync``) and ``AsyncController`` (``_async``) derive from
-:class:`BaseController` and add only what waits: running a flow, waiting for
-a shared request, sleeping between polls. Everything here is theirs alike:
+:class:`BaseController` and add only what waits: running a flow, sleeping
+between polls, closing. Everything here is theirs alike:
 
 | member | does |
 |---|---|
 | ``client`` | the ``httpx`` client every call is sent with |
-| ``store`` | entities and results (``_store``) |
-| ``key(endpoint, params)`` | the request key the store and in-flight sharing use |
-| ``invalidate(endpoint, params)`` | forget one stored result |
+| ``store`` | entities and results (``_store``), kept apart per identity |
+| ``key(endpoint, params)`` | the request key a call has: ``"GET https://host/path"`` |
+| ``invalidate(endpoint, params)`` | forget the stored results of one request, whoever fetched them |
 | ``reset()`` | empty the store; fetches already in flight do not write back |
 | ``poll_interval(endpoint, params)`` | the interval a shared poller runs at |
 
-In-flight sharing: identical concurrent reads (same request key, a method
-without side effects, a content that is read whole) share one request,
-across threads or tasks; mutations are never shared. The first caller of a
-key leads and sends; callers that arrive while it is in flight wait for its
-outcome. The event they wait on is made by the subclass (``threading.Event``
-or ``anyio.Event``), and only when a second caller actually waits: the
-usual, uncontended call pays for no event at all.
+**Who may share a response.** A call's :class:`Job` is the innermost step of
+its own chain: it runs after every middleware has set the request up, so it
+sees exactly what would be sent. There it works out the call's identity
+(``_hops.identity_of``: its credential headers, the cookies it may send, the
+client's auth) and the endpoint's value shape (schema, middleware,
+processing), and only a call of the same request key, identity and shape may
+answer it:
+
+- ``get`` answers from the store when that identity holds a fresh result;
+- a read (no side effect, no body, content read whole) joins another call
+  of the same key, identity and shape already in flight and takes its value;
+  if that call is cancelled or fails outside restwire, one of its waiters
+  sends instead, so no patient caller is failed by an impatient one;
+- otherwise it sends, through the controller's :class:`Terminal`.
+
+An answer that was not sent unwinds the chain with ``_Served``, a private
+``BaseException``: no middleware's response side runs twice on one value.
+The single-user case pays for one small tuple and two dictionary look-ups.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
+from multidict import MultiDict, MultiMapping
 
+from ._chain import run_exchange
+from ._effects import Flow, _Await
 from ._endpoint import RestEndpoint, join_url
 from ._entity import EntityError
-from ._errors import InvalidRequest, RestwireError, redact_url
+from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from ._exchange import Exchange
 from ._header_params import links_by_rel, parse_link_header
-from ._hops import origin_of
+from ._hops import identity_of, origin_of
 from ._managers import ManagerHooks, run_hooks
 from ._polling import Poller
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
@@ -49,19 +62,91 @@ logger = logging.getLogger("restwire")
 
 Params = Mapping[str, Any] | None
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
-EventT = TypeVar("EventT")
+
+
+class _Event(Protocol):
+    """What ``threading.Event`` and ``anyio.Event`` both are to a flight."""
+
+    def set(self) -> None: ...
+
+
+EventT = TypeVar("EventT", bound=_Event)
 
 _PENDING: Any = object()
 
+#: What a job does at the innermost step (see :meth:`BaseController._front`).
+FETCH, GET, RAW, PROBE = "fetch", "get", "raw", "probe"
 
-@dataclass(slots=True)
-class Job:
-    """One call a controller sends: its exchange, request key, and the store
-    generation it began in."""
 
-    exchange: Exchange
-    key: str
-    generation: int
+class _Served(BaseException):
+    """A call answered without being sent: from the store, or by another
+    call's request in flight (or, probing, the call's identity). Raised at
+    the innermost step, it unwinds every middleware without running its
+    response side; a ``BaseException``, so no ``except Exception`` in a
+    middleware swallows it."""
+
+    def __init__(self, value: Any = None, error: BaseException | None = None):
+        super().__init__()
+        self.value = value
+        self.error = error
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+class Flight(Generic[EventT]):
+    """One request in flight; ``event`` exists once somebody waits for it."""
+
+    __slots__ = ("error", "event", "identity", "value")
+
+    def __init__(self) -> None:
+        self.event: EventT | None = None
+        self.value: Any = _PENDING
+        self.error: RestwireError | None = None
+        #: The identity of the request the leader finally sent.
+        self.identity: Hashable = None
+
+
+class Job(Generic[EventT]):
+    """One call a controller makes, and the innermost step of its chain."""
+
+    __slots__ = (
+        "controller",
+        "exchange",
+        "flight",
+        "flight_key",
+        "generation",
+        "identity",
+        "key",
+        "mode",
+        "sent",
+    )
+
+    def __init__(
+        self,
+        controller: BaseController[Any, EventT],
+        exchange: Exchange,
+        key: str,
+        generation: int,
+        mode: str,
+    ) -> None:
+        self.controller = controller
+        self.exchange = exchange
+        #: The request key: ``"GET https://host/path?q=1"``, userinfo left out.
+        self.key = key
+        self.generation = generation
+        self.mode = mode
+        #: Who the call said it was when it was last sent (or looked up).
+        self.identity: Hashable = None
+        self.flight: Flight[EventT] | None = None
+        self.flight_key: Hashable = None
+        #: Whether the call went to the terminal (and the managers heard).
+        self.sent = False
+
+    def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
+        return self.controller._front(self, exchange)
 
     @property
     def label(self) -> str:
@@ -71,30 +156,14 @@ class Job:
     @property
     def shared(self) -> bool:
         """Whether identical concurrent calls may share this one's request."""
-        endpoint = self.exchange.endpoint
-        return not endpoint.side_effect and not endpoint.content.streamed
-
-
-class Flight(Generic[EventT]):
-    """One request in flight; ``event`` exists once somebody waits for it."""
-
-    __slots__ = ("error", "event", "finished", "value")
-
-    def __init__(self) -> None:
-        self.event: EventT | None = None
-        self.finished = False
-        self.value: Any = _PENDING
-        self.error: BaseException | None = None
-
-    def outcome(self, label: str) -> Any:
-        """The leader's value, or its error raised; for a waiting caller."""
-        if self.error is not None:
-            raise self.error
-        if self.value is _PENDING:
-            raise RestwireError(
-                f"{label}: the request this call was sharing was abandoned"
-            )
-        return self.value
+        exchange = self.exchange
+        endpoint = exchange.endpoint
+        return (
+            exchange.parse
+            and exchange.body is None
+            and not endpoint.side_effect
+            and not endpoint.content.streamed
+        )
 
 
 class BaseController(Generic[ClientT, EventT]):
@@ -115,9 +184,9 @@ class BaseController(Generic[ClientT, EventT]):
         self._clock = clock
         self._store = Store()
         self._new_event = new_event
-        self._flights: dict[str, Flight[EventT]] = {}
+        self._flights: dict[Hashable, Flight[EventT]] = {}
         self._flights_lock = threading.Lock()
-        self._pollers: dict[str, Poller] = {}
+        self._pollers: dict[Hashable, Poller] = {}
         self._pollers_lock = threading.Lock()
         self._parsed: dict[str, httpx.URL] = {}
 
@@ -134,12 +203,15 @@ class BaseController(Generic[ClientT, EventT]):
         return self._store
 
     def key(self, endpoint: RestEndpoint, params: Params = None) -> str:
-        """The request key of a call, as the store and in-flight sharing know
-        it: ``"GET https://host/path?a=1"``."""
-        return f"{endpoint.method} {self._url(endpoint, params or {})}"
+        """The request key of a call: ``"GET https://host/path?a=1"``, on the
+        client's ``base_url`` when the endpoint has no prefix, any userinfo
+        left out. With the caller's identity and the endpoint's value shape,
+        it keys what the store keeps and what calls in flight share."""
+        return _request_key(endpoint.method, self._url(endpoint, params or {}))
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
-        """Forget the stored result of this call; the next ``get`` fetches."""
+        """Forget the stored results of this request, whoever fetched them;
+        the next ``get`` fetches."""
         self._store.invalidate(self.key(endpoint, params))
 
     def reset(self) -> None:
@@ -151,22 +223,29 @@ class BaseController(Generic[ClientT, EventT]):
     def poll_interval(
         self, endpoint: RestEndpoint, params: Params = None
     ) -> float | None:
-        """The interval the poller of this request runs at; ``None`` if none runs."""
+        """The shortest interval a poller of this request runs at, for any
+        caller; ``None`` if none runs."""
+        key = self.key(endpoint, params)
         with self._pollers_lock:
-            poller = self._pollers.get(self.key(endpoint, params))
-            return None if poller is None else poller.interval()
+            intervals = [
+                interval
+                for poller in self._pollers.values()
+                if poller.request_key == key
+                and (interval := poller.interval()) is not None
+            ]
+        return min(intervals, default=None)
 
-    # -- a call, before and after the chain ----------------------------------------
+    # -- a call, before the chain -----------------------------------------------
 
     def _job(
         self,
         endpoint: RestEndpoint,
         params: Params,
         body: Any,
+        mode: str = FETCH,
         *,
-        parse: bool = True,
         url: httpx.URL | None = None,
-    ) -> Job:
+    ) -> Job[EventT]:
         """A call ready to send; URL and param errors are raised here.
 
         ``url``, when given (the next page of a listing), replaces the URL
@@ -175,6 +254,8 @@ class BaseController(Generic[ClientT, EventT]):
         """
         if not isinstance(endpoint, RestEndpoint):
             raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+        if mode == GET and endpoint.side_effect:
+            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         params = params if params is not None else {}
         if url is None:
             url = self._url(endpoint, params)
@@ -185,9 +266,10 @@ class BaseController(Generic[ClientT, EventT]):
             url,
             endpoint.initial_headers(body),
             self._client.cookies,
-            parse=parse,
+            parse=mode != RAW,
         )
-        return Job(exchange, f"{endpoint.method} {url}", self._store.generation)
+        key = _request_key(endpoint.method, url)
+        return Job(self, exchange, key, self._store.generation, mode)
 
     def _url(self, endpoint: RestEndpoint, params: Mapping[str, Any]) -> httpx.URL:
         """The absolute URL of a call: the endpoint's, else on the client's base_url.
@@ -222,20 +304,115 @@ class BaseController(Generic[ClientT, EventT]):
             )
         return url
 
-    def _starting(self, job: Job) -> None:
-        """Tell the managers a call is about to be sent."""
-        if self._hooks.on_call:
-            run_hooks(self._hooks.on_call, "the call", self, job.exchange)
+    # -- a call, at the innermost step ----------------------------------------------
 
-    def _finish(self, job: Job) -> Any:
+    def _front(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
+        """The innermost step of ``job``'s chain: answer from the store or a
+        flight of the same identity and shape, or send (see the module)."""
+        identity = identity_of(
+            exchange.headers, exchange.sensitive, exchange.credentials, self._client
+        )
+        if job.mode == PROBE:
+            raise _Served(identity)
+        job.identity = identity
+        if not job.sent:
+            if job.mode == GET:
+                stored = self._stored(job, identity)
+                if stored is not None:
+                    raise stored
+            if job.shared:
+                key = (job.key, identity, exchange.endpoint.shape)
+                while True:
+                    flight, waiting = self._join(key)
+                    if waiting is None:
+                        job.flight, job.flight_key = flight, key
+                        break
+                    yield _Await(waiting)
+                    served = self._from_flight(job, flight, identity)
+                    if served is not None:
+                        raise served
+            job.sent = True
+            if self._hooks.on_call:
+                run_hooks(self._hooks.on_call, "the call", self, exchange)
+        return (yield from self._terminal(exchange))
+
+    def _stored(self, job: Job[EventT], identity: Hashable) -> _Served | None:
+        """The store's answer to ``job``, if its identity holds a fresh one."""
+        result = self._store.result(identity, job.key, job.exchange.endpoint.shape)
+        if result is None or not result.fresh(self._clock()):
+            return None
+        if result.error is not None:
+            return _Served(error=fresh_error(result.error))
+        value = self._store.read(identity, result.schema, result.value)
+        return None if value is MISSING else _Served(value)
+
+    def _from_flight(
+        self, job: Job[EventT], flight: Flight[EventT], identity: Hashable
+    ) -> _Served | None:
+        """A waiting caller's answer from the flight it waited on; ``None``
+        when it must send itself (the leader was cancelled, failed outside
+        restwire, or was finally sent as another identity)."""
+        if flight.identity != identity:
+            return None
+        if flight.error is not None:
+            return _Served(error=fresh_error(flight.error))
+        if flight.value is _PENDING:
+            return None
+        stored = self._stored(job, identity)
+        return stored if stored is not None else _Served(flight.value)
+
+    def _join(self, key: Hashable) -> tuple[Flight[EventT], EventT | None]:
+        """The flight for ``key``, and ``None`` if this caller leads it, else
+        the event to wait on."""
+        with self._flights_lock:
+            flight = self._flights.get(key)
+            if flight is None:
+                flight = Flight()
+                self._flights[key] = flight
+                return flight, None
+            if flight.event is None:
+                flight.event = self._new_event()
+            return flight, flight.event
+
+    def _land(
+        self,
+        job: Job[EventT],
+        value: Any = _PENDING,
+        error: BaseException | None = None,
+    ) -> None:
+        """Finish the flight ``job`` leads, if any, so later calls send again,
+        and wake its waiters. A ``RestwireError`` is theirs too; any other
+        ending (a cancellation, a bug) leaves them to send for themselves."""
+        flight = job.flight
+        if flight is None:
+            return
+        job.flight = None
+        with self._flights_lock:
+            if self._flights.get(job.flight_key) is flight:
+                del self._flights[job.flight_key]
+            flight.identity = job.identity
+            flight.value = value
+            if isinstance(error, RestwireError):
+                flight.error = error
+            event = flight.event
+        if event is not None:
+            event.set()
+
+    # -- a call, after the chain -----------------------------------------------------
+
+    def _finish(self, job: Job[EventT]) -> Any:
         """Normalize and store a call's value; return it read back, typed; tell
         the managers."""
         value = self._keep(job)
-        if self._hooks.on_value:
-            run_hooks(self._hooks.on_value, "the value", self, job.exchange, value)
+        self._succeeded(job, value)
         return value
 
-    def _keep(self, job: Job) -> Any:
+    def _succeeded(self, job: Job[EventT], value: Any) -> None:
+        """Tell the managers the value a call's caller gets."""
+        if self._hooks.on_value:
+            run_hooks(self._hooks.on_value, "the value", self, job.exchange, value)
+
+    def _keep(self, job: Job[EventT]) -> Any:
         exchange = job.exchange
         endpoint = exchange.endpoint
         value = exchange.value
@@ -249,6 +426,10 @@ class BaseController(Generic[ClientT, EventT]):
             normalized = normalize(endpoint.schema, value, batch, exchange.params)
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__
+        except RecursionError:
+            raise EntityError(
+                endpoint.label, None, "...", "nested too deeply to normalize"
+            ).from_request(job.label) from None
         if not keeps:
             return denormalize(endpoint.schema, normalized, batch.records)
         now = self._clock()
@@ -256,76 +437,55 @@ class BaseController(Generic[ClientT, EventT]):
         if not endpoint.side_effect:
             expires = now + endpoint.data_expiry_length
             result = Result(endpoint.schema, normalized, now, expires)
-        written = self._store.commit(batch, job.key, result, job.generation)
-        if written:
-            read = denormalize(endpoint.schema, normalized, self._store.records)
+        store, identity, shape = self._store, job.identity, endpoint.shape
+        if store.commit(identity, batch, job.key, shape, result, job.generation):
+            read = store.read(identity, endpoint.schema, normalized)
             if read is not MISSING:
                 return read
         return denormalize(endpoint.schema, normalized, batch.records)
 
-    def _failed(self, job: Job, error: RestwireError) -> None:
+    def _failed(self, job: Job[EventT], error: RestwireError) -> None:
         """Keep a read's error for ``error_expiry_length``; tell the managers."""
         endpoint = job.exchange.endpoint
-        if not endpoint.side_effect and endpoint.error_expiry_length > 0:
+        if (
+            job.sent
+            and job.exchange.parse
+            and not endpoint.side_effect
+            and endpoint.error_expiry_length > 0
+        ):
             now = self._clock()
             result = Result(
                 endpoint.schema, None, now, now + endpoint.error_expiry_length, error
             )
-            self._store.commit(Batch(), job.key, result, job.generation)
-        if self._hooks.on_error:
+            self._store.commit(
+                job.identity, Batch(), job.key, endpoint.shape, result, job.generation
+            )
+        if job.sent and self._hooks.on_error:
             run_hooks(
                 self._hooks.on_error, type(error).__name__, self, job.exchange, error
             )
 
-    def _cached(self, endpoint: RestEndpoint, params: Params) -> Any:
-        """A fresh stored value (or its error, raised); ``MISSING`` if none."""
-        if endpoint.side_effect:
-            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
-        result = self._store.result(self.key(endpoint, params))
-        if result is None or not result.fresh(self._clock()):
-            return MISSING
-        if result.error is not None:
-            raise result.error
-        return self._store.read(result)
-
-    # -- in-flight sharing -----------------------------------------------------------
-
-    def _join(self, key: str) -> tuple[Flight[EventT], EventT | None]:
-        """The flight for ``key``, and ``None`` if this caller leads it, else
-        the event to wait on (already set if the flight has just landed)."""
-        with self._flights_lock:
-            flight = self._flights.get(key)
-            if flight is None:
-                flight = Flight()
-                self._flights[key] = flight
-                return flight, None
-            if flight.event is None:
-                flight.event = self._new_event()
-            return flight, flight.event
-
-    def _land(self, key: str, flight: Flight[EventT]) -> EventT | None:
-        """Finish a flight, so later calls send again; the event to set for
-        the callers waiting on it, if any."""
-        with self._flights_lock:
-            if self._flights.get(key) is flight:
-                del self._flights[key]
-            flight.finished = True
-            return flight.event
-
-    def _shared_value(self, job: Job, flight: Flight[EventT]) -> Any:
-        """A waiting caller's value: its own read of the store when stored."""
-        value = flight.outcome(job.label)
-        result = self._store.result(job.key)
-        if result is not None and result.error is None and result.fresh(self._clock()):
-            read = self._store.read(result)
-            if read is not MISSING:
-                return read
-        return value
+    def _probe(self, endpoint: RestEndpoint, params: Params) -> Hashable:
+        """The identity a call would have, found by running its middleware up
+        to the innermost step, sending nothing. A middleware that waits for
+        I/O on the way (a sleep, a lock) makes it unknowable: then a fresh
+        object, equal to no other identity."""
+        job = self._job(endpoint, params, None, PROBE)
+        flow = run_exchange(job.exchange, job)
+        try:
+            flow.send(None)
+        except _Served as served:
+            return served.value  # type: ignore[no-any-return]
+        finally:
+            flow.close()
+        return object()
 
     # -- pagination and downloads ---------------------------------------------------
 
     @staticmethod
-    def _next_page(job: Job, seen: set[str], cross_origin: bool) -> httpx.URL | None:
+    def _next_page(
+        job: Job[Any], seen: set[str], cross_origin: bool
+    ) -> httpx.URL | None:
         """The ``rel="next"`` URL of a page just fetched; ``None`` at the end,
         or when it would revisit a page (a cycle of next links)."""
         response = job.exchange.response
@@ -353,7 +513,7 @@ class BaseController(Generic[ClientT, EventT]):
         return url
 
     @staticmethod
-    def _page_items(job: Job, value: Any) -> list[Any]:
+    def _page_items(job: Job[Any], value: Any) -> list[Any]:
         """The items of a page: a list, or the ``results`` of a dict."""
         if isinstance(value, dict) and isinstance(value.get("results"), list):
             return list(value["results"])
@@ -382,14 +542,22 @@ class BaseController(Generic[ClientT, EventT]):
             )
         return float(chosen)
 
-    def _poller(self, endpoint: RestEndpoint, params: Params) -> tuple[Poller, bool]:
-        """The poller of this request (caller holds ``_pollers_lock``), and
-        whether it is new and needs running."""
-        key = self.key(endpoint, params)
+    def _poller(
+        self, endpoint: RestEndpoint, params: Params, identity: Hashable
+    ) -> tuple[Poller, bool]:
+        """The poller of this request for callers of ``identity`` (caller
+        holds ``_pollers_lock``), and whether it is new and needs running."""
+        request_key = self.key(endpoint, params)
+        key = (request_key, identity, endpoint.shape)
         poller = self._pollers.get(key)
         if poller is not None:
             return poller, False
-        poller = Poller(key, endpoint, dict(params or {}), self._clock)
+        kept: Mapping[str, Any] = (
+            MultiDict(params)
+            if isinstance(params, MultiMapping)
+            else dict(params or {})
+        )
+        poller = Poller(key, request_key, endpoint, kept, self._clock)
         self._pollers[key] = poller
         return poller, True
 
@@ -423,7 +591,15 @@ class BaseController(Generic[ClientT, EventT]):
                 elif subscriber.on_error is not None:
                     returned.append(subscriber.on_error(error))
             except Exception:
-                logger.exception("subscriber of %s failed", poller.key)
+                logger.exception("subscriber of %s failed", poller.request_key)
         if error is not None and not any(s.on_error for s in poller.listeners()):
-            logger.warning("poll of %s failed: %s", poller.key, error)
+            logger.warning("poll of %s failed: %s", poller.request_key, error)
         return returned
+
+
+def _request_key(method: str, url: httpx.URL) -> str:
+    """``"GET https://host/path?q=1"``: a request key, userinfo left out (it
+    is a credential, part of the identity instead)."""
+    if url.userinfo:
+        url = url.copy_with(userinfo=b"")
+    return f"{method} {url}"

@@ -10,10 +10,11 @@ Two kinds:
 
 - **Public** (``Sleep``, ``Call``, ``Acquire``, ``Release``): what a
   middleware may yield. Each means the same under both drivers.
-- **Wire** (``_Send``, ``_Read``, ``_Drain``, ``_Close``): private to the
-  terminal and to downloads. Only the terminal sends, so every hop passes
-  the credential policy (``_hops``); a middleware that wants the network
-  calls ``call_next``.
+- **Wire** (``_Send``, ``_Read``, ``_Drain``, ``_Close``, ``_Await``):
+  private to the terminal, downloads and the controller's in-flight
+  sharing. Only the terminal sends, so every hop passes the credential
+  policy (``_hops``); a middleware that wants the network calls
+  ``call_next``.
 
 Both drivers match on the closed union :data:`Effect` with ``assert_never``,
 so mypy proves they handle the same set.
@@ -133,7 +134,15 @@ class _Close:
     response: httpx.Response
 
 
-Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Drain | _Close
+@dataclass(frozen=True, slots=True)
+class _Await:
+    """Wait until ``event`` (a ``threading.Event`` under the sync driver, an
+    ``anyio.Event`` under the async one) is set; result: None."""
+
+    event: Any
+
+
+Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Drain | _Close | _Await
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]

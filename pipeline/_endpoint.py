@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -259,6 +259,22 @@ def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | N
     return seconds
 
 
+def _frozen(schema: Any) -> Hashable:
+    """``schema`` as a hashable value: lists and dicts as tuples."""
+    if isinstance(schema, list):
+        return ("list", *(_frozen(item) for item in schema))
+    if isinstance(schema, Mapping):
+        return (
+            "dict",
+            frozenset((name, _frozen(inner)) for name, inner in schema.items()),
+        )
+    try:
+        hash(schema)
+    except TypeError:
+        return ("object", id(schema))
+    return schema  # type: ignore[no-any-return]
+
+
 class RestEndpoint:
     """An HTTP endpoint of a remote API: path template, options, middleware."""
 
@@ -390,6 +406,29 @@ class RestEndpoint:
             )
             self.__dict__["_label"] = label
         return label
+
+    @property
+    def shape(self) -> Hashable:
+        """What the value of a call depends on besides the response: class,
+        schema, content kind, middleware, ``process``, ``parse_response`` and
+        the reading limits. Two endpoints of equal shape make equal values of
+        one response, so they may share it; worked out once."""
+        shape: Hashable | None = self.__dict__.get("_shape")
+        if shape is None:
+            kind = type(self)
+            shape = (
+                kind,
+                _frozen(self.schema),
+                self.content,
+                self.middleware,
+                self.__dict__.get("process", kind.process),
+                self.__dict__.get("parse_response", kind.parse_response),
+                self.follow_redirects,
+                self.max_redirects,
+                self.max_body_size,
+            )
+            self.__dict__["_shape"] = shape
+        return shape
 
     @property
     def side_effect(self) -> bool:

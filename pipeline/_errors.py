@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import httpx
 
@@ -29,36 +29,56 @@ __all__ = [
     "RestwireError",
     "TooManyRedirects",
     "TransportError",
+    "fresh_error",
     "header_names",
     "redact_url",
 ]
 
 REDACTED = "[redacted]"
 
-_USERINFO_PASSWORD = re.compile(r"(//[^/?#@:]*):[^/?#@]*@")
+_USERINFO = re.compile(r"//[^/?#@]*@")
 
 
 def redact_url(url: httpx.URL | str) -> str:
-    """The URL as text with any password in its userinfo replaced.
+    """The URL as text with its userinfo replaced, user name and password
+    alike: either can be a token (``https://TOKEN@host``).
 
     Works on text that is not a valid URL too (a path template with
     ``:name`` placeholders, say), so an error about a bad URL cannot show
-    its password.
+    its credentials.
     """
-    return _USERINFO_PASSWORD.sub(rf"\1:{REDACTED}@", str(url))
+    return _USERINFO.sub(f"//{REDACTED}@", str(url))
 
 
-def header_names(headers: httpx.Headers, hidden: Collection[str]) -> str:
-    """The headers as text, the values of those named in ``hidden`` (lower
-    case) replaced."""
+def header_names(headers: httpx.Headers, hidden: Callable[[str], bool]) -> str:
+    """The headers as text, the values of those ``hidden(name)`` says are
+    credentials replaced."""
     shown = []
     for name, value in headers.items():
-        shown.append(f"{name}: {REDACTED if name in hidden else value}")
+        shown.append(f"{name}: {REDACTED if hidden(name) else value}")
     return "{" + ", ".join(shown) + "}"
 
 
 class RestwireError(Exception):
     """Base class of every error restwire raises."""
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def fresh_error(error: E) -> E:
+    """A new exception equal to ``error``, with no traceback of its own.
+
+    What a stored or shared error raises each time: raising one object again
+    and again would grow its traceback on every raise (and share it between
+    threads). The cause is kept.
+    """
+    copy = type(error).__new__(type(error))
+    copy.__dict__.update(error.__dict__)
+    copy.args = error.args
+    copy.__cause__ = error.__cause__
+    copy.__suppress_context__ = error.__suppress_context__
+    return copy
 
 
 class InvalidRequest(RestwireError):

@@ -41,6 +41,7 @@ from ._hops import (
     Credentials,
     Origin,
     check_credential,
+    is_credential,
     origin_of,
 )
 from ._hops import cookie_for as _cookie_for
@@ -138,7 +139,11 @@ class Exchange:
 
     def __repr__(self) -> str:
         status = f" -> {self.response.status_code}" if self.response is not None else ""
-        hidden = self.sensitive | ALWAYS_SENSITIVE
+        marked = self.sensitive
+
+        def hidden(name: str) -> bool:
+            return is_credential(name, marked)
+
         return (
             f"<Exchange {self.method} {redact_url(self.url)}{status} "
             f"headers={header_names(self.headers, hidden)}>"

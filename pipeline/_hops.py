@@ -1,18 +1,34 @@
 """Hops, and which credentials each may carry: restwire's credential policy.
 
-Every redirect is a hop of its own, sent by the terminal. Whatever httpx
-would do, a call's credentials are scoped per hop from the origin (scheme,
-host, port) the call started at:
+**What a credential is.** A header is a credential when its name is
+``Authorization``, ``Proxy-Authorization`` or ``Cookie``, when it was set with
+``exchange.set_credential`` or marked with ``exchange.mark_sensitive`` (or is
+in an endpoint's ``sensitive_headers``), or when its name says it is one: it
+contains ``auth``, ``token``, ``key`` (but not ``Idempotency-Key``),
+``secret``, ``passw``, ``session``, ``cookie``, ``csrf``, ``xsrf``,
+``signature`` or ``credential``. The same test serves wherever the header was
+set: the endpoint's ``headers`` option, ``hookify_resource``, a middleware,
+or the client's default headers. Other headers (``Accept``,
+``X-Client-Version``) describe the request, not the caller: they go on every
+hop, as with httpx.
+
+**Per hop.** Every redirect is a hop of its own, sent by the terminal.
+Whatever httpx would do, a call's credentials are scoped per hop from the
+origin (scheme, host, port) the call started at:
 
 - until a redirect first leaves that origin, every header is sent;
 - from then on, for the rest of the chain (even back at the first origin),
-  the sensitive headers are not sent (``Authorization``,
-  ``Proxy-Authorization``, ``Cookie``, and every header a middleware or the
-  endpoint marked), and the client's own ``auth`` does not apply;
+  no credential header is sent, and the client's own ``auth`` does not apply;
 - cookies from the client's jar are sent, and cookies a response sets are
   stored, as the call's credentials mode says: never (``"omit"``), on those
   first hops only (``"same-origin"``, the default), or on every hop
   (``"include"``, the jar's own domain rules applying).
+
+**Identity.** :func:`identity_of` is what a call would send that says who
+is calling: its credential headers (the client's defaults included), the
+cookies the client holds unless the call omits them, and the client's own
+``auth``. A controller shares a response (in flight, from its store, through
+a poller) only between calls of equal identity.
 
 Also here: the values a credential header may hold, the cookie a server
 reads for a URL (for CSRF tokens), URL userinfo sent as the Basic header it
@@ -25,9 +41,10 @@ from __future__ import annotations
 import base64
 import http.cookiejar
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 import httpx
@@ -39,10 +56,13 @@ __all__ = [
     "CREDENTIALS",
     "Credentials",
     "HopPolicy",
+    "Identity",
     "Origin",
     "check_credential",
     "cookie_for",
     "cookie_scope",
+    "identity_of",
+    "is_credential",
     "origin_of",
     "redirect_request",
     "userinfo_as_basic",
@@ -64,6 +84,29 @@ CREDENTIALS: frozenset[str] = frozenset(("omit", "same-origin", "include"))
 
 #: Headers that carry a credential whatever a middleware says.
 ALWAYS_SENSITIVE = frozenset({"authorization", "proxy-authorization", "cookie"})
+
+_CREDENTIAL_WORDS = re.compile(
+    r"auth|token|key|secret|passw|session|cookie|csrf|xsrf|signature|credential"
+)
+#: Names that contain a credential word but name no credential: a per-request
+#: Idempotency-Key must neither be kept from a redirect's target nor tell
+#: callers apart.
+_NOT_CREDENTIALS = frozenset({"idempotency-key"})
+
+
+@lru_cache(maxsize=4096)
+def _credential_name(name: str) -> bool:
+    return name not in _NOT_CREDENTIALS and (
+        name in ALWAYS_SENSITIVE or _CREDENTIAL_WORDS.search(name) is not None
+    )
+
+
+def is_credential(name: str, marked: Collection[str] = ()) -> bool:
+    """Whether the header ``name`` (lower case) carries a credential: one of
+    ``marked`` (set with ``set_credential`` or marked sensitive), or a name
+    that says so (see the module)."""
+    return name in marked or _credential_name(name)
+
 
 # Control characters but tab: a CR or LF in a value could split the header
 # and inject another.
@@ -90,7 +133,7 @@ class HopPolicy:
     def __init__(self, start: Origin, mode: Credentials, sensitive: Iterable[str]):
         self.start = start
         self.mode = mode
-        self.sensitive = frozenset(sensitive) | ALWAYS_SENSITIVE
+        self.sensitive = frozenset(sensitive)
         #: Whether a redirect has left the start origin (it never comes back).
         self.left_origin = False
         self._hops = 0
@@ -107,8 +150,11 @@ class HopPolicy:
         if self._hops and not self.left_origin:
             self.left_origin = origin_of(request.url) != self.start
         if self.left_origin:
-            for name in self.sensitive:
-                request.headers.pop(name, None)
+            headers = request.headers
+            for name in [
+                name for name in headers if is_credential(name, self.sensitive)
+            ]:
+                headers.pop(name, None)
         allowed = self.cookies_allowed
         if self._hops and allowed:
             jar.set_cookie_header(request)
@@ -121,6 +167,42 @@ class HopPolicy:
     def with_client_auth(self) -> bool:
         """Whether the client's own ``auth`` applies to the current hop."""
         return not self.left_origin
+
+
+class Identity(tuple[object, ...]):
+    """Who a call says it is (see :func:`identity_of`): compared exactly, and
+    never shown, since it holds credential values."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Identity([redacted])"
+
+
+def identity_of(
+    headers: httpx.Headers,
+    marked: Collection[str],
+    mode: Credentials,
+    client: httpx.Client | httpx.AsyncClient,
+) -> Identity:
+    """The identity of a call about to send ``headers`` on ``client``: every
+    credential header it and the client's defaults carry (by ``marked`` and
+    by name), the client's cookies unless ``mode`` is ``"omit"`` (all of
+    them, so calls that might send different cookies never compare equal),
+    and the client's ``auth``."""
+    credentials = [
+        (name, value)
+        for source in (client.headers, headers)
+        for name, value in source.multi_items()
+        if is_credential(name, marked)
+    ]
+    cookies: tuple[tuple[str, str, str, str | None], ...] = ()
+    if mode != "omit":
+        cookies = tuple(
+            (cookie.domain, cookie.path, cookie.name, cookie.value)
+            for cookie in client.cookies.jar
+        )
+    return Identity((tuple(credentials), cookies, mode, client.auth))
 
 
 def userinfo_as_basic(url: httpx.URL, headers: httpx.Headers) -> httpx.URL:

@@ -10,7 +10,7 @@ steps; the sync controller runs it on a thread, the async one in a task.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
@@ -47,12 +47,17 @@ class Poller:
 
     def __init__(
         self,
-        key: str,
+        key: Hashable,
+        request_key: str,
         endpoint: RestEndpoint,
         params: Any,
         clock: Callable[[], float],
     ) -> None:
+        #: Request key, identity and shape: subscribers share a poller only
+        #: when all three are equal.
         self.key = key
+        #: The request key alone, for names and messages.
+        self.request_key = request_key
         self.endpoint = endpoint
         self.params = params
         self.clock = clock
@@ -124,4 +129,4 @@ class Subscription:
 
     def __repr__(self) -> str:
         state = "active" if self.active else "cancelled"
-        return f"<Subscription {self._poller.key} {state}>"
+        return f"<Subscription {self._poller.request_key} {state}>"

@@ -18,21 +18,22 @@ endpoints reads the same everywhere. A deleted record drops out of lists; in
 any other place it makes the whole result unreadable (``MISSING``), and
 ``get`` fetches it again.
 
-The :class:`Store` keeps entities by type and primary key and results by
-request key, with when each was fetched and when it expires; a result holds
-references to records, never copies, so an entity updated by any fetch reads
-updated everywhere. Errors are kept too (for ``error_expiry_length``), so a
-failing ``get`` is not retried in a loop. Every change takes one lock: a sync
-controller's threads can share a store. Every ``SWEEP_EVERY`` results stored,
-the expired ones are dropped, so the store holds what is fresh, not
-everything ever fetched. ``reset()`` empties it and starts a new generation;
-a fetch that began in an older generation does not write its result back.
+The :class:`Store` keeps, for each identity, entities by type and primary
+key and results by request key and value shape, with when each was fetched
+and when it expires; a result holds references to records, never copies, so
+an entity updated by any fetch reads updated everywhere that identity looks.
+Errors are kept too (for ``error_expiry_length``), so a failing ``get`` is
+not retried in a loop. Every change takes one lock: a sync controller's
+threads can share a store. Sweeps drop what expired and what nothing reaches
+any more, so the store holds what is fresh, not everything ever fetched.
+``reset()`` empties it and starts a new generation; a fetch that began in an
+older generation does not write its result back.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn
 
@@ -43,6 +44,7 @@ __all__ = [
     "SWEEP_EVERY",
     "Batch",
     "Invalidate",
+    "Partition",
     "Ref",
     "Result",
     "Store",
@@ -270,7 +272,7 @@ def _preview(value: Any) -> Any:
 
 # -- the store --------------------------------------------------------------
 
-#: Results stored between two sweeps of the expired ones.
+#: Changes (results stored, results forgotten) between two sweeps.
 SWEEP_EVERY = 1024
 
 
@@ -288,24 +290,49 @@ class Result:
         return now < self.expires_at
 
 
-class Store:
-    """Entities and results of one controller."""
+class Partition:
+    """What one identity has fetched: its entity records, and its results by
+    request key and value shape."""
+
+    __slots__ = ("records", "results")
 
     def __init__(self) -> None:
         self.records: dict[EntityKey, Entity] = {}
-        self.results: dict[str, Result] = {}
+        self.results: dict[str, dict[Hashable, Result]] = {}
+
+
+class Store:
+    """Entities and results of one controller, kept apart per identity.
+
+    Each identity (who a call says it is: see ``_hops.identity_of``) has a
+    :class:`Partition` of its own: a result is read back only by calls of
+    the same identity, against that identity's records, so one user's
+    version of a record never shows in another's result. A deletion removes
+    the record from every partition (forgetting reveals nothing).
+
+    Every ``SWEEP_EVERY`` changes, expired results are dropped, then every
+    record no remaining result reaches (directly or through nested
+    entities), then every empty partition: memory follows what is fresh.
+    """
+
+    def __init__(self) -> None:
+        self.partitions: dict[Hashable, Partition] = {}
         self.generation = 0
         self.lock = threading.Lock()
-        self._commits = 0
+        self._changes = 0
+        self._now = float("-inf")
 
     def commit(
         self,
+        identity: Hashable,
         batch: Batch,
         key: str | None,
+        shape: Hashable,
         result: Result | None,
         generation: int,
     ) -> bool:
-        """Merge ``batch``'s entities and keep ``result`` under ``key``.
+        """Merge ``batch``'s entities into ``identity``'s records and keep
+        ``result`` under ``key`` and ``shape``.
 
         Nothing is written if the store was reset since ``generation``; the
         return value says whether it was written.
@@ -313,56 +340,150 @@ class Store:
         with self.lock:
             if generation != self.generation:
                 return False
-            records = self.records
-            for entity_key, instance in batch.records.items():
-                existing = records.get(entity_key)
-                if (
-                    existing is None
-                    or type(existing) is not type(instance)
-                    or (
-                        # every field is new and the old record kept no
-                        # extra keys: merging would only rebuild ``instance``
-                        not existing.extra_fields
-                        and batch.data[entity_key].keys()
-                        >= type(instance)._fields.keys()
-                    )
-                ):
-                    records[entity_key] = instance
-                else:
-                    records[entity_key] = type(instance).from_data(
-                        batch.data[entity_key], base=existing
-                    )
+            partition = self.partitions.get(identity)
+            if partition is None:
+                partition = self.partitions[identity] = Partition()
+            _merge(partition.records, batch)
             for entity_key in batch.deleted:
-                records.pop(entity_key, None)
+                for each in self.partitions.values():
+                    each.records.pop(entity_key, None)
             if key is not None and result is not None:
-                self.results[key] = result
-                self._commits += 1
-                if self._commits % SWEEP_EVERY == 0:
-                    self._sweep(result.fetched_at)
+                partition.results.setdefault(key, {})[shape] = result
+                self._changed(result.fetched_at)
             return True
 
-    def _sweep(self, now: float) -> None:
-        """Forget expired results (the lock is held): a long-running program
-        that reads many distinct URLs keeps only what is still fresh."""
-        expired = [key for key, kept in self.results.items() if kept.expires_at <= now]
-        for key in expired:
-            del self.results[key]
+    def result(self, identity: Hashable, key: str, shape: Hashable) -> Result | None:
+        """The result ``identity`` keeps under ``key`` and ``shape``, if any."""
+        partition = self.partitions.get(identity)
+        if partition is None:
+            return None
+        by_shape = partition.results.get(key)
+        return None if by_shape is None else by_shape.get(shape)
 
-    def result(self, key: str) -> Result | None:
-        return self.results.get(key)
-
-    def read(self, result: Result) -> Any:
-        """The result's value with its entities as they are now."""
-        return denormalize(result.schema, result.value, self.records)
+    def read(self, identity: Hashable, schema: Any, value: Any) -> Any:
+        """``value`` (normalized by ``schema``) with ``identity``'s entities
+        as they are now."""
+        partition = self.partitions.get(identity)
+        records = partition.records if partition is not None else {}
+        return denormalize(schema, value, records)
 
     def invalidate(self, key: str) -> None:
+        """Forget every result under ``key``, whoever fetched it."""
         with self.lock:
-            self.results.pop(key, None)
+            for partition in self.partitions.values():
+                partition.results.pop(key, None)
+            self._changed(self._now)
 
     def reset(self) -> int:
         """Empty the store; return the new generation."""
         with self.lock:
-            self.records = {}
-            self.results = {}
+            self.partitions = {}
             self.generation += 1
             return self.generation
+
+    @property
+    def records(self) -> dict[EntityKey, Entity]:
+        """Every record, for inspection (of a key held by several
+        identities, one of them)."""
+        with self.lock:
+            return {
+                key: record
+                for partition in self.partitions.values()
+                for key, record in partition.records.items()
+            }
+
+    @property
+    def results(self) -> dict[str, Result]:
+        """Every result by request key, for inspection (of a key held by
+        several identities or shapes, one of them)."""
+        with self.lock:
+            return {
+                key: result
+                for partition in self.partitions.values()
+                for key, by_shape in partition.results.items()
+                for result in by_shape.values()
+            }
+
+    def _changed(self, now: float) -> None:
+        """Count a change (the lock is held); sweep every ``SWEEP_EVERY``."""
+        self._now = max(self._now, now)
+        self._changes += 1
+        if self._changes % SWEEP_EVERY == 0:
+            self._sweep(self._now)
+
+    def _sweep(self, now: float) -> None:
+        """Drop expired results, unreachable records and empty partitions
+        (the lock is held)."""
+        for identity, partition in list(self.partitions.items()):
+            results = partition.results
+            for key, by_shape in list(results.items()):
+                for shape, kept in list(by_shape.items()):
+                    if kept.expires_at <= now:
+                        del by_shape[shape]
+                if not by_shape:
+                    del results[key]
+            partition.records = _reachable(partition)
+            if not results and not partition.records:
+                del self.partitions[identity]
+
+
+def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
+    """Merge ``batch``'s records into ``records``, field by field."""
+    for entity_key, instance in batch.records.items():
+        existing = records.get(entity_key)
+        if (
+            existing is None
+            or type(existing) is not type(instance)
+            or (
+                # every field is new and the old record kept no extra keys:
+                # merging would only rebuild ``instance``
+                not existing.extra_fields
+                and batch.data[entity_key].keys() >= type(instance)._fields.keys()
+            )
+        ):
+            records[entity_key] = instance
+        else:
+            records[entity_key] = type(instance).from_data(
+                batch.data[entity_key], base=existing
+            )
+
+
+def _reachable(partition: Partition) -> dict[EntityKey, Entity]:
+    """The records some result of ``partition`` reaches, directly or through
+    nested entities."""
+    records = partition.records
+    pending: list[EntityKey] = []
+    for by_shape in partition.results.values():
+        for result in by_shape.values():
+            if result.error is None:
+                _refs(result.schema, result.value, pending)
+    reached: dict[EntityKey, Entity] = {}
+    while pending:
+        key = pending.pop()
+        if key in reached:
+            continue
+        record = records.get(key)
+        if record is None:
+            continue
+        reached[key] = record
+        for name, inner in type(record)._plan().nested.items():
+            _refs(inner, record.__dict__.get(name), pending)
+    return reached
+
+
+def _refs(schema: Any, value: Any, out: list[EntityKey]) -> None:
+    """Append every reference ``value`` (normalized by ``schema``) holds."""
+    if schema is None or value is None or isinstance(schema, Invalidate):
+        return
+    if isinstance(schema, type) and issubclass(schema, Entity):
+        if isinstance(value, tuple):
+            out.append(value)
+        return
+    if isinstance(schema, list):
+        for item in value:
+            _refs(schema[0], item, out)
+        return
+    if isinstance(schema, Mapping) and isinstance(value, Mapping):
+        for name, inner in schema.items():
+            if name in value:
+                _refs(inner, value[name], out)

@@ -28,6 +28,7 @@ poller.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
 import threading
@@ -40,7 +41,7 @@ from typing import Any, Self, TypeVar
 import httpx
 
 from ._chain import run_exchange
-from ._controller import BaseController, Job, Params
+from ._controller import GET, RAW, BaseController, Job, Params, _Served
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
@@ -50,6 +51,7 @@ from ._effects import (
     FlowLock,
     Release,
     Sleep,
+    _Await,
     _Close,
     _Drain,
     _Read,
@@ -61,7 +63,6 @@ from ._endpoint import RestEndpoint
 from ._errors import RestwireError
 from ._hops import cookie_scope
 from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
-from ._store import MISSING
 
 __all__ = ["Controller", "run_sync"]
 
@@ -94,6 +95,9 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
             return None
         case _Close():
             effect.response.close()
+            return None
+        case _Await():
+            effect.event.wait()
             return None
         case Sleep():
             time.sleep(max(effect.seconds, 0.0))
@@ -159,38 +163,30 @@ class Controller(BaseController[httpx.Client, threading.Event]):
     def fetch(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> Any:
-        """Call ``endpoint`` and return its value, from the network."""
-        job = self._job(endpoint, params, body)
-        if not job.shared:
-            return self._send(job)
-        flight, waiting = self._join(job.key)
-        if waiting is not None:
-            waiting.wait()
-            return self._shared_value(job, flight)
-        try:
-            flight.value = self._send(job)
-            return flight.value
-        except Exception as error:
-            flight.error = error
-            raise
-        finally:
-            event = self._land(job.key, flight)
-            if event is not None:
-                event.set()
-
-    def _send(self, job: Job) -> Any:
-        self._starting(job)
-        try:
-            run_sync(run_exchange(job.exchange, self._terminal), self._client)
-            return self._finish(job)
-        except RestwireError as error:
-            self._failed(job, error)
-            raise
+        """Call ``endpoint`` and return its value, from the network (or from a
+        call of the same identity already in flight)."""
+        return self._send(self._job(endpoint, params, body))
 
     def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
-        """The stored value while fresh, else a fetch."""
-        value = self._cached(endpoint, params)
-        return self.fetch(endpoint, params) if value is MISSING else value
+        """The value this caller's identity has stored, while fresh; else a
+        fetch."""
+        return self._send(self._job(endpoint, params, None, GET))
+
+    def _send(self, job: Job[threading.Event]) -> Any:
+        try:
+            run_sync(run_exchange(job.exchange, job), self._client)
+            value = self._finish(job)
+        except _Served as served:
+            return served.outcome()
+        except RestwireError as error:
+            self._failed(job, error)
+            self._land(job, error=error)
+            raise
+        except BaseException as error:
+            self._land(job, error=error)
+            raise
+        self._land(job, value)
+        return value
 
     def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
@@ -200,15 +196,16 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         The body is read unless the endpoint's content is ``"stream"``; a
         non-2xx status raises :class:`NetworkError` as ``fetch`` does.
         """
-        return self._send_raw(self._job(endpoint, params, body, parse=False))
+        return self._send_raw(self._job(endpoint, params, body, RAW))
 
-    def _send_raw(self, job: Job) -> httpx.Response:
-        self._starting(job)
+    def _send_raw(self, job: Job[threading.Event]) -> httpx.Response:
         try:
-            return run_sync(run_exchange(job.exchange, self._terminal), self._client)
+            response = run_sync(run_exchange(job.exchange, job), self._client)
         except RestwireError as error:
             self._failed(job, error)
             raise
+        self._succeeded(job, response)
+        return response
 
     def paginate(
         self,
@@ -257,7 +254,7 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         """
         target = Download(to)
         try:
-            job = self._job(self._download_endpoint(endpoint), params, None)
+            job = self._job(self._download_endpoint(endpoint), params, None, RAW)
             response = self._send_raw(job)
             run_sync(target.save(response, progress), self._client)
         except BaseException:
@@ -298,16 +295,19 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         if callback is None:
             raise TypeError("subscribe() needs a callback")
         seconds = self._frequency(endpoint, frequency)
+        identity = self._probe(endpoint, params)
         with self._pollers_lock:
             if self._closing.is_set():
                 raise RuntimeError("this controller is closed")
-            poller, new = self._poller(endpoint, params)
+            poller, new = self._poller(endpoint, params, identity)
             ident = poller.add(seconds, callback, on_error)
             if new:
+                # The poller fetches in the first subscriber's context: the
+                # one whose identity keys it (a token in a contextvar, say).
                 thread = threading.Thread(
-                    target=self._run_poller,
-                    args=(poller,),
-                    name=f"restwire poll {poller.key}",
+                    target=contextvars.copy_context().run,
+                    args=(self._run_poller, poller),
+                    name=f"restwire poll {poller.request_key}",
                 )
                 self._threads[poller] = thread
                 thread.start()

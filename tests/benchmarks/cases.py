@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import httpx
 
 from restwire import AsyncController, Controller, Entity, RestEndpoint
-from restwire._store import Batch, Store, denormalize, normalize
+from restwire._store import Batch, Store, normalize
 from restwire.middlewares import (
     AccessToken,
     CamelCaseKeys,
@@ -420,8 +420,8 @@ def normalize_and_read(data: Any) -> Any:
     store = Store()
     batch = Batch()
     normalized = normalize([Price], data, batch, {})
-    store.commit(batch, None, None, store.generation)
-    return denormalize([Price], normalized, store.records)
+    store.commit((), batch, None, None, None, store.generation)
+    return store.read((), [Price], normalized)
 
 
 def normalization(quick: bool) -> list[Row]:

@@ -143,7 +143,7 @@ def test_repr_is_readable_and_never_shows_header_values() -> None:
     text = repr(endpoint)
     assert "s3cret" not in text
     assert "hunter2" not in text
-    assert "GET https://user:[redacted]@h/my/:id" in text
+    assert "GET https://[redacted]@h/my/:id" in text
     assert "access-token" in text
     assert "Stack(Tag())" in text
 

@@ -342,3 +342,73 @@ def test_the_most_specific_cookie_wins() -> None:
         cookie_for(cookies, "csrftoken", httpx.URL("https://other.org/")) == "anywhere"
     )
     assert cookie_for(cookies, "missing", url) is None
+
+
+class PlainHeaders:
+    """Sets credential-named headers without marking them: the name says."""
+
+    def on_request(self, exchange: Exchange) -> None:
+        exchange.headers["X-Api-Key"] = "key-789"
+        exchange.headers["X-Session-Id"] = "session-1"
+        exchange.headers["Idempotency-Key"] = "once-1"
+
+
+@pytest.mark.parametrize("status", [302, 307])
+async def test_credentials_from_every_source_stay_home(
+    controller_factory: Any,
+    origin_a: RecordingServer,
+    origin_b: RecordingServer,
+    status: int,
+) -> None:
+    """The endpoint's headers option, the client's default headers and a
+    middleware's unmarked writes: each credential stays at origin A; the
+    headers that only describe the request travel on."""
+    controller = controller_factory(
+        headers={"Authorization": "Bearer client-default", "X-Client": "tests"}
+    )
+    call = RestEndpoint(
+        url_prefix=origin_a.origin,
+        path=redirect(origin_a, status, origin_b.url("/echo")).replace(":", "\\:"),
+        headers={"Access-Token": "s3cret", "X-Client-Version": "7"},
+    ).use(PlainHeaders())
+    await controller.fetch(call)
+    (first,) = origin_a.requests
+    (second,) = origin_b.requests
+    for name in ("access-token", "authorization", "x-api-key", "x-session-id"):
+        assert name in first.headers
+        assert name not in second.headers, name
+    for name in ("x-client-version", "x-client", "idempotency-key"):
+        assert first.headers[name] == second.headers[name], name
+
+
+def test_which_names_are_credentials() -> None:
+    from restwire._hops import is_credential
+
+    for name in (
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "access-token",
+        "x-api-key",
+        "apikey",
+        "x-auth-user",
+        "x-csrftoken",
+        "x-xsrf-token",
+        "x-amz-security-token",
+        "x-session-id",
+        "x-client-secret",
+        "x-signature",
+        "x-password",
+    ):
+        assert is_credential(name), name
+    for name in (
+        "accept",
+        "content-type",
+        "user-agent",
+        "x-request-id",
+        "traceparent",
+        "idempotency-key",
+        "x-client-version",
+    ):
+        assert not is_credential(name), name
+    assert is_credential("x-tenant", marked={"x-tenant"})

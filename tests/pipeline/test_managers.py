@@ -157,7 +157,12 @@ async def test_a_raw_call_and_a_page_are_calls_too(
     await controller.fetch_response(get_post, {"id": "1"})
     pages = [page async for page in aiter_pages(controller, get_post, {"id": "1"})]
     assert len(pages) == 1
-    assert log == ["call GET /posts/1", "call GET /posts/1", "value Post"]
+    assert log == [
+        "call GET /posts/1",
+        "value Response",
+        "call GET /posts/1",
+        "value Post",
+    ]
 
 
 async def aiter_pages(controller: Any, endpoint: Any, params: Any) -> Any:
