@@ -13,7 +13,15 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Controller, Exchange, NetworkError, RestEndpoint, RestwireError
+from restwire import (
+    Controller,
+    Entity,
+    EntityError,
+    Exchange,
+    NetworkError,
+    RestEndpoint,
+    RestwireError,
+)
 from restwire.middlewares import (
     AccessToken,
     ContextToken,
@@ -148,3 +156,29 @@ def test_an_endpoint_with_credentials_in_its_url_hides_the_password() -> None:
             url_prefix=f"https://user:{PASSWORD}@api.example.com", path="/:id"
         ).url({})
     assert PASSWORD not in str(caught.value)
+
+
+USER_TOKEN = "ghp_SECRETusername7"
+
+
+def test_a_token_in_the_url_user_name_never_shows() -> None:
+    """``https://TOKEN@host`` is a common way to send a token: the user name
+    is as secret as a password."""
+    prefix = f"https://{USER_TOKEN}@api.example.com"
+    endpoint = RestEndpoint(url_prefix=prefix, path="/items/:id", schema=Item)
+    assert USER_TOKEN not in repr(endpoint)
+    assert "[redacted]@api.example.com" in repr(endpoint)
+    with pytest.raises(RestwireError) as missing:
+        endpoint.url({})
+    assert USER_TOKEN not in str(missing.value)
+    bad = httpx.MockTransport(lambda request: httpx.Response(200, json={"no": "id"}))
+    with Controller(httpx.Client(transport=bad)) as controller:
+        with pytest.raises(EntityError) as entity:
+            controller.fetch(endpoint, {"id": 1})
+        controller.client.close()
+    assert USER_TOKEN not in str(entity.value)
+    assert "[redacted]@api.example.com/items/1" in str(entity.value)
+
+
+class Item(Entity):
+    id: str = ""

@@ -5,6 +5,7 @@ AsyncController, threads on Controller)."""
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -452,3 +453,37 @@ def test_a_call_after_reset_does_not_join_a_stale_flight(httpx_mock: HTTPXMock) 
         release.set()
         assert stale.result(5).title == "stale"
         assert controller.get(get_post, {"id": "1"}).title == "fresh"
+
+
+async def test_impatient_callers_never_fail_patient_ones(httpx_mock: HTTPXMock) -> None:
+    """1,000 tasks read 10 overlapping posts; one in ten gives up at a random
+    moment, leaders included. Every caller that did not give up gets its post."""
+
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await anyio.sleep(random.random() * 0.02)
+        return httpx.Response(200, json={"id": request.url.path.rsplit("/", 1)[1]})
+
+    httpx_mock.add_callback(slow, is_reusable=True)
+    got: list[tuple[str, Post]] = []
+    cancelled = 0
+    async with AsyncController() as controller:
+
+        async def patient(post_id: str) -> None:
+            got.append((post_id, await controller.fetch(get_post, {"id": post_id})))
+
+        async def impatient(post_id: str) -> None:
+            nonlocal cancelled
+            with anyio.move_on_after(random.random() * 0.02) as scope:
+                await controller.fetch(get_post, {"id": post_id})
+            cancelled += scope.cancelled_caught
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tasks:
+                for index in range(1000):
+                    post_id = str(index % 10)
+                    tasks.start_soon(impatient if index % 10 == 3 else patient, post_id)
+                    if index % 50 == 0:
+                        await anyio.sleep(0.001)
+    assert len(got) == 900
+    assert all(post == Post(id=post_id) for post_id, post in got)
+    assert cancelled > 0

@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from multidict import MultiDict
 from pytest_httpx import HTTPXMock
 
 from restwire import AsyncController, Controller, RestEndpoint
@@ -197,3 +198,49 @@ async def test_async_subscribe_needs_the_controller_entered() -> None:
     with pytest.raises(RuntimeError, match="async with"):
         controller.subscribe(ticker, PARAMS, print)
     await controller.close()
+
+
+async def test_async_subscribe_after_close_is_refused(httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(json={}, is_optional=True, is_reusable=True)
+    async with AsyncController() as controller:
+        await controller.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            controller.subscribe(ticker, PARAMS, print, frequency=0.01)
+        await anyio.sleep(0.05)
+    assert httpx_mock.get_requests() == []
+
+
+def test_sync_subscribe_after_close_is_refused() -> None:
+    controller = Controller()
+    controller.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        controller.subscribe(ticker, PARAMS, print, frequency=0.01)
+
+
+TAGGED = RestEndpoint(url_prefix=API, path="/items", poll_frequency=0.01)
+TAGS = MultiDict([("tag", "a"), ("tag", "b")])
+
+
+def test_a_poller_keeps_every_value_of_a_repeated_param_sync(
+    httpx_mock: HTTPXMock,
+) -> None:
+    httpx_mock.add_response(json=[], is_reusable=True)
+    seen = threading.Event()
+    with (
+        Controller() as controller,
+        controller.subscribe(TAGGED, TAGS, lambda value: seen.set()),
+    ):
+        assert seen.wait(2)
+    assert httpx_mock.get_requests()[0].url.query == b"tag=a&tag=b"
+
+
+async def test_a_poller_keeps_every_value_of_a_repeated_param_async(
+    httpx_mock: HTTPXMock,
+) -> None:
+    httpx_mock.add_response(json=[], is_reusable=True)
+    seen = anyio.Event()
+    async with AsyncController() as controller:
+        with controller.subscribe(TAGGED, TAGS, lambda value: seen.set()):
+            with anyio.fail_after(2):
+                await seen.wait()
+    assert httpx_mock.get_requests()[0].url.query == b"tag=a&tag=b"
