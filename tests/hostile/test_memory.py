@@ -1,0 +1,147 @@
+"""What a long-running controller keeps: nothing grows without bound.
+
+Stored errors are raised as fresh copies (their tracebacks do not grow on
+every ``get``); records no stored result reaches are reclaimed; a schema that
+refers to itself meets deep data with a typed error, not a ``RecursionError``.
+Each runs under both controllers.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from typing import Any, ClassVar
+
+import pytest
+from pytest_httpx import HTTPXMock
+
+from restwire import Entity, EntityError, NetworkError, RestEndpoint
+from restwire._store import SWEEP_EVERY
+from tests.conftest import FakeClock
+from tests.pipeline.entities import Post
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+
+
+async def test_a_stored_error_is_raised_fresh_each_time(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_response(status_code=503)
+    failing = RestEndpoint(url_prefix=API, path="/down", error_expiry_length=60)
+    raised: list[NetworkError] = []
+    for _ in range(200):
+        with pytest.raises(NetworkError) as caught:
+            await controller.get(failing)
+        raised.append(caught.value)
+    assert len(httpx_mock.get_requests()) == 1
+    assert len({id(error) for error in raised}) == len(raised)
+    depths = [len(traceback.extract_tb(error.__traceback__)) for error in raised]
+    assert max(depths[1:]) == min(depths[1:])  # no growth from one get to the next
+    assert all(error.status == 503 for error in raised)
+    assert str(raised[-1]) == str(raised[0])
+
+
+async def test_records_no_result_reaches_are_reclaimed(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    """A poller of ever-new ids: once their results expire, their records go."""
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_callback(
+        lambda request: Response.json({"id": request.url.path.rsplit("/", 1)[1]}),
+        is_reusable=True,
+    )
+    get_post = RestEndpoint(
+        url_prefix=API, path="/posts/:id", schema=Post, data_expiry_length=1
+    )
+    peak = 0
+    for index in range(4 * SWEEP_EVERY):
+        await controller.fetch(get_post, {"id": index})
+        clock.advance(0.01)
+        peak = max(peak, len(controller.store.records))
+    assert peak <= SWEEP_EVERY + 110  # what one sweep period plus 1 s holds
+    assert len(controller.store.records) <= SWEEP_EVERY + 110
+
+
+async def test_invalidated_results_release_their_records(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_callback(
+        lambda request: Response.json({"id": request.url.path.rsplit("/", 1)[1]}),
+        is_reusable=True,
+    )
+    get_post = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post)
+    for index in range(SWEEP_EVERY):
+        await controller.fetch(get_post, {"id": index})
+        controller.invalidate(get_post, {"id": index})
+    assert len(controller.store.records) < SWEEP_EVERY // 2
+    assert controller.store.results == {}
+
+
+async def test_records_a_live_result_reaches_through_nesting_stay(
+    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+) -> None:
+    controller = controller_factory(clock=clock)
+    httpx_mock.add_response(
+        url=f"{API}/nodes/root",
+        json={"id": "root", "child": {"id": "a", "child": {"id": "b"}}},
+    )
+    httpx_mock.add_callback(
+        lambda request: Response.json({"id": request.url.path.rsplit("/", 1)[1]}),
+        is_reusable=True,
+    )
+    get_node = RestEndpoint(url_prefix=API, path="/nodes/:id", schema=Node)
+    root = await controller.fetch(get_node, {"id": "root"})
+    passing = get_node.extend(data_expiry_length=0.5)
+    for index in range(2 * SWEEP_EVERY):
+        await controller.fetch(passing, {"id": f"n{index}"})
+        clock.advance(0.01)
+    assert {"root", "a", "b"} <= {pk for _, pk in controller.store.records}
+    again = await controller.get(get_node, {"id": "root"})
+    assert again == root
+    assert again.child.child.id == "b"
+
+
+class Node(Entity):
+    id: str = ""
+    child: Any = None
+
+    schema: ClassVar[dict[str, Any]] = {}
+
+
+Node.schema = {"child": Node}
+
+
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"id": str(depth)}
+    for level in range(depth - 1, -1, -1):
+        value = {"id": str(level), "child": value}
+    return value
+
+
+async def test_deep_data_for_a_self_referencing_schema_is_a_typed_error(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    body = json.dumps(nested(400))
+    assert json.loads(body)  # the JSON parser itself reads it
+    httpx_mock.add_response(
+        content=body.encode(), headers={"content-type": "application/json"}
+    )
+    get_node = RestEndpoint(url_prefix=API, path="/nodes/:id", schema=Node)
+    with pytest.raises(EntityError) as caught:
+        await controller.fetch(get_node, {"id": "0"})
+    assert f"GET {API}/nodes/0" in str(caught.value)
+    assert "nested too deeply" in str(caught.value)
+
+
+class Response:
+    """Shorthand for a JSON response from a callback."""
+
+    @staticmethod
+    def json(value: Any) -> Any:
+        import httpx
+
+        return httpx.Response(200, json=value)
