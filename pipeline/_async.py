@@ -12,10 +12,10 @@ from __future__ import annotations
 import inspect
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 import anyio
 import anyio.abc
@@ -34,11 +34,9 @@ from ._effects import (
     Sleep,
     _Await,
     _Close,
-    _Drain,
     _Read,
     _Send,
     not_an_effect,
-    progress_of,
 )
 from ._endpoint import RestEndpoint
 from ._errors import RestwireError
@@ -62,20 +60,14 @@ async def _perform(
                     effect.request, stream=True, follow_redirects=False, auth=auth
                 )
         case _Read():
+            chunks = cast(AsyncGenerator[bytes, None], effect.response.aiter_raw())
             try:
-                return await effect.response.aread()
-            except BaseException:
-                with anyio.CancelScope(shield=True):
-                    await effect.response.aclose()
-                raise
-        case _Drain():
-            try:
-                async for chunk in effect.response.aiter_bytes():
-                    effect.write(chunk)
-                    if effect.progress is not None:
-                        effect.progress(*progress_of(effect.response))
+                async for chunk in chunks:
+                    if not effect.sink.feed(chunk):
+                        break
             finally:
                 with anyio.CancelScope(shield=True):
+                    await chunks.aclose()
                     await effect.response.aclose()
             return None
         case _Close():

@@ -22,6 +22,13 @@ the content type and the start of the body; a missing content type is given
 the benefit of the doubt. Add a kind (NDJSON, msgpack, XML) by subclassing
 :class:`Content` and giving an instance as ``content=``.
 
+**Reading.** restwire undoes ``Content-Encoding`` itself (:class:`Decoder`),
+in pieces of at most ``PIECE`` bytes, so ``max_body_size`` counts decoded
+bytes and is enforced as they inflate: a small gzip, deflate, br or zstd body
+that would inflate to gigabytes is refused once past the limit, holding
+little more than the limit (:class:`BodyReader`). A redirect's own body is
+never kept (:class:`Discard`).
+
 **Request bodies** (:func:`body_arguments`):
 
 | body                                   | sent as                                            |
@@ -45,11 +52,13 @@ import abc
 import dataclasses
 import datetime
 import enum
+import functools
 import json
 import uuid
-from collections.abc import AsyncIterable, Iterable, Iterator, Mapping
+import zlib
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 import httpx
 
@@ -58,14 +67,17 @@ from ._http import BODYLESS_METHODS
 
 __all__ = [
     "CONTENT_KINDS",
+    "PIECE",
     "Blob",
     "BlobContent",
+    "BodyReader",
     "BytesContent",
     "Content",
     "ContentName",
+    "Decoder",
+    "Discard",
     "Form",
     "JsonContent",
-    "LimitedStream",
     "StreamContent",
     "TextContent",
     "body_arguments",
@@ -225,43 +237,249 @@ def content_kind(content: Content | str) -> Content:
     return kind
 
 
-class LimitedStream(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A response stream that raises :class:`BodyTooLarge` past ``limit`` bytes.
+# -- reading a body: bounded decoding --------------------------------------------
 
-    Wraps ``response.stream`` before the body is read, so an oversized body is
-    refused as it arrives, not after it has filled memory.
+#: The most a decoding step hands on at once, in bytes.
+PIECE = 64 * 1024
+#: Input fed to zstd per call: zstd has no output bound, but one input byte
+#: decodes to at most 32 KiB (an RLE block), so 16 bytes to at most 512 KiB.
+_ZSTD_SLICE = 16
+#: The largest zstd window restwire decodes: RFC 9659 limits the HTTP zstd
+#: coding to 8 MiB, which a decoder may refuse to exceed.
+ZSTD_WINDOW = 8 << 20
+
+
+class _Stage(Protocol):
+    """One content coding undone, incrementally."""
+
+    def decode(self, data: bytes) -> Iterator[bytes]: ...
+
+    def flush(self) -> Iterator[bytes]: ...
+
+
+class _Zlib:
+    """gzip (``wbits=31``), or deflate with its zlib header, else raw (as
+    httpx and browsers read ``deflate``: servers send both)."""
+
+    def __init__(self, wbits: int) -> None:
+        self._wbits = wbits
+        self._inflate = zlib.decompressobj(wbits)
+        self._started = False
+
+    def decode(self, data: bytes) -> Iterator[bytes]:
+        first = not self._started
+        self._started = True
+        inflate = self._inflate
+        try:
+            out = inflate.decompress(data, PIECE)
+        except zlib.error:
+            if not (first and self._wbits == zlib.MAX_WBITS):
+                raise
+            self._inflate = inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+            out = inflate.decompress(data, PIECE)
+        while True:
+            if out:
+                yield out
+            data = inflate.unconsumed_tail
+            if not data and len(out) < PIECE:
+                return
+            out = inflate.decompress(data, PIECE)
+
+    def flush(self) -> Iterator[bytes]:
+        out = self._inflate.flush()
+        if out:
+            yield out
+
+
+class _Brotli:
+    """br, through ``brotli`` 1.2 or newer, whose output can be bounded."""
+
+    def __init__(self) -> None:
+        import brotli
+
+        self._decompressor = brotli.Decompressor()
+
+    def decode(self, data: bytes) -> Iterator[bytes]:
+        decompressor = self._decompressor
+        out = decompressor.process(data, output_buffer_limit=PIECE)
+        while True:
+            if out:
+                yield out
+            if decompressor.can_accept_more_data():
+                return
+            out = decompressor.process(b"", output_buffer_limit=PIECE)
+
+    def flush(self) -> Iterator[bytes]:
+        return iter(())
+
+
+class _Zstd:
+    """zstd, through ``zstandard``, fed a few bytes at a time (see
+    ``_ZSTD_SLICE``); one frame after another, as httpx reads them."""
+
+    def __init__(self) -> None:
+        import zstandard
+
+        decompressor = zstandard.ZstdDecompressor(max_window_size=ZSTD_WINDOW)
+        self._new = decompressor.decompressobj
+        self._decompressor = self._new()
+
+    def decode(self, data: bytes) -> Iterator[bytes]:
+        view = memoryview(data)
+        while view:
+            piece, view = view[:_ZSTD_SLICE], view[_ZSTD_SLICE:]
+            out = self._decompressor.decompress(piece)
+            if out:
+                yield out
+            if self._decompressor.eof:
+                view = memoryview(self._decompressor.unused_data + bytes(view))
+                self._decompressor = self._new()
+
+    def flush(self) -> Iterator[bytes]:
+        return iter(())
+
+
+@functools.cache
+def _brotli_bounded() -> bool:
+    try:
+        import brotli
+    except ImportError:
+        return False
+    return hasattr(brotli.Decompressor(), "can_accept_more_data")
+
+
+@functools.cache
+def _zstd_available() -> bool:
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_STAGES: dict[str, Callable[[], _Stage]] = {
+    "gzip": lambda: _Zlib(zlib.MAX_WBITS | 16),
+    "x-gzip": lambda: _Zlib(zlib.MAX_WBITS | 16),
+    "deflate": lambda: _Zlib(zlib.MAX_WBITS),
+    "br": _Brotli,
+    "zstd": _Zstd,
+}
+
+
+class Decoder:
+    """Undoes a response's ``Content-Encoding`` (gzip, deflate, br, zstd; in
+    the reverse of the order they were applied), handing on at most
+    ``PIECE`` bytes at a time whatever one raw chunk inflates to: a bomb is
+    never held whole, not even one chunk of it. A coding restwire does not
+    know passes through as it is, as with httpx; a corrupt body, or a ``br``
+    body without ``brotli`` 1.2 or newer installed, is an ``httpx.DecodingError``.
     """
 
-    def __init__(self, response: httpx.Response, limit: int) -> None:
-        self._inner = response.stream
+    def __init__(self, response: httpx.Response) -> None:
+        self._request = response.request
+        header = response.headers.get("content-encoding", "")
+        codings = [c.strip().lower() for c in header.split(",") if c.strip()]
+        self._codings = [c for c in reversed(codings) if c in _STAGES]
+        self._stages: list[_Stage] | None = None if self._codings else []
+
+    @property
+    def identity(self) -> bool:
+        """Whether the body is sent as it is (no coding to undo)."""
+        return not self._codings
+
+    def decode(self, raw: bytes) -> Iterator[bytes]:
+        """The decoded pieces of the next raw chunk."""
+        return self._through(0, raw)
+
+    def flush(self) -> Iterator[bytes]:
+        """The decoded pieces held back until the body ended."""
+        for index, stage in enumerate(self._ready()):
+            for out in self._guarded(index, stage.flush()):
+                yield from self._through(index + 1, out)
+
+    def _ready(self) -> list[_Stage]:
+        if self._stages is None:
+            stages = []
+            for coding in self._codings:
+                if coding == "br" and not _brotli_bounded():
+                    raise httpx.DecodingError(
+                        "a br body needs the brotli package, 1.2 or newer, to be "
+                        "read with a bound on memory",
+                        request=self._request,
+                    )
+                if coding == "zstd" and not _zstd_available():
+                    raise httpx.DecodingError(
+                        "a zstd body needs the zstandard package",
+                        request=self._request,
+                    )
+                stages.append(_STAGES[coding]())
+            self._stages = stages
+        return self._stages
+
+    def _through(self, index: int, data: bytes) -> Iterator[bytes]:
+        stages = self._ready()
+        if index == len(stages):
+            if data:
+                yield data
+            return
+        for out in self._guarded(index, stages[index].decode(data)):
+            yield from self._through(index + 1, out)
+
+    def _guarded(self, index: int, pieces: Iterator[bytes]) -> Iterator[bytes]:
+        try:
+            yield from pieces
+        except httpx.DecodingError:
+            raise
+        except Exception as error:
+            coding = self._codings[index]
+            raise httpx.DecodingError(
+                f"the {coding} body is corrupt: {type(error).__name__}: {error}",
+                request=self._request,
+            ) from error
+
+
+class BodyReader:
+    """A ``_Read`` sink that keeps a body: decoded as it arrives, refused
+    with :class:`BodyTooLarge` as soon as the decoded bytes pass ``limit``
+    (``None``: no limit). What it holds is what the limit counts."""
+
+    def __init__(self, response: httpx.Response, limit: int | None) -> None:
         self._response = response
         self._limit = limit
-        self._seen = 0
+        self.decoder = Decoder(response)
+        self._pieces: list[bytes] = []
+        self._size = 0
 
-    def _count(self, chunk: bytes) -> bytes:
-        self._seen += len(chunk)
-        if self._seen > self._limit:
+    def feed(self, chunk: bytes) -> bool:
+        for piece in self.decoder.decode(chunk):
+            self._keep(piece)
+        return True
+
+    def finish(self) -> bytes:
+        """The whole decoded body, once the raw body has ended."""
+        for piece in self.decoder.flush():
+            self._keep(piece)
+        return b"".join(self._pieces)
+
+    def _keep(self, piece: bytes) -> None:
+        self._size += len(piece)
+        if self._limit is not None and self._size > self._limit:
             request = self._response.request
             raise BodyTooLarge(request.method, request.url, self._limit)
-        return chunk
+        self._pieces.append(piece)
 
-    def __iter__(self) -> Iterator[bytes]:
-        assert isinstance(self._inner, httpx.SyncByteStream)
-        for chunk in self._inner:
-            yield self._count(chunk)
 
-    async def __aiter__(self) -> Any:
-        assert isinstance(self._inner, httpx.AsyncByteStream)
-        async for chunk in self._inner:
-            yield self._count(chunk)
+class Discard:
+    """A ``_Read`` sink for a body nobody needs (a redirect's): reads at most
+    ``limit`` raw bytes, so a short one leaves the connection reusable, and
+    keeps none of them."""
 
-    def close(self) -> None:
-        assert isinstance(self._inner, httpx.SyncByteStream)
-        self._inner.close()
+    def __init__(self, limit: int) -> None:
+        self._left = limit
 
-    async def aclose(self) -> None:
-        assert isinstance(self._inner, httpx.AsyncByteStream)
-        await self._inner.aclose()
+    def feed(self, chunk: bytes) -> bool:
+        self._left -= len(chunk)
+        return self._left >= 0
 
 
 # -- request bodies ----------------------------------------------------------------

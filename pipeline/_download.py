@@ -37,7 +37,8 @@ from typing import IO
 
 import httpx
 
-from ._effects import Flow, _Drain
+from ._content import Decoder
+from ._effects import Flow, _Read
 from ._errors import InvalidRequest, TransportError
 from ._header_params import decode_extended, parse_content_disposition
 
@@ -102,6 +103,37 @@ def _fit(name: str) -> str:
     return f"{cut}{tail}"
 
 
+class _ToFile:
+    """A ``_Read`` sink that writes a body to a file as it arrives, decoded
+    in bounded pieces, reporting ``progress(bytes received, total or None)``
+    after each raw chunk."""
+
+    def __init__(
+        self,
+        response: httpx.Response,
+        write: Callable[[bytes], object],
+        progress: Progress | None,
+    ) -> None:
+        self._response = response
+        self._decoder = Decoder(response)
+        self._write = write
+        self._progress = progress
+        length = response.headers.get("content-length", "")
+        self._total = int(length) if length.isdigit() else None
+
+    def feed(self, chunk: bytes) -> bool:
+        for piece in self._decoder.decode(chunk):
+            self._write(piece)
+        if self._progress is not None:
+            self._progress(self._response.num_bytes_downloaded, self._total)
+        return True
+
+    def finish(self) -> None:
+        """Write what the decoder held back until the body ended."""
+        for piece in self._decoder.flush():
+            self._write(piece)
+
+
 class Download:
     """One download into ``directory``: a temporary file, then the final name."""
 
@@ -119,8 +151,13 @@ class Download:
 
     def save(self, response: httpx.Response, progress: Progress | None) -> Flow[None]:
         """The flow that streams ``response``'s body into the temporary file."""
+        if response.is_stream_consumed:  # built in memory by the transport
+            self.file.write(response.content)
+            return
+        sink = _ToFile(response, self.file.write, progress)
         try:
-            yield _Drain(response, self.file.write, progress)
+            yield _Read(response, sink)
+            sink.finish()
         except httpx.RequestError as error:
             request = response.request
             raise TransportError(request.method, request.url, error) from error

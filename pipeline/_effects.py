@@ -10,7 +10,7 @@ Two kinds:
 
 - **Public** (``Sleep``, ``Call``, ``Acquire``, ``Release``): what a
   middleware may yield. Each means the same under both drivers.
-- **Wire** (``_Send``, ``_Read``, ``_Drain``, ``_Close``, ``_Await``):
+- **Wire** (``_Send``, ``_Read``, ``_Close``, ``_Await``):
   private to the terminal, downloads and the controller's in-flight
   sharing. Only the terminal sends, so every hop passes the credential
   policy (``_hops``); a middleware that wants the network calls
@@ -25,11 +25,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Never, TypeVar
+from typing import Any, Never, Protocol, TypeVar
 
 import httpx
 
-__all__ = ["Acquire", "Call", "Effect", "Flow", "FlowLock", "Release", "Sleep"]
+__all__ = ["Acquire", "Call", "Effect", "Flow", "FlowLock", "Release", "Sink", "Sleep"]
 
 T = TypeVar("T")
 
@@ -108,23 +108,22 @@ class _Send:
     store_cookies: bool = True
 
 
+class Sink(Protocol):
+    """Where a ``_Read`` puts a body's raw bytes, chunk by chunk."""
+
+    def feed(self, chunk: bytes) -> bool:
+        """Take the next raw chunk; ``False`` stops reading (the rest of the
+        body is never read)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class _Read:
-    """Read ``response``'s whole body (and so release its connection); result:
-    the bytes."""
+    """Read ``response``'s raw body into ``sink`` until it ends or the sink
+    says stop, then close the response; result: None."""
 
     response: httpx.Response
-
-
-@dataclass(frozen=True, slots=True)
-class _Drain:
-    """Read ``response``'s body chunk by chunk into ``write(chunk)``, in
-    constant memory, calling ``progress(bytes_received, total_or_None)``
-    after each chunk, then close it; result: None."""
-
-    response: httpx.Response
-    write: Callable[[bytes], object]
-    progress: Callable[[int, int | None], object] | None = None
+    sink: Sink
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +141,7 @@ class _Await:
     event: Any
 
 
-Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Drain | _Close | _Await
+Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Close | _Await
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]
@@ -153,11 +152,3 @@ def not_an_effect(value: Never) -> TypeError:
     unreachable (every effect is handled: ``value`` must be ``Never``); at run
     time a flow that yields anything else gets a clear error."""
     return TypeError(f"a flow yielded {value!r}, which is not an effect")
-
-
-def progress_of(response: httpx.Response) -> tuple[int, int | None]:
-    """Bytes of ``response`` received so far and, if the server said, how many
-    in all: what a ``_Drain`` reports after each chunk."""
-    length = response.headers.get("content-length")
-    total = int(length) if length and length.isdigit() else None
-    return response.num_bytes_downloaded, total

@@ -33,10 +33,10 @@ import inspect
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 import httpx
 
@@ -53,11 +53,9 @@ from ._effects import (
     Sleep,
     _Await,
     _Close,
-    _Drain,
     _Read,
     _Send,
     not_an_effect,
-    progress_of,
 )
 from ._endpoint import RestEndpoint
 from ._errors import RestwireError
@@ -79,18 +77,13 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
                     effect.request, stream=True, follow_redirects=False, auth=auth
                 )
         case _Read():
+            chunks = cast(Generator[bytes, None, None], effect.response.iter_raw())
             try:
-                return effect.response.read()
-            except BaseException:
-                effect.response.close()
-                raise
-        case _Drain():
-            try:
-                for chunk in effect.response.iter_bytes():
-                    effect.write(chunk)
-                    if effect.progress is not None:
-                        effect.progress(*progress_of(effect.response))
+                for chunk in chunks:
+                    if not effect.sink.feed(chunk):
+                        break
             finally:
+                chunks.close()
                 effect.response.close()
             return None
         case _Close():

@@ -13,7 +13,7 @@ import logging
 
 import httpx
 
-from ._content import LimitedStream, body_arguments
+from ._content import BodyReader, Discard, body_arguments
 from ._effects import Flow, _Close, _Read, _Send
 from ._errors import (
     BodyTooLarge,
@@ -49,15 +49,7 @@ class Terminal:
         response = yield from self._follow(exchange, self._first_request(exchange))
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
-            limit = endpoint.max_body_size
-            if limit is not None:
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > limit:
-                    yield _Close(response)  # refused before reading a byte of it
-                    request = response.request
-                    raise BodyTooLarge(request.method, request.url, limit)
-                response.stream = LimitedStream(response, limit)
-            yield from _read(response)
+            yield from _read(response, endpoint.max_body_size)
         if not response.is_success:
             raise NetworkError(response)
         if exchange.parse:
@@ -125,17 +117,50 @@ class Terminal:
                 raise TooManyRedirects(
                     exchange.method, exchange.url, endpoint.max_redirects
                 )
-            with contextlib.suppress(httpx.RequestError):
-                # A redirect's own body is not needed: read to reuse the connection.
-                yield _Read(response)
+            yield from _discard(response)
             request = redirect_request(request, response)
             redirects += 1
 
 
-def _read(response: httpx.Response) -> Flow[bytes]:
+#: A redirect body read (and dropped) to keep its connection: at most this.
+REDIRECT_BODY = 64 * 1024
+
+
+def _read(response: httpx.Response, limit: int | None) -> Flow[None]:
+    """Read ``response``'s body, decoded and bounded by ``limit``; it becomes
+    ``response.content``."""
+    if response.is_stream_consumed:
+        # A transport that built the response in memory (httpx.MockTransport)
+        # hands it over already read: only the limit is left to apply.
+        if limit is not None and len(response.content) > limit:
+            request = response.request
+            raise BodyTooLarge(request.method, request.url, limit)
+        return
+    reader = BodyReader(response, limit)
+    declared = response.headers.get("content-length", "")
+    identity = reader.decoder.identity  # then the wire length is the body's
+    if limit is not None and identity and declared.isdigit() and int(declared) > limit:
+        yield _Close(response)  # refused before reading a byte of it
+        request = response.request
+        raise BodyTooLarge(request.method, request.url, limit)
     try:
-        body: bytes = yield _Read(response)
+        yield _Read(response, reader)
+        body = reader.finish()
     except httpx.RequestError as error:
         request = response.request
         raise TransportError(request.method, request.url, error) from error
-    return body
+    response._content = body
+
+
+def _discard(response: httpx.Response) -> Flow[None]:
+    """Drop a redirect's own body: read (to reuse the connection) when it
+    says it is short, else close without reading; never kept, never waited
+    for without bound."""
+    if response.is_stream_consumed:
+        return  # built in memory by the transport: nothing to drop
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) <= REDIRECT_BODY:
+        with contextlib.suppress(httpx.RequestError):
+            yield _Read(response, Discard(REDIRECT_BODY))
+    else:
+        yield _Close(response)

@@ -17,18 +17,25 @@ that tests combine:
 - ``/file?size=<n>[&cd=<Content-Disposition>]``: ``n`` bytes;
 - ``/broken?size=<n>``: promises ``n`` bytes, sends half, hangs up;
 - ``/gzip``: a gzip-encoded JSON body;
+- ``/bomb?coding=<gzip|deflate|br|zstd>&size=<n>``: ``n`` zero bytes,
+  encoded (a few hundred bytes on the wire per megabyte decoded);
+- ``/redirect-body?to=<url>&size=<n|endless>``: a 302 whose own body is
+  ``n`` bytes (declared), or endless (chunked), streamed;
 - ``/raw?case=<stall|short|huge-header|bad-status|garbage|declared-huge>``:
   responses no well-behaved server sends.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import threading
 import time
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import parse_qsl, urlsplit
 
 from recipes.demo_api import QuietHandler, QuietServer, read_body
@@ -101,6 +108,12 @@ class _Handler(QuietHandler):
         elif parts[0] == "gzip":
             packed = gzip.compress(b'{"compressed": true}')
             self._send(200, packed, {"content-encoding": "gzip"})
+        elif parts[0] == "bomb":
+            coding = query.get("coding", "gzip")
+            packed = bomb(coding, int(query.get("size", "0")))
+            self._send(200, packed, {"content-encoding": coding})
+        elif parts[0] == "redirect-body":
+            self._redirect_body(query["to"], query.get("size", "endless"))
         elif parts[0] == "raw":
             self._raw(query.get("case", ""))
         elif parts[0] == "slow":
@@ -110,6 +123,29 @@ class _Handler(QuietHandler):
             echo = {"method": self.command, "path": self.path, "headers": headers}
             echo["body"] = body.decode("utf-8", "replace")
             self._send(200, json.dumps(echo).encode())
+
+    def _redirect_body(self, to: str, size: str) -> None:
+        """A 302 with a body nobody needs: declared and large, or endless."""
+        self.send_response(302)
+        self.send_header("location", to)
+        block = b"\0" * 65536
+        if size == "endless":
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+            except OSError:
+                return  # the client hung up, as it should
+        self.send_header("content-length", size)
+        self.end_headers()
+        left = int(size)
+        try:
+            while left > 0:
+                self.wfile.write(block[: min(left, len(block))])
+                left -= len(block)
+        except OSError:
+            return
 
     def _raw(self, case: str) -> None:
         """Responses no well-behaved server sends, written byte by byte."""
@@ -142,6 +178,38 @@ class _Handler(QuietHandler):
         )
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
+
+
+@functools.lru_cache(maxsize=16)
+def bomb(coding: str, size: int) -> bytes:
+    """``size`` zero bytes encoded with ``coding``, built in constant memory."""
+    zeros = bytes(1 << 20)
+    if coding in ("gzip", "deflate"):
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31 if coding == "gzip" else 15)
+        out = [
+            packer.compress(zeros[: min(size - done, len(zeros))])
+            for done in range(0, size, len(zeros))
+        ]
+        return b"".join(out) + packer.flush()
+    if coding == "br":
+        import brotli
+
+        compressor = brotli.Compressor(quality=5)
+        out = [
+            compressor.process(zeros[: min(size - done, len(zeros))])
+            for done in range(0, size, len(zeros))
+        ]
+        return b"".join(out) + cast(bytes, compressor.finish())
+    if coding == "zstd":
+        import zstandard
+
+        writer = zstandard.ZstdCompressor(level=3).compressobj()
+        out = [
+            writer.compress(zeros[: min(size - done, len(zeros))])
+            for done in range(0, size, len(zeros))
+        ]
+        return b"".join(out) + writer.flush()
+    raise ValueError(f"no bomb for coding {coding!r}")
 
 
 class _Server(QuietServer):
