@@ -21,6 +21,15 @@ Guarantees:
   current one just send again. If ``refresh`` raises or returns nothing, the
   401 reaches the caller (and a ``LogoutManager`` runs), with the refresh's
   exception as its ``__cause__``.
+- A refresh may call endpoints that use this same ``AccessToken`` (the
+  refresh endpoint on the shared base): a 401 of the refresh's own call
+  ends the refresh at once (that is the refresh failing), never waits for
+  it, and the middleware stays usable.
+- A one-shot body (a generator, an open file) is never sent twice: after a
+  401 the token is still refreshed for later calls, but the call raises
+  :class:`RequestBodyError`, its ``__cause__`` the 401.
+- One instance serves any number of threads and event loops (asyncio or
+  trio), and sync and async controllers together.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 
 import httpx
 
@@ -40,6 +50,7 @@ from restwire import (
     FlowLock,
     NetworkError,
     Release,
+    RequestBodyError,
 )
 
 __all__ = ["AccessToken"]
@@ -47,6 +58,12 @@ __all__ = ["AccessToken"]
 logger = logging.getLogger("restwire")
 
 Refresh = Callable[[], str | Awaitable[str | None] | None]
+
+#: The AccessTokens whose refresh is running in this context (this thread, or
+#: this task): a call made by a refresh sees its own token holder here.
+_refreshing: ContextVar[frozenset[int]] = ContextVar(
+    "restwire_refreshing", default=frozenset()
+)
 
 
 class AccessToken:
@@ -90,33 +107,58 @@ class AccessToken:
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
         version = self._send_with(exchange)
-        if self.refresh is None:
+        refresh = self.refresh
+        if refresh is None or id(self) in _refreshing.get():
+            # No refresh, or this call is a refresh's own: its 401 is the
+            # refresh failing, which waiting for the refresh cannot fix.
             return (yield from call_next(exchange))
         try:
             return (yield from call_next(exchange))
         except NetworkError as error:
             if error.status != 401:
                 raise
-            yield Acquire(self._refreshing)
-            try:
-                if self._version == version:
-                    try:
-                        token = yield Call(self.refresh)
-                    except Exception as failure:
-                        logger.warning(
-                            "token refresh failed (%s); the 401 goes to the caller",
-                            type(failure).__name__,
-                        )
-                        raise error from failure
-                    if not token:
-                        raise error
-                    self.token = str(token)
-            except Exception:
-                yield Release(self._refreshing)
-                raise
-            yield Release(self._refreshing)
+            yield from self._refreshed(refresh, version, error)
+            if not exchange.replayable:
+                raise RequestBodyError(
+                    f"{exchange.method} {error.url}: 401; the token was refreshed, "
+                    "but the body was a one-shot iterator the first send consumed; "
+                    "send bytes to let it be sent again"
+                ) from error
         self._send_with(exchange)
         return (yield from call_next(exchange))
+
+    def _refreshed(
+        self, refresh: Refresh, version: int, error: NetworkError
+    ) -> Flow[None]:
+        """Refresh the token after ``error`` (a 401 sent with token
+        ``version``), unless another call already did; raise ``error`` if
+        the refresh fails. (Abandoned midway, the driver releases the lock.)"""
+        yield Acquire(self._refreshing)
+        try:
+            if self._version == version:
+                self.token = yield from self._run(refresh, error)
+        except Exception:
+            yield Release(self._refreshing)
+            raise
+        yield Release(self._refreshing)
+
+    def _run(self, refresh: Refresh, error: NetworkError) -> Flow[str]:
+        """Call ``refresh`` with this token holder marked as refreshing in
+        the current context, so the calls it makes do not refresh again."""
+        marked = _refreshing.set(_refreshing.get() | {id(self)})
+        try:
+            token = yield Call(refresh)
+        except Exception as failure:
+            logger.warning(
+                "token refresh failed (%s); the 401 goes to the caller",
+                type(failure).__name__,
+            )
+            raise error from failure
+        finally:
+            _refreshing.reset(marked)
+        if not token:
+            raise error
+        return str(token)
 
     def __repr__(self) -> str:
         state = "set" if self._token else "unset"

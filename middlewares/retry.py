@@ -28,7 +28,7 @@ import email.utils
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 
 import httpx
 
@@ -113,7 +113,7 @@ class Retry:
 
     def retries(self, exchange: Exchange, error: RestwireError) -> bool:
         """Whether ``error`` on this call may be retried at all."""
-        if isinstance(exchange.body, Iterator | AsyncIterator):
+        if not exchange.replayable:
             return False
         if (
             exchange.method not in self.methods

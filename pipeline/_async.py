@@ -85,12 +85,15 @@ async def _perform(
                 result = await result
             return result
         case Acquire():
-            await effect.lock.async_lock().acquire()
+            pause = 0.001
+            while not effect.lock.thread_lock.acquire(blocking=False):
+                await anyio.sleep(pause)
+                pause = min(pause * 2, 0.02)
             held.append(effect.lock)
             return None
         case Release():
             held.remove(effect.lock)
-            effect.lock.async_lock().release()
+            effect.lock.thread_lock.release()
             return None
         case _:
             raise not_an_effect(effect)
@@ -115,7 +118,7 @@ async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:
     finally:
         flow.close()
         for lock in held:
-            lock.async_lock().release()
+            lock.thread_lock.release()
 
 
 class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
@@ -326,7 +329,10 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
             self._stop_pollers()
             if tasks is not None:
                 tasks.cancel_scope.cancel()
-                await tasks.__aexit__(kind, error, traceback)
+                # The task group only runs the pollers: it ends them here, and
+                # an error raised in the block reaches the caller as itself,
+                # not wrapped in the group's ExceptionGroup.
+                await tasks.__aexit__(None, None, None)
         finally:
             self._tasks = None
             await self.close()

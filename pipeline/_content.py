@@ -56,7 +56,14 @@ import functools
 import json
 import uuid
 import zlib
-from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -84,6 +91,7 @@ __all__ = [
     "content_kind",
     "is_json_body",
     "json_default",
+    "replayable",
 ]
 
 
@@ -494,6 +502,13 @@ class Form:
 
     data: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     files: Any = None
+
+
+def replayable(body: Any) -> bool:
+    """Whether ``body`` can be sent again as it was: not a one-shot iterator
+    (a generator, an async generator, an open file), which the first send
+    consumed."""
+    return not isinstance(body, Iterator | AsyncIterator)
 
 
 def is_json_body(body: Any) -> bool:

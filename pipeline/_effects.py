@@ -57,24 +57,19 @@ class Call:
 class FlowLock:
     """A lock a flow takes with ``Acquire`` and gives back with ``Release``.
 
-    The sync driver holds a ``threading.Lock``, the async driver an
-    ``anyio.Lock``; a driver releases what a flow still holds when the flow
-    ends, however it ends.
+    One ``threading.Lock`` for every driver: the sync driver blocks on it,
+    the async driver takes it without blocking, sleeping a little between
+    tries (1 ms, doubling to 20 ms), so it never blocks an event loop and is
+    bound to none. One lock therefore serves any number of threads and event
+    loops (asyncio or trio), and sync and async controllers together. A
+    driver releases what a flow still holds when the flow ends, however it
+    ends.
     """
 
-    __slots__ = ("_async", "thread_lock")
+    __slots__ = ("thread_lock",)
 
     def __init__(self) -> None:
         self.thread_lock = threading.Lock()
-        self._async: Any = None
-
-    def async_lock(self) -> Any:
-        """The ``anyio.Lock`` (made on first use, inside an event loop)."""
-        if self._async is None:
-            import anyio
-
-            self._async = anyio.Lock()
-        return self._async
 
 
 @dataclass(frozen=True, slots=True)

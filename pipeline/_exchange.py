@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._content import replayable
 from ._errors import header_names, redact_url
 from ._hops import (
     ALWAYS_SENSITIVE,
@@ -126,6 +127,13 @@ class Exchange:
         check_credential(header, value)
         self.headers[header] = value
         self.mark_sensitive(header)
+
+    @property
+    def replayable(self) -> bool:
+        """Whether ``call_next`` can send this call's body again (for a
+        retry or a refresh): not when it is a one-shot iterator that the
+        first send consumed."""
+        return replayable(self.body)
 
     def cookie(self, name: str) -> str | None:
         """The value of the client's cookie ``name`` that the server at this

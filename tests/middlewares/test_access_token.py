@@ -16,6 +16,7 @@ from restwire import (
     Controller,
     LogoutManager,
     NetworkError,
+    RequestBodyError,
     RestEndpoint,
 )
 from restwire.middlewares import AccessToken
@@ -212,3 +213,199 @@ def test_an_async_refresh_under_a_sync_controller_says_so(
     assert isinstance(caught.value.__cause__, TypeError)
     assert "use AsyncController" in str(caught.value.__cause__)
     assert "token refresh failed (TypeError)" in caplog.text
+
+
+# -- one-shot bodies, failing refreshes, many event loops --------------------------
+
+
+def one_shot_body(mode: str) -> Any:
+    """A body that can be sent once: a generator (an async one under the
+    async driver, as httpx.AsyncClient wants)."""
+    if mode == "sync":
+        return (chunk for chunk in (b"part one, ", b"part two"))
+
+    async def chunks() -> Any:
+        for chunk in (b"part one, ", b"part two"):
+            yield chunk
+
+    return chunks()
+
+
+async def test_a_refresh_never_resends_a_consumed_body(
+    controller: Any, mode: str, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(url=f"{API}/upload", status_code=401)
+    refreshed: list[str] = []
+
+    def refresh() -> str:
+        refreshed.append("new")
+        return "new"
+
+    async def refresh_async() -> str:
+        return refresh()
+
+    auth = AccessToken("old", refresh=refresh if mode == "sync" else refresh_async)
+    upload = RestEndpoint(url_prefix=API, path="/upload", method="POST").use(auth)
+    with pytest.raises(RequestBodyError, match="one-shot") as caught:
+        await controller.fetch(upload, body=one_shot_body(mode))
+    assert f"POST {API}/upload" in str(caught.value)
+    assert isinstance(caught.value.__cause__, NetworkError)
+    assert refreshed == ["new"]
+    assert auth.token == "new"  # the refresh stands for the calls that follow
+    assert [request.content for request in httpx_mock.get_requests()] == [
+        b"part one, part two"
+    ]
+
+
+async def test_a_refresh_that_gets_401_itself_ends_and_the_token_stays_usable(
+    controller: Any, mode: str, httpx_mock: HTTPXMock
+) -> None:
+    """README's pattern: the refresh endpoint is built on the base that
+    carries the AccessToken. When the refresh token has expired too, the
+    refresh's own 401 must end the refresh, not wait for it."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.headers.get("access-token") == "good":
+            return httpx.Response(200, json={"id": "1"})
+        return httpx.Response(401)
+
+    httpx_mock.add_callback(answer, is_reusable=True)
+    auth = AccessToken("expired")
+    base = RestEndpoint(url_prefix=API).use(auth)
+    refresh_call = base.extend(path="/refresh", method="POST")
+
+    def refresh() -> str:
+        return str(controller.controller.fetch(refresh_call)["accessToken"])
+
+    async def refresh_async() -> str:
+        return str((await controller.fetch(refresh_call))["accessToken"])
+
+    auth.refresh = refresh if mode == "sync" else refresh_async
+    mine = base.extend(path="/my/1")
+    with anyio.fail_after(5):
+        if mode == "sync":
+            with ThreadPoolExecutor(1) as pool:
+                future = pool.submit(controller.controller.fetch, mine)
+                with pytest.raises(NetworkError) as caught:
+                    future.result(5)
+        else:
+            with pytest.raises(NetworkError) as caught:
+                await controller.fetch(mine)
+    assert caught.value.status == 401
+    assert isinstance(caught.value.__cause__, NetworkError)  # the refresh's 401
+    auth.token = "good"
+    with anyio.fail_after(5):
+        assert await controller.fetch(mine) == {"id": "1"}
+
+
+def refreshing_api(httpx_mock: HTTPXMock) -> RestEndpoint:
+    """An API whose tokens expire after one use: every call after the first
+    is a 401, a refresh and a second send, through one shared AccessToken."""
+    used: set[str] = set()
+    issued = iter(range(1_000_000))
+    lock = threading.Lock()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        token = request.headers.get("access-token", "")
+        with lock:
+            if token in used:
+                return httpx.Response(401)
+            used.add(token)
+        return httpx.Response(200, json={"token": token})
+
+    def refresh() -> str:
+        with lock:
+            return f"t{next(issued)}"
+
+    httpx_mock.add_callback(answer, is_reusable=True)
+    return RestEndpoint(url_prefix=API, path="/my/1").use(
+        AccessToken("t-start", refresh=refresh)
+    )
+
+
+def test_one_access_token_serves_loops_one_after_another(
+    httpx_mock: HTTPXMock,
+) -> None:
+    mine = refreshing_api(httpx_mock)
+
+    async def twice() -> None:
+        async with AsyncController() as controller:
+            await controller.fetch(mine)
+            await controller.fetch(mine)  # a 401, then a refresh in this loop
+
+    anyio.run(twice, backend="asyncio")
+    anyio.run(twice, backend="trio")
+    anyio.run(twice, backend="asyncio")
+    assert len(httpx_mock.get_requests()) == 11
+
+
+def test_one_access_token_serves_threads_with_loops_and_sync_controllers(
+    httpx_mock: HTTPXMock,
+) -> None:
+    """Two asyncio loops, a trio loop and a sync controller, each on its own
+    thread, share one AccessToken while the server keeps expiring the
+    current token (every 7th request): refreshes take one lock from all of
+    them. None hangs or fails on the lock; a call fails only the documented
+    way (a second 401, when the fresh token expired before its resend)."""
+    current, issued = ["t0"], iter(range(1, 1_000_000))
+    refreshes: list[str] = []
+    served = 0
+    lock = threading.Lock()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        nonlocal served
+        with lock:
+            if request.headers.get("access-token") != current[0]:
+                return httpx.Response(401)
+            served += 1
+            if served % 7 == 0:
+                current[0] = "expired"
+        return httpx.Response(200, json={})
+
+    def refresh() -> str:
+        with lock:
+            current[0] = f"t{next(issued)}"
+            refreshes.append(threading.current_thread().name)
+            return current[0]
+
+    httpx_mock.add_callback(answer, is_reusable=True)
+    mine = RestEndpoint(url_prefix=API, path="/my/1").use(
+        AccessToken("t0", refresh=refresh)
+    )
+    outcomes: list[str] = []
+
+    def record(call: Any) -> None:
+        try:
+            call()
+            outcomes.append("ok")
+        except NetworkError as error:
+            outcomes.append(f"status {error.status}")
+        except BaseException as error:
+            outcomes.append(repr(error))
+
+    async def many() -> None:
+        async with AsyncController() as controller:
+            for _ in range(25):
+                await controller.fetch(mine)
+
+    def sync_calls() -> None:
+        with Controller() as controller:
+            for _ in range(25):
+                controller.fetch(mine)
+
+    threads = [
+        threading.Thread(target=record, args=(lambda: anyio.run(many),)),
+        threading.Thread(target=record, args=(lambda: anyio.run(many),)),
+        threading.Thread(
+            target=record, args=(lambda: anyio.run(many, backend="trio"),)
+        ),
+        threading.Thread(target=record, args=(sync_calls,)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert not any(thread.is_alive() for thread in threads), "a refresh hung"
+    assert len(outcomes) == 4
+    assert set(outcomes) <= {"ok", "status 401"}, outcomes
+    assert len(refreshes) >= 3

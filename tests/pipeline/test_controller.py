@@ -487,3 +487,20 @@ async def test_impatient_callers_never_fail_patient_ones(httpx_mock: HTTPXMock) 
     assert len(got) == 900
     assert all(post == Post(id=post_id) for post_id, post in got)
     assert cancelled > 0
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_an_error_in_the_async_with_block_reaches_the_caller_as_itself(
+    backend: str,
+) -> None:
+    def refused(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401)
+
+    async def main() -> None:
+        client = httpx.AsyncClient(transport=httpx.MockTransport(refused))
+        async with client, AsyncController(client) as controller:
+            await controller.fetch(get_post, {"id": "1"})
+
+    with pytest.raises(NetworkError) as caught:
+        anyio.run(main, backend=backend)
+    assert caught.value.status == 401
