@@ -8,7 +8,7 @@ names are case-insensitive; quotes are optional and escaped quotes handled.
 anyone can use it as a path: only its last path segment (``/`` and ``\\``),
 no control, bidi-override or NUL characters, no ``.`` or ``..``, Windows'
 reserved characters replaced and reserved names (``CON``, ``LPT1``, ...)
-prefixed, leading dots and trailing dots and spaces trimmed, at most 255
+prefixed, dots and white space trimmed from both ends, at most 255
 bytes in UTF-8 with the extension kept. Nothing usable left gives the
 fallback.
 
@@ -80,14 +80,24 @@ def safe_filename(name: str, fallback: str = "download") -> str:
         if char not in _INVISIBLE
         and unicodedata.category(char) not in ("Cc", "Cf", "Cs")
     )
-    name = _WINDOWS_CHARS.sub("_", name).strip()
-    name = name.lstrip(".").rstrip(". ")
+    name = _trimmed(_WINDOWS_CHARS.sub("_", name))
     if not name:
         return fallback
     stem = name.split(".", 1)[0]
     if stem.upper() in _WINDOWS_NAMES:
         name = f"_{name}"
-    return _fit(name)
+    return _trimmed(_fit(name)) or fallback
+
+
+def _trimmed(name: str) -> str:
+    """``name`` without white space (any, Unicode's included) or dots at
+    either end, however they alternate: no hidden name, none that Windows
+    would silently change."""
+    while True:
+        trimmed = name.strip().strip(".")
+        if trimmed == name:
+            return name
+        name = trimmed
 
 
 def _fit(name: str) -> str:
@@ -99,8 +109,8 @@ def _fit(name: str) -> str:
         stem, extension = name, ""
     tail = f".{extension}" if extension else ""
     room = MAX_BYTES - len(tail.encode("utf-8"))
-    cut = stem.encode("utf-8")[:room].decode("utf-8", "ignore").rstrip(". ")
-    return f"{cut}{tail}"
+    cut = stem.encode("utf-8")[:room].decode("utf-8", "ignore")
+    return f"{_trimmed(cut)}{tail}"
 
 
 class _ToFile:
@@ -163,19 +173,28 @@ class Download:
             raise TransportError(request.method, request.url, error) from error
 
     def discard(self) -> None:
-        """Remove the temporary file: the download did not complete."""
-        self.file.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.temporary.unlink()
+        """Remove the temporary file: the download did not complete. Closing
+        may fail (a full disk fails the final flush again); the file goes all
+        the same."""
+        try:
+            self.file.close()
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                self.temporary.unlink()
 
     def finish(self, name: str, overwrite: bool) -> Path:
-        """Give the complete body its final name in the folder; return the path."""
-        self.file.close()
-        name = safe_filename(name)
-        if overwrite:
-            final = self._inside(name)
-            os.replace(self.temporary, final)
-            return final
+        """Give the complete body its final name in the folder; return the
+        path. Whatever fails on the way, no temporary file is left."""
+        try:
+            self.file.close()
+            return self._name(safe_filename(name), overwrite)
+        except BaseException:
+            self.discard()
+            raise
+
+    def _name(self, name: str, overwrite: bool) -> Path:
         stem, dot, extension = name.rpartition(".")
         if not stem:
             stem, dot, extension = name, "", ""
@@ -186,27 +205,36 @@ class Download:
                 else safe_filename(f"{stem} ({number}){dot}{extension}")
             )
             final = self._inside(candidate)
-            if self._claim(final):
+            if overwrite and not final.is_dir():
+                # Replacing renames over the name itself: a symbolic link
+                # there is replaced, never written through.
+                os.replace(self.temporary, final)
                 return final
-        self.discard()
+            if not overwrite and self._claim(final):
+                return final
         raise InvalidRequest(f"no free name for {name!r} in {str(self.directory)!r}")
 
     def _inside(self, name: str) -> Path:
-        final = self.directory / name
-        if final.resolve().parent != self.directory.resolve():
+        """``name`` in the folder: one plain path segment (as
+        ``safe_filename`` makes it), so inside by construction. Never
+        resolved: a link at that name may point anywhere."""
+        if name in ("", ".", "..") or "/" in name or "\\" in name:
             raise InvalidRequest(
                 f"refusing to write {name!r} outside {str(self.directory)!r}"
             )
-        return final
+        return self.directory / name
 
     def _claim(self, final: Path) -> bool:
+        """Give the body the name ``final`` unless something (a file, a
+        folder, a link, even a dangling one) has it already."""
         try:
             os.link(self.temporary, final)
         except FileExistsError:
             return False
         except OSError:
             # No hard links here (some file systems): create the name
-            # exclusively, then move the body over it.
+            # exclusively (O_EXCL never follows a link), then move the body
+            # over it.
             try:
                 os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
             except FileExistsError:

@@ -84,7 +84,9 @@ def filenames_are_always_safe(text: str) -> None:
         assert "\\" not in name
         assert "\x00" not in name
         assert name not in (".", "..")
-        assert not name.startswith(".")
+        assert not name.startswith(".")  # hidden
+        assert name == name.strip()  # no leading or trailing white space
+        assert not name.endswith(".")  # Windows drops it: another name
         assert len(name.encode("utf-8")) <= 255
 
 

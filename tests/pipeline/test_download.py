@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -138,3 +140,97 @@ async def test_no_name_can_leave_the_folder(
     assert path.parent == folder
     assert [p.parent for p in tmp_path.rglob("*") if p.is_file()] == [folder]
     assert quote(path.name)  # a plain name
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".restwire"))
+
+
+async def test_a_symlink_at_the_name_is_never_written_through(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    folder, outside = tmp_path / "downloads", tmp_path / "precious.txt"
+    folder.mkdir()
+    outside.write_bytes(b"keep me")
+    (folder / "report.pdf").symlink_to(outside)
+    path = await controller.download(
+        file_endpoint(origin_a), {"size": 10, "cd": cd("report.pdf")}, to=folder
+    )
+    assert path == folder / "report (1).pdf"
+    assert path.read_bytes() == body(10)
+    assert outside.read_bytes() == b"keep me"
+    assert (folder / "report.pdf").is_symlink()
+    assert leftovers(folder) == []
+
+
+async def test_overwriting_a_symlink_replaces_the_link_not_its_target(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    folder, outside = tmp_path / "downloads", tmp_path / "precious.txt"
+    folder.mkdir()
+    outside.write_bytes(b"keep me")
+    (folder / "report.pdf").symlink_to(outside)
+    path = await controller.download(
+        file_endpoint(origin_a),
+        {"size": 10, "cd": cd("report.pdf")},
+        to=folder,
+        overwrite=True,
+    )
+    assert path == folder / "report.pdf"
+    assert not path.is_symlink()
+    assert path.read_bytes() == body(10)
+    assert outside.read_bytes() == b"keep me"
+    assert leftovers(folder) == []
+
+
+async def test_a_folder_at_the_name_gets_a_numbered_name_even_with_overwrite(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    (tmp_path / "report.pdf").mkdir()
+    path = await controller.download(
+        file_endpoint(origin_a),
+        {"size": 10, "cd": cd("report.pdf")},
+        to=tmp_path,
+        overwrite=True,
+    )
+    assert path == tmp_path / "report (1).pdf"
+    assert (tmp_path / "report.pdf").is_dir()
+    assert leftovers(tmp_path) == []
+
+
+class FullDisk:
+    """A file on a disk that fills after ``room`` bytes: writes fail with
+    ENOSPC, and so does the flush that closing it tries again."""
+
+    def __init__(self, inner: Any, room: int) -> None:
+        self.inner, self.room = inner, room
+
+    def write(self, data: bytes) -> int:
+        if self.room < len(data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.room -= len(data)
+        return int(self.inner.write(data))
+
+    def close(self) -> None:
+        self.inner.close()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+async def test_a_disk_that_fills_midway_leaves_no_file_behind(
+    controller: Any,
+    origin_a: RecordingServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_fdopen = os.fdopen
+    monkeypatch.setattr(
+        "restwire._download.os.fdopen",
+        lambda handle, mode: FullDisk(real_fdopen(handle, mode), room=100_000),
+    )
+    with pytest.raises(OSError, match="No space left"):
+        await controller.download(
+            file_endpoint(origin_a),
+            {"size": 1_000_000, "cd": cd("big.bin")},
+            to=tmp_path,
+        )
+    assert list(tmp_path.iterdir()) == []

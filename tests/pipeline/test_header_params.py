@@ -228,6 +228,12 @@ DISPOSITION_VECTORS: list[tuple[str | None, str]] = [
     ('attachment; ,filename="a.txt"', "download"),
     ('attachment; filename="a.txt", b', "a.txt"),
     ('inline; junk, ;filename="b.txt"', "b.txt"),
+    # found by the fuzz run: white space other than ASCII, dots and spaces
+    # alternating, and a long stem cut back to a space, each trimmed away
+    ('attachment; filename="0\u3000."', "0"),
+    ('attachment; filename=". . .report. . ."', "report"),
+    ('attachment; filename="\u3000.hidden"', "hidden"),
+    ("attachment; filename=" + "a" * 250 + " " * 20 + "x.pdf", "a" * 250 + ".pdf"),
 ]
 
 
