@@ -19,6 +19,9 @@ __all__ = ["FileDownload"]
 class FileDownload:
     """Pairs a binary value with its safe file name."""
 
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
     def __init__(self, fallback: str = "download") -> None:
         self.fallback = fallback
 

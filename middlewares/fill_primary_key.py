@@ -20,6 +20,9 @@ __all__ = ["FillPrimaryKey"]
 class FillPrimaryKey:
     """Sets a missing primary key field from a path parameter."""
 
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
     def __init__(self, field: str, param: str | None = None) -> None:
         self.field = field
         self.param = param or field

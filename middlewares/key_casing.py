@@ -237,12 +237,18 @@ class _KeyCasing:
 class CamelCaseKeys(_KeyCasing):
     """The seed's casing: snake_case on the wire, camelCase in the client."""
 
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
     response_keys = staticmethod(to_camel)
     body_keys = staticmethod(to_snake)
 
 
 class SnakeCaseKeys(_KeyCasing):
     """The mirror: a camelCase API, snake_case in Python code."""
+
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
 
     response_keys = staticmethod(to_snake)
     body_keys = staticmethod(to_camel)

@@ -20,6 +20,9 @@ __all__ = ["LinkPagination"]
 class LinkPagination:
     """Wraps list responses and responses with a ``Link`` header."""
 
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
     def on_response(self, exchange: Exchange) -> None:
         response = exchange.response
         assert response is not None

@@ -41,6 +41,9 @@ def _rename(value: Any, names: Mapping[str, str], nested: bool) -> Any:
 class RenameKeys:
     """Renames keys between their client and wire names."""
 
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
     def __init__(self, mapping: Mapping[str, str], *, nested: bool = False) -> None:
         self.to_wire = dict(mapping)
         self.to_client = {wire: client for client, wire in mapping.items()}

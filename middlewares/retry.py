@@ -88,6 +88,9 @@ def retry_after_seconds(
 class Retry:
     """Retries transient failures of the calls through it (see the module)."""
 
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
     def __init__(
         self,
         attempts: int = 3,

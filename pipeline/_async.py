@@ -42,6 +42,7 @@ from ._endpoint import RestEndpoint
 from ._errors import RestwireError
 from ._hops import cookie_scope
 from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
+from ._store import MISSING
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -149,6 +150,9 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
     async def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
         """The value this caller's identity has stored, while fresh; else a
         fetch."""
+        value = self._from_store(endpoint, params)
+        if value is not MISSING:
+            return value
         return await self._send(self._job(endpoint, params, None, GET))
 
     async def _send(self, job: Job[anyio.Event]) -> Any:

@@ -17,6 +17,13 @@ The first middleware in a stack is the outermost: it sees the request first
 and the response last. A :class:`Stack` is an immutable value; adding to one
 gives a new one, so a stack can be shared by any number of endpoints.
 
+A middleware that never changes what a call sends as credentials (headers,
+cookies, the credentials mode) may say so with a class attribute
+``sends_credentials = False``. When every layer says so, a controller's
+``get`` knows the caller's identity without running the chain, and answers
+from its store in a few microseconds. Without it, a layer is assumed to send
+credentials: the chain runs up to the innermost step first (always safe).
+
 :func:`run_exchange` is a whole call as one flow: each handler of the stack in
 order, outermost first, then the innermost step it is given (the terminal,
 which sends; the chain does not import it), then the endpoint's ``process``.
@@ -132,10 +139,12 @@ def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
 class Stack:
     """An immutable, ordered sequence of middleware; the first is outermost."""
 
-    __slots__ = ("_handlers", "_layers")
+    __slots__ = ("_handlers", "_hash", "_layers", "_sends_credentials")
 
     _layers: tuple[object, ...]
     _handlers: tuple[Handler, ...]
+    _sends_credentials: bool
+    _hash: int
 
     def __init__(self, *layers: object) -> None:
         flat: list[object] = []
@@ -151,6 +160,12 @@ class Stack:
                 )
         object.__setattr__(self, "_layers", tuple(flat))
         object.__setattr__(self, "_handlers", compile_handlers(tuple(flat)))
+        object.__setattr__(
+            self,
+            "_sends_credentials",
+            any(getattr(layer, "sends_credentials", True) for layer in flat),
+        )
+        object.__setattr__(self, "_hash", hash(tuple(id(layer) for layer in flat)))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Stack is immutable; use + or use() for a new one")
@@ -159,6 +174,12 @@ class Stack:
     def layers(self) -> tuple[object, ...]:
         """The middleware, outermost first."""
         return self._layers
+
+    @property
+    def sends_credentials(self) -> bool:
+        """Whether some layer may change what a call sends as credentials
+        (every layer that does not say ``sends_credentials = False``)."""
+        return self._sends_credentials
 
     @property
     def handlers(self) -> tuple[Handler, ...]:
@@ -192,7 +213,7 @@ class Stack:
         )
 
     def __hash__(self) -> int:
-        return hash(tuple(id(layer) for layer in self._layers))
+        return self._hash
 
     def __repr__(self) -> str:
         return f"Stack({', '.join(repr(layer) for layer in self._layers)})"

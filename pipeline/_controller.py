@@ -188,7 +188,8 @@ class BaseController(Generic[ClientT, EventT]):
         self._flights_lock = threading.Lock()
         self._pollers: dict[Hashable, Poller] = {}
         self._pollers_lock = threading.Lock()
-        self._parsed: dict[str, httpx.URL] = {}
+        #: URL text -> (parsed URL, its text without userinfo)
+        self._parsed: dict[str, tuple[httpx.URL, str]] = {}
 
     # -- public, shared by both ------------------------------------------------
 
@@ -207,7 +208,7 @@ class BaseController(Generic[ClientT, EventT]):
         client's ``base_url`` when the endpoint has no prefix, any userinfo
         left out. With the caller's identity and the endpoint's value shape,
         it keys what the store keeps and what calls in flight share."""
-        return _request_key(endpoint.method, self._url(endpoint, params or {}))
+        return f"{endpoint.method} {self._target(endpoint, params or {})[1]}"
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored results of this request, whoever fetched them;
@@ -258,7 +259,9 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         params = params if params is not None else {}
         if url is None:
-            url = self._url(endpoint, params)
+            url, plain = self._target(endpoint, params)
+        else:
+            plain = _plain(url)
         exchange = Exchange(
             endpoint,
             params,
@@ -268,24 +271,27 @@ class BaseController(Generic[ClientT, EventT]):
             self._client.cookies,
             parse=mode != RAW,
         )
-        key = _request_key(endpoint.method, url)
+        key = f"{endpoint.method} {plain}"
         return Job(self, exchange, key, self._store.generation, mode)
 
-    def _url(self, endpoint: RestEndpoint, params: Mapping[str, Any]) -> httpx.URL:
-        """The absolute URL of a call: the endpoint's, else on the client's base_url.
+    def _target(
+        self, endpoint: RestEndpoint, params: Mapping[str, Any]
+    ) -> tuple[httpx.URL, str]:
+        """The absolute URL of a call (the endpoint's, else on the client's
+        base_url), and its text without userinfo, for the request key.
 
-        Parsed URLs are kept (``httpx.URL`` is immutable): calls to the same
-        URL, the common case of polling and re-reading, parse it once.
+        Both are kept (``httpx.URL`` is immutable): calls to the same URL, the
+        common case of polling and re-reading, parse it once.
         """
         text = endpoint.url(params)
-        parsed = self._parsed.get(text)
-        if parsed is not None:
-            return parsed
+        kept = self._parsed.get(text)
+        if kept is not None:
+            return kept
         url = self._parse(endpoint, text)
         if len(self._parsed) >= 4096:
             self._parsed.clear()
-        self._parsed[text] = url
-        return url
+        kept = self._parsed[text] = (url, _plain(url))
+        return kept
 
     def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
         base = self._client.base_url
@@ -310,7 +316,11 @@ class BaseController(Generic[ClientT, EventT]):
         """The innermost step of ``job``'s chain: answer from the store or a
         flight of the same identity and shape, or send (see the module)."""
         identity = identity_of(
-            exchange.headers, exchange.sensitive, exchange.credentials, self._client
+            exchange.headers,
+            exchange.sensitive,
+            exchange.credentials,
+            exchange.url.userinfo,
+            self._client,
         )
         if job.mode == PROBE:
             raise _Served(identity)
@@ -335,6 +345,33 @@ class BaseController(Generic[ClientT, EventT]):
             if self._hooks.on_call:
                 run_hooks(self._hooks.on_call, "the call", self, exchange)
         return (yield from self._terminal(exchange))
+
+    def _from_store(self, endpoint: RestEndpoint, params: Params) -> Any:
+        """For ``get``: a fresh stored value found without running the chain,
+        or ``MISSING``. Only when no middleware of the endpoint can change the
+        credentials it sends (``Stack.sends_credentials``): then the call's
+        identity is known from the endpoint's own headers, and it equals the
+        one the innermost step would work out."""
+        if endpoint.side_effect:
+            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
+        if endpoint.middleware.sends_credentials:
+            return MISSING
+        url, plain = self._target(endpoint, params or {})
+        identity = identity_of(
+            endpoint.shared_headers(None),
+            endpoint.sensitive_headers,
+            "same-origin",
+            url.userinfo,
+            self._client,
+        )
+        result = self._store.result(
+            identity, f"{endpoint.method} {plain}", endpoint.shape
+        )
+        if result is None or not result.fresh(self._clock()):
+            return MISSING
+        if result.error is not None:
+            raise fresh_error(result.error)
+        return self._store.read(identity, result.schema, result.value)
 
     def _stored(self, job: Job[EventT], identity: Hashable) -> _Served | None:
         """The store's answer to ``job``, if its identity holds a fresh one."""
@@ -597,9 +634,9 @@ class BaseController(Generic[ClientT, EventT]):
         return returned
 
 
-def _request_key(method: str, url: httpx.URL) -> str:
-    """``"GET https://host/path?q=1"``: a request key, userinfo left out (it
-    is a credential, part of the identity instead)."""
+def _plain(url: httpx.URL) -> str:
+    """``url`` as request-key text: userinfo left out (it is a credential,
+    part of the identity instead)."""
     if url.userinfo:
         url = url.copy_with(userinfo=b"")
-    return f"{method} {url}"
+    return str(url)

@@ -259,6 +259,27 @@ def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | N
     return seconds
 
 
+class _Shape:
+    """An endpoint's value shape: compared by its parts, hashed once."""
+
+    __slots__ = ("_hash", "parts")
+
+    def __init__(self, parts: tuple[Any, ...]) -> None:
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, _Shape) and self.parts == other.parts
+
+    def __repr__(self) -> str:
+        return f"<shape of {self.parts[0].__name__}>"
+
+
 def _frozen(schema: Any) -> Hashable:
     """``schema`` as a hashable value: lists and dicts as tuples."""
     if isinstance(schema, list):
@@ -413,19 +434,21 @@ class RestEndpoint:
         schema, content kind, middleware, ``process``, ``parse_response`` and
         the reading limits. Two endpoints of equal shape make equal values of
         one response, so they may share it; worked out once."""
-        shape: Hashable | None = self.__dict__.get("_shape")
+        shape: _Shape | None = self.__dict__.get("_shape")
         if shape is None:
             kind = type(self)
-            shape = (
-                kind,
-                _frozen(self.schema),
-                self.content,
-                self.middleware,
-                self.__dict__.get("process", kind.process),
-                self.__dict__.get("parse_response", kind.parse_response),
-                self.follow_redirects,
-                self.max_redirects,
-                self.max_body_size,
+            shape = _Shape(
+                (
+                    kind,
+                    _frozen(self.schema),
+                    self.content,
+                    self.middleware,
+                    self.__dict__.get("process", kind.process),
+                    self.__dict__.get("parse_response", kind.parse_response),
+                    self.follow_redirects,
+                    self.max_redirects,
+                    self.max_body_size,
+                )
             )
             self.__dict__["_shape"] = shape
         return shape
@@ -454,6 +477,11 @@ class RestEndpoint:
         may change or remove them. Built once per endpoint; each call gets a
         copy.
         """
+        return httpx.Headers(self.shared_headers(body))
+
+    def shared_headers(self, body: Any) -> httpx.Headers:
+        """What :meth:`initial_headers` copies: built once, shared by every
+        call of the endpoint, so never to be changed."""
         json_body = body is None or is_json_body(body)
         cache = "_json_headers" if json_body else "_plain_headers"
         prebuilt = self.__dict__.get(cache)
@@ -465,7 +493,7 @@ class RestEndpoint:
             if json_body and kind.request_type is not None:
                 prebuilt.setdefault("content-type", kind.request_type)
             self.__dict__[cache] = prebuilt
-        return httpx.Headers(prebuilt)
+        return prebuilt
 
     def __repr__(self) -> str:
         parts = [f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"]

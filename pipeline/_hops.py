@@ -101,6 +101,20 @@ def _credential_name(name: str) -> bool:
     )
 
 
+#: Raw header name -> (its lower-case text, whether the name says credential);
+#: one dictionary look-up per header on the hot path.
+_RAW_NAMES: dict[bytes, tuple[str, bool]] = {}
+
+
+def _learn(raw_name: bytes) -> tuple[str, bool]:
+    """Remember what a raw header name is (at most 4,096 names)."""
+    name = raw_name.decode("latin-1").lower()
+    seen = (name, _credential_name(name))
+    if len(_RAW_NAMES) < 4096:
+        _RAW_NAMES[raw_name] = seen
+    return seen
+
+
 def is_credential(name: str, marked: Collection[str] = ()) -> bool:
     """Whether the header ``name`` (lower case) carries a credential: one of
     ``marked`` (set with ``set_credential`` or marked sensitive), or a name
@@ -183,26 +197,32 @@ def identity_of(
     headers: httpx.Headers,
     marked: Collection[str],
     mode: Credentials,
+    userinfo: bytes,
     client: httpx.Client | httpx.AsyncClient,
 ) -> Identity:
     """The identity of a call about to send ``headers`` on ``client``: every
     credential header it and the client's defaults carry (by ``marked`` and
-    by name), the client's cookies unless ``mode`` is ``"omit"`` (all of
-    them, so calls that might send different cookies never compare equal),
-    and the client's ``auth``."""
-    credentials = [
-        (name, value)
-        for source in (client.headers, headers)
-        for name, value in source.multi_items()
-        if is_credential(name, marked)
-    ]
+    by name), the URL's ``userinfo``, the client's cookies unless ``mode`` is
+    ``"omit"`` (all of them, so calls that might send different cookies
+    never compare equal), and the client's ``auth``."""
+    credentials = []
+    known = _RAW_NAMES
+    for source in (client.headers, headers):
+        for name, value in source.raw:
+            seen = known.get(name)
+            if seen is None:
+                seen = _learn(name)
+            if seen[1] or seen[0] in marked:
+                credentials.append((name, value))
     cookies: tuple[tuple[str, str, str, str | None], ...] = ()
-    if mode != "omit":
+    jar = client.cookies.jar
+    # CookieJar keeps its cookies in ``_cookies`` (since Python 2): an empty
+    # one, the usual case, is seen without walking it.
+    if mode != "omit" and getattr(jar, "_cookies", True):
         cookies = tuple(
-            (cookie.domain, cookie.path, cookie.name, cookie.value)
-            for cookie in client.cookies.jar
+            (cookie.domain, cookie.path, cookie.name, cookie.value) for cookie in jar
         )
-    return Identity((tuple(credentials), cookies, mode, client.auth))
+    return Identity((tuple(credentials), userinfo, cookies, mode, client.auth))
 
 
 def userinfo_as_basic(url: httpx.URL, headers: httpx.Headers) -> httpx.URL:

@@ -61,6 +61,7 @@ from ._endpoint import RestEndpoint
 from ._errors import RestwireError
 from ._hops import cookie_scope
 from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
+from ._store import MISSING
 
 __all__ = ["Controller", "run_sync"]
 
@@ -163,6 +164,9 @@ class Controller(BaseController[httpx.Client, threading.Event]):
     def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
         """The value this caller's identity has stored, while fresh; else a
         fetch."""
+        value = self._from_store(endpoint, params)
+        if value is not MISSING:
+            return value
         return self._send(self._job(endpoint, params, None, GET))
 
     def _send(self, job: Job[threading.Event]) -> Any:

@@ -338,3 +338,44 @@ def test_data_outside_the_schema_is_never_walked() -> None:
         deep = [deep]
     value = {"results": [{"id": "1"}], "deep": deep}
     assert roundtrip({"results": [Post]}, value)[2]["deep"] is deep
+
+
+class Counting:
+    """A middleware that counts the calls whose request side it saw."""
+
+    def __init__(self, sends_credentials: bool | None) -> None:
+        self.calls = 0
+        if sends_credentials is not None:
+            self.sends_credentials = sends_credentials
+
+    def on_request(self, exchange: Any) -> None:
+        self.calls += 1
+
+
+async def test_a_credential_free_stack_answers_get_without_running_the_chain(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"id": "1"})
+    counting = Counting(sends_credentials=False)
+    endpoint = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post).use(
+        counting
+    )
+    assert not endpoint.middleware.sends_credentials
+    first = await controller.fetch(endpoint, {"id": "1"})
+    assert await controller.get(endpoint, {"id": "1"}) == first
+    assert counting.calls == 1  # the get read the store directly
+
+
+async def test_an_undeclared_middleware_gets_the_chain_run_first(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"id": "1"})
+    counting = Counting(sends_credentials=None)
+    endpoint = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post).use(
+        counting
+    )
+    assert endpoint.middleware.sends_credentials
+    first = await controller.fetch(endpoint, {"id": "1"})
+    assert await controller.get(endpoint, {"id": "1"}) == first
+    assert counting.calls == 2  # run up to the innermost step: who is calling?
+    assert len(httpx_mock.get_requests()) == 1
