@@ -8,6 +8,11 @@ In Python the context is a ``contextvars.ContextVar``: each task or thread
 sends its own token. Prefer ``AccessToken`` when the token is the same for
 every request; a context suits a server that calls an API for each of its
 own users. To use it: set the variable where your request handling starts.
+
+One controller is shared by both users here, at the same moment, on the
+same URLs: restwire shares a response (in flight or from its store) only
+between calls that send the same credentials, so the forged token gets its
+own 401, never ann's data.
 """
 
 from __future__ import annotations
