@@ -22,7 +22,7 @@ import anyio.abc
 import httpx
 
 from ._chain import run_exchange
-from ._controller import GET, RAW, BaseController, Job, Params, _Served, logger
+from ._controller import GET, RAW, BaseController, Job, Params, logger
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
@@ -39,7 +39,6 @@ from ._effects import (
     not_an_effect,
 )
 from ._endpoint import RestEndpoint
-from ._errors import RestwireError
 from ._hops import cookie_scope
 from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
@@ -156,34 +155,18 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         return await self._send(self._job(endpoint, params, None, GET))
 
     async def _send(self, job: Job[anyio.Event]) -> Any:
-        try:
-            await run_async(run_exchange(job.exchange, job), self._client)
-            value = self._finish(job)
-        except _Served as served:
-            return served.outcome()
-        except RestwireError as error:
-            self._failed(job, error)
-            self._land(job, error=error)
-            raise
-        except BaseException as error:
-            self._land(job, error=error)
-            raise
-        self._land(job, value)
-        return value
+        with self._settling(job) as settled:
+            flow = run_exchange(job.exchange, job)
+            response = await run_async(flow, self._client)
+            settled.value = self._finish(job, response)
+        return settled.result()
 
     async def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> httpx.Response:
         """Call ``endpoint`` through the same chain; return the raw response."""
-        return await self._send_raw(self._job(endpoint, params, body, RAW))
-
-    async def _send_raw(self, job: Job[anyio.Event]) -> httpx.Response:
-        try:
-            response = await run_async(run_exchange(job.exchange, job), self._client)
-        except RestwireError as error:
-            self._failed(job, error)
-            raise
-        self._succeeded(job, response)
+        job = self._job(endpoint, params, body, RAW)
+        response: httpx.Response = await self._send(job)
         return response
 
     async def paginate(
@@ -223,7 +206,7 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         target = Download(to)
         try:
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
-            response = await self._send_raw(job)
+            response = await self._send(job)
             await run_async(target.save(response, progress), self._client)
         except BaseException:
             target.discard()

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Generic, Protocol, TypeVar
 
 import httpx
@@ -94,6 +95,21 @@ class _Served(BaseException):
         if self.error is not None:
             raise self.error
         return self.value
+
+
+class _Settled:
+    """How a call ended, filled in by ``BaseController._settling``."""
+
+    __slots__ = ("served", "value")
+
+    def __init__(self) -> None:
+        self.value: Any = None
+        self.served: _Served | None = None
+
+    def result(self) -> Any:
+        """The call's value, or its answer from the store or a flight (an
+        error raised here, outside any ``except``, carries no ``_Served``)."""
+        return self.value if self.served is None else self.served.outcome()
 
 
 class Flight(Generic[EventT]):
@@ -437,17 +453,36 @@ class BaseController(Generic[ClientT, EventT]):
 
     # -- a call, after the chain -----------------------------------------------------
 
-    def _finish(self, job: Job[EventT]) -> Any:
-        """Normalize and store a call's value; return it read back, typed; tell
-        the managers."""
-        value = self._keep(job)
-        self._succeeded(job, value)
-        return value
+    @contextmanager
+    def _settling(self, job: Job[EventT]) -> Iterator[_Settled]:
+        """Around running ``job``'s chain and finishing it: the one policy for
+        how a call ends, under both drivers. Answered without sending: the
+        answer is read after the block. A ``RestwireError``: kept (reads) and
+        told to the managers. However it ends, the flight ``job`` leads lands
+        and its waiters wake."""
+        settled = _Settled()
+        try:
+            yield settled
+        except _Served as served:
+            settled.served = served
+            return
+        except RestwireError as error:
+            self._failed(job, error)
+            self._land(job, error=error)
+            raise
+        except BaseException as error:
+            self._land(job, error=error)
+            raise
+        self._land(job, settled.value)
 
-    def _succeeded(self, job: Job[EventT], value: Any) -> None:
-        """Tell the managers the value a call's caller gets."""
+    def _finish(self, job: Job[EventT], response: httpx.Response) -> Any:
+        """What the caller gets: for ``fetch_response``, the response; else
+        the value, normalized, stored and read back, typed. The managers
+        hear it."""
+        value = self._keep(job) if job.exchange.parse else response
         if self._hooks.on_value:
             run_hooks(self._hooks.on_value, "the value", self, job.exchange, value)
+        return value
 
     def _keep(self, job: Job[EventT]) -> Any:
         exchange = job.exchange

@@ -41,7 +41,7 @@ from typing import Any, Self, TypeVar, cast
 import httpx
 
 from ._chain import run_exchange
-from ._controller import GET, RAW, BaseController, Job, Params, _Served
+from ._controller import GET, RAW, BaseController, Job, Params
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
@@ -58,7 +58,6 @@ from ._effects import (
     not_an_effect,
 )
 from ._endpoint import RestEndpoint
-from ._errors import RestwireError
 from ._hops import cookie_scope
 from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
@@ -170,20 +169,10 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         return self._send(self._job(endpoint, params, None, GET))
 
     def _send(self, job: Job[threading.Event]) -> Any:
-        try:
-            run_sync(run_exchange(job.exchange, job), self._client)
-            value = self._finish(job)
-        except _Served as served:
-            return served.outcome()
-        except RestwireError as error:
-            self._failed(job, error)
-            self._land(job, error=error)
-            raise
-        except BaseException as error:
-            self._land(job, error=error)
-            raise
-        self._land(job, value)
-        return value
+        with self._settling(job) as settled:
+            response = run_sync(run_exchange(job.exchange, job), self._client)
+            settled.value = self._finish(job, response)
+        return settled.result()
 
     def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
@@ -193,15 +182,7 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         The body is read unless the endpoint's content is ``"stream"``; a
         non-2xx status raises :class:`NetworkError` as ``fetch`` does.
         """
-        return self._send_raw(self._job(endpoint, params, body, RAW))
-
-    def _send_raw(self, job: Job[threading.Event]) -> httpx.Response:
-        try:
-            response = run_sync(run_exchange(job.exchange, job), self._client)
-        except RestwireError as error:
-            self._failed(job, error)
-            raise
-        self._succeeded(job, response)
+        response: httpx.Response = self._send(self._job(endpoint, params, body, RAW))
         return response
 
     def paginate(
@@ -252,7 +233,7 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         target = Download(to)
         try:
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
-            response = self._send_raw(job)
+            response = self._send(job)
             run_sync(target.save(response, progress), self._client)
         except BaseException:
             target.discard()

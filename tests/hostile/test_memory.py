@@ -12,6 +12,7 @@ import json
 import traceback
 from typing import Any, ClassVar
 
+import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
@@ -25,12 +26,31 @@ pytestmark = pytest.mark.anyio
 API = "https://api.example.com"
 
 
+def echo_id(request: httpx.Request) -> httpx.Response:
+    """The record whose id is the last segment of the path."""
+    return httpx.Response(200, json={"id": request.url.path.rsplit("/", 1)[1]})
+
+
+class Undeclared:
+    """A middleware that does not say it leaves credentials alone: get()
+    runs the chain up to the innermost step, and the store answers there."""
+
+    def on_request(self, exchange: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("middleware", [(), (Undeclared(),)], ids=["direct", "chain"])
 async def test_a_stored_error_is_raised_fresh_each_time(
-    controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
+    controller_factory: Any,
+    httpx_mock: HTTPXMock,
+    clock: FakeClock,
+    middleware: tuple[object, ...],
 ) -> None:
     controller = controller_factory(clock=clock)
     httpx_mock.add_response(status_code=503)
-    failing = RestEndpoint(url_prefix=API, path="/down", error_expiry_length=60)
+    failing = RestEndpoint(
+        url_prefix=API, path="/down", error_expiry_length=60, middleware=middleware
+    )
     raised: list[NetworkError] = []
     for _ in range(200):
         with pytest.raises(NetworkError) as caught:
@@ -42,6 +62,8 @@ async def test_a_stored_error_is_raised_fresh_each_time(
     assert max(depths[1:]) == min(depths[1:])  # no growth from one get to the next
     assert all(error.status == 503 for error in raised)
     assert str(raised[-1]) == str(raised[0])
+    # what the store answered carries nothing of how it was answered
+    assert all(error.__context__ is None for error in raised[1:])
 
 
 async def test_records_no_result_reaches_are_reclaimed(
@@ -49,10 +71,7 @@ async def test_records_no_result_reaches_are_reclaimed(
 ) -> None:
     """A poller of ever-new ids: once their results expire, their records go."""
     controller = controller_factory(clock=clock)
-    httpx_mock.add_callback(
-        lambda request: Response.json({"id": request.url.path.rsplit("/", 1)[1]}),
-        is_reusable=True,
-    )
+    httpx_mock.add_callback(echo_id, is_reusable=True)
     get_post = RestEndpoint(
         url_prefix=API, path="/posts/:id", schema=Post, data_expiry_length=1
     )
@@ -69,10 +88,7 @@ async def test_invalidated_results_release_their_records(
     controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
 ) -> None:
     controller = controller_factory(clock=clock)
-    httpx_mock.add_callback(
-        lambda request: Response.json({"id": request.url.path.rsplit("/", 1)[1]}),
-        is_reusable=True,
-    )
+    httpx_mock.add_callback(echo_id, is_reusable=True)
     get_post = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post)
     for index in range(SWEEP_EVERY):
         await controller.fetch(get_post, {"id": index})
@@ -89,10 +105,7 @@ async def test_records_a_live_result_reaches_through_nesting_stay(
         url=f"{API}/nodes/root",
         json={"id": "root", "child": {"id": "a", "child": {"id": "b"}}},
     )
-    httpx_mock.add_callback(
-        lambda request: Response.json({"id": request.url.path.rsplit("/", 1)[1]}),
-        is_reusable=True,
-    )
+    httpx_mock.add_callback(echo_id, is_reusable=True)
     get_node = RestEndpoint(url_prefix=API, path="/nodes/:id", schema=Node)
     root = await controller.fetch(get_node, {"id": "root"})
     passing = get_node.extend(data_expiry_length=0.5)
@@ -135,13 +148,3 @@ async def test_deep_data_for_a_self_referencing_schema_is_a_typed_error(
         await controller.fetch(get_node, {"id": "0"})
     assert f"GET {API}/nodes/0" in str(caught.value)
     assert "nested too deeply" in str(caught.value)
-
-
-class Response:
-    """Shorthand for a JSON response from a callback."""
-
-    @staticmethod
-    def json(value: Any) -> Any:
-        import httpx
-
-        return httpx.Response(200, json=value)
