@@ -306,3 +306,31 @@ def test_fifty_users_on_threads_no_value_to_the_wrong_user(
         with ThreadPoolExecutor(32) as pool:
             list(pool.map(one, range(1000)))
     assert wrong == []
+
+
+current_tenant: contextvars.ContextVar[str] = contextvars.ContextVar("tenant")
+
+
+class TenantHost:
+    """Routes each call to its tenant's host: no credential involved."""
+
+    def on_request(self, exchange: Any) -> None:
+        host = f"{current_tenant.get()}.api.example.com"
+        exchange.url = exchange.url.copy_with(host=host)
+
+
+async def test_a_middleware_that_rewrites_the_url_keys_the_call_by_it(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_callback(
+        lambda request: httpx.Response(200, json={"tenant": request.url.host}),
+        is_reusable=True,
+    )
+    settings = RestEndpoint(url_prefix=API, path="/settings").use(TenantHost())
+    current_tenant.set("acme")
+    assert (await controller.get(settings))["tenant"] == "acme.api.example.com"
+    current_tenant.set("globex")
+    assert (await controller.get(settings))["tenant"] == "globex.api.example.com"
+    current_tenant.set("acme")
+    assert (await controller.get(settings))["tenant"] == "acme.api.example.com"
+    assert len(httpx_mock.get_requests()) == 2
