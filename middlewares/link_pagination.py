@@ -1,8 +1,10 @@
 """``LinkPagination``: the seed's link-header pagination (section 2.3, rule 6).
 
-When the response has a ``Link`` header, or the parsed value is a list, the
-value becomes ``{"link": <Link header or None>, "results": <parsed value>,
-"links": {rel: Link}}``; otherwise it passes unchanged. ``link`` and
+When the response has a ``Link`` header, or the parsed value is a list, or
+the call is a page of ``controller.paginate`` (so every page has one shape,
+the last one too), the value becomes ``{"link": <Link header or None>,
+"results": <parsed value>, "links": {rel: Link}}``; otherwise it passes
+unchanged. ``link`` and
 ``results`` are the seed's shape; ``links`` adds the header parsed per RFC
 8288 (``restwire.parse_link_header``), targets resolved against the
 response's URL, so ``value["links"]["next"].url`` is the next page. The same
@@ -29,7 +31,11 @@ class LinkPagination:
         header = response.headers.get("link")
         links = links_by_rel(parse_link_header(header, response.request.url))
         exchange.state["links"] = links
-        if header is not None or isinstance(exchange.value, list):
+        if (
+            header is not None
+            or isinstance(exchange.value, list)
+            or exchange.page is not None
+        ):
             exchange.value = {"link": header, "results": exchange.value, "links": links}
 
     def __repr__(self) -> str:

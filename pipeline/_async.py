@@ -182,7 +182,8 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         see :meth:`Controller.paginate`."""
         job = self._job(endpoint, params, None)
         seen: set[str] = set()
-        for _ in range(max_pages):
+        for page in range(1, max_pages + 1):
+            job.exchange.page = page
             seen.add(str(job.exchange.url))
             value = await self._send(job)
             for each in self._page_items(job, value) if items else (value,):

@@ -15,7 +15,8 @@ store). The built-in kinds are also accepted by name:
 | ``stream`` | the open ``httpx.Response``, body unread; the caller closes it |
 
 A 204 or 205 is ``None`` whatever the kind. An empty body is ``None`` for
-``json`` and an empty value for the others (an empty file is still a file).
+``json``, whatever its content type, and an empty value for the others (an
+empty file is still a file).
 ``json`` refuses a body whose content type is not JSON (an HTML error page,
 say) and a body that does not parse, with a :class:`ContentError` quoting
 the content type and the start of the body; a missing content type is given
@@ -147,12 +148,12 @@ class JsonContent(Content):
     request_type = "application/json"
 
     def parse(self, response: httpx.Response) -> Any:
+        body = response.content
+        if not body.strip():
+            return None  # an empty 2xx (Flask's 'return "", 201' says text/html)
         content_type = response.headers.get("content-type")
         if content_type is not None and not _is_json_type(content_type):
             raise ContentError(response, "JSON", "the content type is not JSON")
-        body = response.content
-        if not body.strip():
-            return None
         try:
             return json.loads(body)
         except ValueError as error:

@@ -14,6 +14,7 @@
 | ``hops``             | ``[]``                                  | the URL of every hop, in order    |
 | ``value``            | ``None``                                | the parsed value; replace it      |
 | ``parse``            | ``False`` for ``fetch_response``        | same                              |
+| ``page``             | under ``paginate``, the page number (1, 2, ...); else ``None`` | same           |
 | ``state``            | a dict for middleware of this call      | same                              |
 
 A header named in ``sensitive`` (and ``Authorization``, ``Proxy-Authorization``
@@ -64,6 +65,7 @@ class Exchange:
         "headers",
         "hops",
         "method",
+        "page",
         "params",
         "parse",
         "response",
@@ -92,6 +94,7 @@ class Exchange:
         self.headers = headers
         self._jar = cookies
         self.parse = parse
+        self.page: int | None = None
         self._credentials: Credentials = "same-origin"
         self.sensitive: set[str] = set(ALWAYS_SENSITIVE)
         self.sensitive.update(endpoint.sensitive_headers)

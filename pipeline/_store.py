@@ -185,16 +185,29 @@ def _bad_pk(cls: type[Entity], pk: Any, value: Any) -> NoReturn:
 def _invalidate(
     cls: type[Entity], value: Any, batch: Batch, params: Mapping[str, Any]
 ) -> Any:
-    source = value if isinstance(value, Mapping) and value else params
-    instance = cls.from_data({k: v for k, v in source.items() if k in cls._fields})
-    pk = instance.pk()
+    """Delete the record the response names; when it names none (a 204, or a
+    status body such as ``{"deleted": true}``), the one the call's params
+    name; when neither does, an error, never a silent no-op."""
+    pk = _pk_in(cls, value) if isinstance(value, Mapping) else None
     if pk is None:
-        raise EntityError(cls.__name__, None, _preview(source), "has no primary key")
+        pk = _pk_in(cls, params)
+    if pk is None:
+        shown = value if isinstance(value, Mapping) and value else dict(params)
+        raise EntityError(cls.__name__, None, _preview(shown), "has no primary key")
     key = (cls.key, pk)
     batch.deleted.add(key)
     batch.records.pop(key, None)
     batch.data.pop(key, None)
     return value
+
+
+def _pk_in(cls: type[Entity], source: Mapping[str, Any]) -> str | None:
+    """The primary key ``source`` gives an entity of ``cls``, if any."""
+    fields = {name: value for name, value in source.items() if name in cls._fields}
+    if not fields:
+        return None
+    pk = cls.from_data(fields).pk()
+    return pk or None
 
 
 def denormalize(

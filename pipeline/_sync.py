@@ -200,7 +200,8 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         another origin is refused unless ``cross_origin``."""
         job = self._job(endpoint, params, None)
         seen: set[str] = set()
-        for _ in range(max_pages):
+        for page in range(1, max_pages + 1):
+            job.exchange.page = page
             seen.add(str(job.exchange.url))
             value = self._send(job)
             if items:

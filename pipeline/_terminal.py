@@ -50,7 +50,10 @@ class Terminal:
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
             yield from _read(response, endpoint.max_body_size)
-        if not response.is_success:
+        unfollowed = response.has_redirect_location and not endpoint.follow_redirects
+        if not response.is_success and not (unfollowed and not exchange.parse):
+            # A redirect the endpoint was told not to follow is what
+            # fetch_response returns; a value needs a 2xx.
             raise NetworkError(response)
         if exchange.parse:
             exchange.value = endpoint.parse_response(response)
@@ -78,6 +81,7 @@ class Terminal:
         endpoint = exchange.endpoint
         policy = HopPolicy(exchange.origin, exchange.credentials, exchange.sensitive)
         jar = self.client.cookies
+        history: list[httpx.Response] = []
         redirects = 0
         while True:
             store_cookies = policy.prepare(request, jar)
@@ -111,6 +115,7 @@ class Terminal:
                     response.status_code,
                 )
             if not (endpoint.follow_redirects and response.has_redirect_location):
+                response.history = history  # the hops before it, in order
                 return response
             if redirects >= endpoint.max_redirects:
                 yield _Close(response)
@@ -118,6 +123,7 @@ class Terminal:
                     exchange.method, exchange.url, endpoint.max_redirects
                 )
             yield from _discard(response)
+            history.append(response)
             request = redirect_request(request, response)
             redirects += 1
 

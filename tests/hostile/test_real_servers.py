@@ -1,0 +1,179 @@
+"""Responses real servers send, found by running restwire against httpbin
+under gunicorn: each a test under both drivers.
+
+- an empty 2xx on a JSON endpoint (Flask's ``return "", 201`` says
+  ``text/html``) is ``None``;
+- a delete answered with a status body removes the record by the call's
+  params;
+- under ``paginate``, every page has the same shape, the last one too;
+- with ``follow_redirects=False``, ``fetch_response`` returns the 3xx, and a
+  followed chain lists its hops in ``response.history``;
+- one URL read through two endpoints of different shape gives each its own
+  value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import anyio
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from restwire import (
+    AsyncController,
+    EntityError,
+    NetworkError,
+    RestEndpoint,
+    resource,
+)
+from restwire.middlewares import LinkPagination, SnakeCaseKeys
+from tests.pipeline.entities import Post
+from tests.servers import RecordingServer
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/html; charset=utf-8", None, "text/plain"]
+)
+async def test_an_empty_2xx_is_none_whatever_its_content_type(
+    controller: Any, httpx_mock: HTTPXMock, content_type: str | None
+) -> None:
+    headers = {"content-type": content_type} if content_type else {}
+    httpx_mock.add_response(status_code=201, content=b"", headers=headers)
+    created = RestEndpoint(url_prefix=API, path="/status/201", method="POST")
+    assert await controller.fetch(created, body={}) is None
+
+
+async def test_a_delete_with_a_status_body_removes_the_record_by_params(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    posts = resource(
+        path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=API)
+    )
+    httpx_mock.add_response(method="GET", url=f"{API}/posts/1", json={"id": "1"})
+    httpx_mock.add_response(method="GET", url=f"{API}/posts/", json=[{"id": "1"}])
+    httpx_mock.add_response(method="DELETE", json={"deleted": True})
+    assert await controller.get(posts.get, {"id": "1"}) == Post(id="1")
+    assert await controller.get(posts.get_list) == [Post(id="1")]
+    await controller.fetch(posts.delete, {"id": "1"})
+    assert await controller.get(posts.get_list) == []
+    assert ("Post", "1") not in controller.store.records
+
+
+async def test_a_delete_that_names_no_record_anywhere_is_an_error(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    removal = RestEndpoint(
+        url_prefix=API,
+        path="/posts/current",
+        method="DELETE",
+        schema=resource(path="/posts/:id", schema=Post).delete.schema,
+    )
+    httpx_mock.add_response(json={"deleted": True})
+    with pytest.raises(EntityError, match="no primary key") as caught:
+        await controller.fetch(removal)
+    assert f"DELETE {API}/posts/current" in str(caught.value)
+
+
+async def collect(pages: Any) -> list[Any]:
+    if not hasattr(pages, "__aiter__"):
+        pages = await pages  # the sync controller, wrapped for tests
+    if hasattr(pages, "__aiter__"):
+        return [page async for page in pages]
+    return list(pages)
+
+
+async def test_every_page_has_the_same_shape_the_last_one_too(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """Pages are objects (``{"items": [...]}``); only the last one has no
+    Link header, and it must come back wrapped like the others."""
+    httpx_mock.add_response(
+        url=f"{API}/items",
+        json={"items": [1, 2]},
+        headers={"link": f'<{API}/items?page=2>; rel="next"'},
+    )
+    httpx_mock.add_response(url=f"{API}/items?page=2", json={"items": [3]})
+    listing = RestEndpoint(url_prefix=API, path="/items").use(LinkPagination())
+    pages = await collect(controller.paginate(listing))
+    assert [page["results"] for page in pages] == [{"items": [1, 2]}, {"items": [3]}]
+    assert [page["link"] for page in pages] == [
+        f'<{API}/items?page=2>; rel="next"',
+        None,
+    ]
+
+
+async def test_fetch_response_returns_the_redirect_it_was_told_not_to_follow(
+    controller: Any, origin_a: RecordingServer
+) -> None:
+    target = origin_a.url("/echo")
+    endpoint = RestEndpoint(
+        url_prefix=origin_a.origin,
+        path=f"/redirect/302?to={quote(target, safe='')}".replace(":", "\\:"),
+        follow_redirects=False,
+    )
+    response = await controller.fetch_response(endpoint)
+    assert response.status_code == 302
+    assert response.headers["location"] == target
+    with pytest.raises(NetworkError) as caught:
+        await controller.fetch(endpoint)  # a value needs a 2xx
+    assert caught.value.status == 302
+
+
+async def test_a_followed_chain_lists_its_hops_in_history(
+    controller: Any, origin_a: RecordingServer
+) -> None:
+    last = origin_a.url("/echo")
+    middle = origin_a.url(f"/redirect/307?to={quote(last, safe='')}")
+    endpoint = RestEndpoint(
+        url_prefix=origin_a.origin,
+        path=f"/redirect/302?to={quote(middle, safe='')}".replace(":", "\\:"),
+    )
+    response = await controller.fetch_response(endpoint)
+    assert response.status_code == 200
+    assert [hop.status_code for hop in response.history] == [302, 307]
+    assert str(response.url) == last
+
+
+raw = RestEndpoint(url_prefix=API, path="/posts/:id")
+typed = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post).use(
+    SnakeCaseKeys()
+)
+
+
+async def test_one_url_through_two_endpoints_gives_each_its_own_value(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"id": "1", "title": "T"}, is_reusable=True)
+    assert await controller.fetch(raw, {"id": "1"}) == {"id": "1", "title": "T"}
+    assert await controller.get(typed, {"id": "1"}) == Post(id="1", title="T")
+    assert await controller.get(raw, {"id": "1"}) == {"id": "1", "title": "T"}
+
+
+async def test_two_endpoints_in_flight_at_once_each_get_their_own_value(
+    httpx_mock: HTTPXMock,
+) -> None:
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await anyio.sleep(0.02)
+        return httpx.Response(200, json={"id": "1", "title": "T"})
+
+    httpx_mock.add_callback(slow, is_reusable=True)
+    values: dict[str, Any] = {}
+    async with AsyncController() as controller:
+
+        async def read(name: str, endpoint: RestEndpoint) -> None:
+            values[name] = await controller.fetch(endpoint, {"id": "1"})
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read, "raw", raw)
+            tasks.start_soon(read, "typed", typed)
+    assert values == {
+        "raw": {"id": "1", "title": "T"},
+        "typed": Post(id="1", title="T"),
+    }
