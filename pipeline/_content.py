@@ -512,6 +512,60 @@ def replayable(body: Any) -> bool:
     return not isinstance(body, Iterator | AsyncIterator)
 
 
+def _chunk(chunk: Any, where: str) -> bytes:
+    """One chunk of an iterator body, as the bytes httpx sends."""
+    if isinstance(chunk, bytes):
+        return chunk
+    if isinstance(chunk, bytearray | memoryview):
+        return bytes(chunk)
+    raise RequestBodyError(
+        f"{where}: the body iterator yielded a {type(chunk).__name__}; it must "
+        "yield bytes (encode text first)"
+    )
+
+
+class _Chunks:
+    """A re-iterable body, checked chunk by chunk each time it is sent."""
+
+    def __init__(self, body: Iterable[Any], where: str) -> None:
+        self._body, self._where = body, where
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._body:
+            yield _chunk(chunk, self._where)
+
+
+class _AsyncChunks:
+    """The same for a re-iterable async body."""
+
+    def __init__(self, body: AsyncIterable[Any], where: str) -> None:
+        self._body, self._where = body, where
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._body:
+            yield _chunk(chunk, self._where)
+
+
+def _chunks(body: Iterable[Any], where: str) -> Iterable[bytes]:
+    """``body`` checked chunk by chunk as httpx sends it. A one-shot body
+    stays a generator, so httpx still refuses to send it twice (a redirect
+    that wants it again is a clear error, never an empty body)."""
+    if not isinstance(body, Iterator):
+        return _Chunks(body, where)
+    return (_chunk(chunk, where) for chunk in body)
+
+
+def _async_chunks(body: AsyncIterable[Any], where: str) -> AsyncIterable[bytes]:
+    if not isinstance(body, AsyncIterator):
+        return _AsyncChunks(body, where)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        async for chunk in body:
+            yield _chunk(chunk, where)
+
+    return chunks()
+
+
 def is_json_body(body: Any) -> bool:
     """Whether ``body`` is sent as JSON (unless a middleware chose a form)."""
     return isinstance(body, Mapping | list | tuple)
@@ -548,9 +602,16 @@ def encode_json(value: Any, where: str) -> bytes:
 
 
 def body_arguments(
-    body: Any, method: str, content_type: str | None, where: str
+    body: Any,
+    method: str,
+    content_type: str | None,
+    where: str,
+    *,
+    asynchronous: bool = False,
 ) -> tuple[dict[str, Any], str | None]:
-    """httpx keyword arguments for ``body``, and the content type to set if any."""
+    """httpx keyword arguments for ``body``, and the content type to set if
+    any. ``asynchronous``: the call goes out on an ``httpx.AsyncClient``,
+    which takes only async iterators (and a sync client only sync ones)."""
     if body is None:
         return {}, None
     if method in BODYLESS_METHODS:
@@ -569,8 +630,20 @@ def body_arguments(
                 f"{content_type!r}; encode it to bytes first"
             )
         return {"content": encode_json(body, where)}, "application/json"
-    if isinstance(body, Iterable | AsyncIterable):
-        return {"content": body}, None
+    if isinstance(body, AsyncIterable):
+        if not asynchronous:
+            raise RequestBodyError(
+                f"{where}: an async iterator body needs AsyncController; under "
+                "Controller send a sync iterator or bytes"
+            )
+        return {"content": _async_chunks(body, where)}, None
+    if isinstance(body, Iterable):
+        if asynchronous:
+            raise RequestBodyError(
+                f"{where}: a sync iterator body needs Controller; under "
+                "AsyncController send an async iterator or bytes"
+            )
+        return {"content": _chunks(body, where)}, None
     raise RequestBodyError(
         f"{where}: a {type(body).__name__} body has no wire form; send a dict, "
         "list, bytes, str, an iterator of bytes or a Form"

@@ -39,7 +39,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import (
+    Callable,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import contextmanager
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -48,7 +55,7 @@ from multidict import MultiDict, MultiMapping
 
 from ._chain import run_exchange
 from ._effects import Flow, _Await
-from ._endpoint import RestEndpoint, join_url
+from ._endpoint import RestEndpoint, as_params, join_url
 from ._entity import EntityError
 from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from ._exchange import Exchange
@@ -63,7 +70,9 @@ __all__ = ["BaseController", "Flight", "Job", "Params"]
 
 logger = logging.getLogger("restwire")
 
-Params = Mapping[str, Any] | None
+#: What a call's params may be: a mapping (a ``MultiDict`` for repeated
+#: names), httpx's ``QueryParams``, or ``(name, value)`` pairs.
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | httpx.QueryParams | None
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
 
 
@@ -231,7 +240,7 @@ class BaseController(Generic[ClientT, EventT]):
         client's ``base_url`` when the endpoint has no prefix, any userinfo
         left out. With the caller's identity and the endpoint's value shape,
         it keys what the store keeps and what calls in flight share."""
-        return f"{endpoint.method} {self._target(endpoint, params or {})[1]}"
+        return f"{endpoint.method} {self._target(endpoint, params)[1]}"
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored results of this request, whoever fetched them;
@@ -280,7 +289,7 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
         if mode == GET and endpoint.side_effect:
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
-        params = params if params is not None else {}
+        params = as_params(params, endpoint.label)
         if url is None:
             url, plain = self._target(endpoint, params)
         else:
@@ -297,9 +306,7 @@ class BaseController(Generic[ClientT, EventT]):
         key = f"{endpoint.method} {plain}"
         return Job(self, exchange, key, self._store.generation, mode)
 
-    def _target(
-        self, endpoint: RestEndpoint, params: Mapping[str, Any]
-    ) -> tuple[httpx.URL, str]:
+    def _target(self, endpoint: RestEndpoint, params: Params) -> tuple[httpx.URL, str]:
         """The absolute URL of a call (the endpoint's, else on the client's
         base_url), and its text without userinfo, for the request key.
 
@@ -384,7 +391,7 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         if endpoint.middleware.sends_credentials:
             return MISSING
-        url, plain = self._target(endpoint, params or {})
+        url, plain = self._target(endpoint, params)
         identity = identity_of(
             endpoint.shared_headers(None),
             endpoint.sensitive_headers,
@@ -636,10 +643,9 @@ class BaseController(Generic[ClientT, EventT]):
         poller = self._pollers.get(key)
         if poller is not None:
             return poller, False
+        given = as_params(params, endpoint.label)
         kept: Mapping[str, Any] = (
-            MultiDict(params)
-            if isinstance(params, MultiMapping)
-            else dict(params or {})
+            MultiDict(given) if isinstance(given, MultiMapping) else dict(given)
         )
         poller = Poller(key, request_key, endpoint, kept, self._clock)
         self._pollers[key] = poller

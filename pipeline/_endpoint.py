@@ -48,6 +48,7 @@ from ._chain import Stack
 from ._content import Content, content_kind, is_json_body
 from ._errors import REDACTED, ParameterError, redact_url
 from ._http import SAFE_METHODS
+from ._store import check_schema
 
 __all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url"]
 
@@ -156,7 +157,7 @@ class PathTemplate:
             elif isinstance(part, _Placeholder):
                 out.append(self._required_value(params, part.name, endpoint))
             else:
-                filled = self._group(part, params)
+                filled = self._group(part, params, endpoint)
                 if filled is not None:
                     out.append(filled)
         return "".join(out)
@@ -168,14 +169,10 @@ class PathTemplate:
         value = params[name]
         if value is None or value == "":
             raise ParameterError(endpoint, name, f"is {value!r}, a segment needs text")
-        if isinstance(value, Mapping | list | tuple | set):
-            raise ParameterError(
-                endpoint, name, f"is a {type(value).__name__}, not a single value"
-            )
-        return encode_segment(value)
+        return _segment(value, name, endpoint)
 
     @staticmethod
-    def _group(group: _Group, params: Params) -> str | None:
+    def _group(group: _Group, params: Params, endpoint: str) -> str | None:
         out: list[str] = []
         for part in group.parts:
             if isinstance(part, str):
@@ -184,11 +181,54 @@ class PathTemplate:
             value = params.get(part.name)
             if value is None or value == "":
                 return None
-            out.append(encode_segment(value))
+            out.append(_segment(value, part.name, endpoint))
         return "".join(out)
 
     def __repr__(self) -> str:
         return f"PathTemplate({self.source!r})"
+
+
+def _segment(value: Any, name: str, endpoint: str) -> str:
+    """A path param's value as one encoded segment; a value that is no
+    single piece of text (bytes, a collection) is a :class:`ParameterError`."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        raise ParameterError(
+            endpoint, name, f"is {type(value).__name__}; decode it to text first"
+        )
+    if isinstance(value, Mapping | list | tuple | set):
+        raise ParameterError(
+            endpoint, name, f"is a {type(value).__name__}, not a single value"
+        )
+    return encode_segment(value)
+
+
+def as_params(params: Any, endpoint: str) -> Params:
+    """A call's params as a mapping: a mapping (a ``MultiDict`` keeps every
+    value of a name) as it is, httpx's ``QueryParams`` and ``(name, value)``
+    pairs (as httpx takes them) as a ``MultiDict``; anything else is a
+    :class:`ParameterError`."""
+    if params is None:
+        return {}
+    if isinstance(params, Mapping) and not isinstance(params, httpx.QueryParams):
+        return params
+    if isinstance(params, httpx.QueryParams):
+        return MultiDict(params.multi_items())
+    if isinstance(params, list | tuple) and all(
+        isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
+        for pair in params
+    ):
+        return MultiDict([(name, value) for name, value in params])
+    raise ParameterError(
+        endpoint,
+        None,
+        "params must be a mapping or (name, value) pairs, "
+        f"not {type(params).__name__} {_preview(params)}",
+    )
+
+
+def _preview(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def query_pairs(
@@ -360,6 +400,7 @@ class RestEndpoint:
         if "method" in values:
             values["method"] = str(values["method"]).upper()
         values["content"] = content_kind(values.get("content", type(self).content))
+        check_schema(values.get("schema", type(self).schema))
         for name in ("data_expiry_length", "error_expiry_length"):
             if name in values:
                 values[name] = _seconds(name, values[name], allow_none=False)
@@ -458,9 +499,9 @@ class RestEndpoint:
         """True for methods that change data: these are never de-duplicated."""
         return self.method not in SAFE_METHODS
 
-    def url(self, params: Params | None = None) -> str:
+    def url(self, params: Any = None) -> str:
         """The URL of a call with ``params``: path filled, the rest as query."""
-        params = params or {}
+        params = as_params(params, self.label)
         template = self.template
         path = join_url(self.url_prefix, template.fill(params, self.label))
         if params.keys() <= template.names:

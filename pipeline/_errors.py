@@ -88,10 +88,11 @@ class InvalidRequest(RestwireError):
 class ParameterError(InvalidRequest):
     """A call's params cannot fill the endpoint's URL: raised before sending."""
 
-    def __init__(self, endpoint: str, name: str, problem: str) -> None:
+    def __init__(self, endpoint: str, name: str | None, problem: str) -> None:
         self.endpoint = endpoint
         self.name = name
-        super().__init__(f"{endpoint}: parameter {name!r} {problem}")
+        where = f"parameter {name!r} " if name is not None else ""
+        super().__init__(f"{endpoint}: {where}{problem}")
 
 
 class RequestBodyError(InvalidRequest):

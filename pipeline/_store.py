@@ -8,7 +8,9 @@ A schema is one of:
 | ``None``               | anything             | itself                                     |
 | an ``Entity`` class    | an object            | a reference ``(key, pk)`` to one record    |
 | ``[schema]``           | a list               | a list of normalized items                 |
-| ``{name: schema}``     | an object            | a copy, the named keys normalized          |
+| ``{name: schema}``     | an object            | a copy, the named keys normalized; a name  |
+|                        |                      | whose schema is a literal (``"link": ""``, |
+|                        |                      | as data-client writes it) passes as it is  |
 | ``Invalidate(Entity)`` | an object, or nothing| a deletion of that entity                  |
 
 Normalization walks the schema, not the value: data outside the schema is
@@ -48,6 +50,7 @@ __all__ = [
     "Ref",
     "Result",
     "Store",
+    "check_schema",
     "denormalize",
     "normalize",
 ]
@@ -116,10 +119,50 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
             raise EntityError(_label(schema), None, value, "expected an object")
         out = dict(value)
         for name, inner in schema.items():
-            if name in out:
+            if name in out and not _literal(inner):
                 out[name] = normalize(inner, out[name], batch, params)
         return out
     raise TypeError(f"not a schema: {schema!r}")
+
+
+_LITERALS = (str, int, float, bool, type(None))
+
+
+def _literal(schema: Any) -> bool:
+    """Whether ``schema``, found in an object schema, is a literal (a JSON
+    scalar) that passes the value through rather than a schema."""
+    return isinstance(schema, _LITERALS)
+
+
+def check_schema(schema: Any, where: str = "schema") -> None:
+    """Refuse, with a ``TypeError`` naming the place, what is not a schema:
+    an ``Entity`` subclass, ``[schema]``, ``{name: schema or literal}``,
+    ``Invalidate(Entity)`` or ``None``. Run when an endpoint is made, so a
+    wrong schema fails there, not after a request was sent."""
+    if schema is None:
+        return
+    if isinstance(schema, Invalidate):
+        check_schema(schema.entity, f"{where}.entity")
+        return
+    if isinstance(schema, type) and issubclass(schema, Entity) and schema is not Entity:
+        return
+    if isinstance(schema, list):
+        if len(schema) != 1:
+            raise TypeError(
+                f"not a schema: {where} {schema!r}; a list schema has exactly one "
+                "item schema"
+            )
+        check_schema(schema[0], f"{where}[0]")
+        return
+    if isinstance(schema, Mapping):
+        for name, inner in schema.items():
+            if not _literal(inner):
+                check_schema(inner, f"{where}[{name!r}]")
+        return
+    raise TypeError(
+        f"not a schema: {where} {schema!r}; use an Entity subclass, [schema], "
+        "{name: schema}, Invalidate(Entity) or None"
+    )
 
 
 def _entity(
@@ -236,7 +279,7 @@ def denormalize(
         return [item for item in items if item is not MISSING]
     out_map = dict(value)
     for name, inner in schema.items():
-        if name in out_map:
+        if name in out_map and not _literal(inner):
             read = denormalize(inner, out_map[name], records, _memo)
             if read is MISSING:
                 return MISSING
@@ -498,5 +541,5 @@ def _refs(schema: Any, value: Any, out: list[EntityKey]) -> None:
         return
     if isinstance(schema, Mapping) and isinstance(value, Mapping):
         for name, inner in schema.items():
-            if name in value:
+            if name in value and not _literal(inner):
                 _refs(inner, value[name], out)

@@ -63,7 +63,11 @@ class Terminal:
         endpoint = exchange.endpoint
         headers = exchange.headers
         arguments, content_type = body_arguments(
-            exchange.body, exchange.method, headers.get("content-type"), endpoint.label
+            exchange.body,
+            exchange.method,
+            headers.get("content-type"),
+            f"{exchange.method} {redact_url(exchange.url)}",
+            asynchronous=isinstance(self.client, httpx.AsyncClient),
         )
         if content_type is not None and "content-type" not in headers:
             headers["content-type"] = content_type

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import datetime
 import enum
+import inspect
 import json
 import uuid
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -316,10 +318,25 @@ def test_bytes_and_text_are_sent_as_they_are(body: str | bytes | bytearray) -> N
     assert arguments["content"] == (body if isinstance(body, str) else bytes(body))
 
 
-def test_an_iterator_is_streamed() -> None:
-    chunks = iter([b"a", b"b"])
+def test_an_iterator_is_streamed_checked_and_still_one_shot() -> None:
+    chunks = iter([b"a", bytearray(b"b")])
     arguments, _ = body_arguments(chunks, "POST", None, "e")
-    assert arguments["content"] is chunks
+    streamed = arguments["content"]
+    assert inspect.isgenerator(streamed)  # httpx refuses to send it twice
+    assert list(streamed) == [b"a", b"b"]
+
+
+def test_a_re_iterable_body_stays_re_iterable() -> None:
+    arguments, _ = body_arguments(Parts(), "POST", None, "e")
+    streamed = arguments["content"]
+    assert list(streamed) == list(streamed) == [b"a", b"b"]
+
+
+class Parts:
+    """A body that can be iterated again (for a 307 that wants it again)."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter([b"a", b"b"])
 
 
 def test_a_form_is_data_and_files() -> None:

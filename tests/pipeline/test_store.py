@@ -14,6 +14,7 @@ from pytest_httpx import HTTPXMock
 
 from restwire import EntityError, Invalidate, NetworkError, RestEndpoint, resource
 from restwire._store import MISSING, Batch, Ref, denormalize, normalize
+from restwire.middlewares import LinkPagination
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Article, ExchangePrice, Post, Stream, User
 
@@ -379,3 +380,19 @@ async def test_an_undeclared_middleware_gets_the_chain_run_first(
     assert await controller.get(endpoint, {"id": "1"}) == first
     assert counting.calls == 2  # run up to the innermost step: who is calling?
     assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_the_seeds_paginated_schema_with_a_literal_beside_schemas(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """data-client writes ``{results: [Article], link: ''}``: a literal beside
+    the schemas, whose value passes as it is."""
+    httpx_mock.add_response(
+        json=[{"id": "1"}], headers={"link": f'<{API}/posts/?page=2>; rel="next"'}
+    )
+    listing = RestEndpoint(
+        url_prefix=API, path="/posts/", schema={"results": [Post], "link": ""}
+    ).use(LinkPagination())
+    page = await controller.get(listing)
+    assert page["results"] == [Post(id="1")]
+    assert page["link"] == f'<{API}/posts/?page=2>; rel="next"'
