@@ -40,7 +40,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from restwire import ContentError, Exchange, RequestBodyError, RestwireError
+from restwire import Exchange, RestwireError
 
 __all__ = [
     "CamelCaseKeys",
@@ -58,15 +58,25 @@ _WORD_START = re.compile(r"([a-z0-9])([A-Z])")
 
 
 class KeyCollision(RestwireError, ValueError):
-    """Two keys of one object convert to the same key."""
+    """Two keys of one object convert to the same key: in a request body
+    (raised before anything is sent) or in a response. ``where`` names the
+    call and the side."""
 
-    def __init__(self, first: str, second: str, converted: str) -> None:
+    def __init__(
+        self, first: str, second: str, converted: str, where: str | None = None
+    ) -> None:
         self.keys = (first, second)
         self.converted = converted
+        self.where = where
+        prefix = f"{where}: " if where else ""
         super().__init__(
-            f"keys {first!r} and {second!r} both become {converted!r}; "
+            f"{prefix}keys {first!r} and {second!r} both become {converted!r}; "
             "converting would lose one of them"
         )
+
+    def at(self, where: str) -> KeyCollision:
+        """This collision, naming the call and side it happened in."""
+        return KeyCollision(*self.keys, self.converted, where)
 
 
 def _to_camel(key: str) -> str:
@@ -218,17 +228,14 @@ class _KeyCasing:
             try:
                 exchange.body = convert_keys(exchange.body, type(self).body_keys)
             except KeyCollision as error:
-                raise RequestBodyError(f"{exchange.endpoint.label}: {error}") from None
+                raise error.at(f"{exchange.label}: the request body") from None
 
     def on_response(self, exchange: Exchange) -> None:
         if type(exchange.value) in _CONTAINERS:
             try:
                 exchange.value = convert_keys(exchange.value, type(self).response_keys)
             except KeyCollision as error:
-                assert exchange.response is not None
-                raise ContentError(
-                    exchange.response, "keys that convert apart", str(error)
-                ) from None
+                raise error.at(f"{exchange.label}: the response") from None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -56,7 +56,7 @@ class RenameKeys:
             exchange.body = _rename(exchange.body, self.to_wire, self.nested)
         except _BothNames as error:
             raise RequestBodyError(
-                f"{exchange.endpoint.label}: the body {error}"
+                f"{exchange.label}: the request body {error}"
             ) from None
 
     def on_response(self, exchange: Exchange) -> None:

@@ -183,7 +183,7 @@ class Job(Generic[EventT]):
     @property
     def label(self) -> str:
         """``"GET https://host/path"`` for messages: credentials in the URL redacted."""
-        return f"{self.exchange.method} {redact_url(self.exchange.url)}"
+        return self.exchange.label
 
     @property
     def shared(self) -> bool:

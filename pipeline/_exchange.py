@@ -144,6 +144,12 @@ class Exchange:
         return _cookie_for(self._jar, name, self.url)
 
     @property
+    def label(self) -> str:
+        """``"GET https://host/path"``, for messages: the URL's userinfo
+        redacted."""
+        return f"{self.method} {redact_url(self.url)}"
+
+    @property
     def origin(self) -> Origin:
         """The call's origin: scheme, host and port."""
         return origin_of(self.url)

@@ -66,7 +66,7 @@ class Terminal:
             exchange.body,
             exchange.method,
             headers.get("content-type"),
-            f"{exchange.method} {redact_url(exchange.url)}",
+            exchange.label,
             asynchronous=isinstance(self.client, httpx.AsyncClient),
         )
         if content_type is not None and "content-type" not in headers:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import ContentError, RequestBodyError, RestEndpoint
+from restwire import RestEndpoint, RestwireError
 from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from restwire.middlewares.key_casing import CACHE_SIZE, convert_keys, to_camel, to_snake
 
@@ -172,23 +172,26 @@ async def test_no_body_no_change(controller: Any, httpx_mock: HTTPXMock) -> None
     assert request.content == b""
 
 
-async def test_a_colliding_response_is_a_content_error_naming_the_url(
+async def test_a_colliding_response_is_a_key_collision_naming_the_url(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     httpx_mock.add_response(json={"user_id": 1, "userId": 2})
     endpoint = RestEndpoint(url_prefix=API, path="/users/1").use(CamelCaseKeys())
-    with pytest.raises(ContentError) as caught:
+    with pytest.raises(KeyCollision) as caught:
         await controller.fetch(endpoint)
-    assert f"{API}/users/1" in str(caught.value)
+    assert str(caught.value).startswith(f"GET {API}/users/1: the response: ")
     assert "'user_id' and 'userId'" in str(caught.value)
+    assert caught.value.keys == ("user_id", "userId")
 
 
-async def test_a_colliding_body_is_refused_before_sending(
+async def test_a_colliding_body_is_a_key_collision_before_sending(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     endpoint = RestEndpoint(url_prefix=API, path="/users/", method="POST").use(
         CamelCaseKeys()
     )
-    with pytest.raises(RequestBodyError, match="both become 'user_id'"):
+    with pytest.raises(KeyCollision, match="both become 'user_id'") as caught:
         await controller.fetch(endpoint, body={"userId": 1, "user_id": 2})
+    assert str(caught.value).startswith(f"POST {API}/users/: the request body: ")
+    assert isinstance(caught.value, RestwireError)
     assert httpx_mock.get_requests() == []
