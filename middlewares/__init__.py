@@ -10,7 +10,7 @@ from .fill_primary_key import FillPrimaryKey
 from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
 from .rename_keys import RenameKeys
-from .retry import Retry, RetryBudgetExceeded, retry_after_seconds
+from .retry import Retry, retry_after_seconds
 
 __all__ = [
     "AccessToken",
@@ -24,7 +24,6 @@ __all__ = [
     "LinkPagination",
     "RenameKeys",
     "Retry",
-    "RetryBudgetExceeded",
     "SnakeCaseKeys",
     "retry_after_seconds",
 ]

@@ -11,10 +11,17 @@ as it was.
 How long it waits: ``Retry-After`` when the response has one (seconds as a
 whole number, or an HTTP-date); otherwise exponential backoff with full
 jitter, ``random() * min(max_backoff, backoff * 2 ** attempt)``. A
-malformed, negative or fractional ``Retry-After`` is ignored. All waits of
-one call share a ``budget`` of seconds: a wait that would pass it ends the
-retries with :class:`RetryBudgetExceeded`, which carries the delay and the
-last error, instead of sleeping.
+malformed, negative or fractional ``Retry-After`` is ignored.
+
+When it gives up: ``budget`` is the seconds the whole call may take from its
+first send, attempts and waits together (two 1 s timeouts spend 2 s of it);
+a wait that would end past it is not taken. Then, or when ``attempts`` are
+spent, the last failure is raised (a ``NetworkError`` or ``TransportError``,
+the same type either way), as a fresh copy whose message says how many
+attempts were made and why retrying stopped; ``error.attempts`` is that
+count and ``error.retry_wait`` the wait it did not take (``None`` when the
+attempts ran out). A failure that is not retried at all is raised as it
+came.
 
 Waits are ``Sleep`` effects: they never block an event loop. Each attempt
 builds the request again from the call's Python body, so the bytes replayed
@@ -43,23 +50,9 @@ from restwire import (
     TransportError,
 )
 
-__all__ = ["Retry", "RetryBudgetExceeded", "retry_after_seconds"]
+__all__ = ["Retry", "retry_after_seconds"]
 
 _SECONDS = re.compile(r"[0-9]+")
-
-
-class RetryBudgetExceeded(RestwireError):
-    """The next wait would pass the retry budget; ``delay`` is how long it
-    was, ``error`` the failure it would have retried (also ``__cause__``)."""
-
-    def __init__(self, error: RestwireError, delay: float, remaining: float) -> None:
-        self.error = error
-        self.delay = delay
-        self.remaining = remaining
-        super().__init__(
-            f"{error} (not retried: the next wait of {delay:.3g} s is more than "
-            f"the {max(remaining, 0):.3g} s left of the retry budget)"
-        )
 
 
 def retry_after_seconds(
@@ -83,6 +76,18 @@ def retry_after_seconds(
         return None
     current = now() if now is not None else datetime.datetime.now(datetime.UTC)
     return max((when - current).total_seconds(), 0.0)
+
+
+def _gave_up(
+    error: NetworkError | TransportError, made: int, wait: float | None, why: str
+) -> NetworkError | TransportError:
+    """The error a call ends with when retrying stops: the last failure, its
+    message saying how many attempts were made and why."""
+    noun = "attempt" if made == 1 else "attempts"
+    final = error.annotated(f"gave up after {made} {noun}: {why}")
+    final.attempts = made
+    final.retry_wait = wait
+    return final
 
 
 class Retry:
@@ -142,14 +147,23 @@ class Retry:
             try:
                 return (yield from call_next(exchange))
             except (NetworkError, TransportError) as error:
-                if attempt + 1 >= self.attempts or not self.retries(exchange, error):
+                if not self.retries(exchange, error):
                     raise
+                made = attempt + 1
+                if made >= self.attempts:
+                    final = _gave_up(error, made, None, "no attempts left")
+                    raise final from final.__cause__
                 wait = self.delay(error, attempt)
                 remaining = self.budget - (self.clock() - started)
                 if wait > remaining:
-                    raise RetryBudgetExceeded(error, wait, remaining) from error
+                    why = (
+                        f"the next wait of {wait:.3g} s would pass the {self.budget:.3g} s"
+                        f" retry budget ({max(remaining, 0):.3g} s left)"
+                    )
+                    final = _gave_up(error, made, wait, why)
+                    raise final from final.__cause__
                 exchange.state.setdefault("retry_waits", []).append(wait)
-                attempt += 1
+                attempt = made
                 yield Sleep(wait)
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 
@@ -61,6 +61,19 @@ def header_names(headers: httpx.Headers, hidden: Callable[[str], bool]) -> str:
 
 class RestwireError(Exception):
     """Base class of every error restwire raises."""
+
+    #: How many times the call was sent before this error (``Retry`` sets it
+    #: when it gives up; otherwise 1).
+    attempts: int = 1
+    #: The wait ``Retry`` would have taken next, when its budget stopped it.
+    retry_wait: float | None = None
+
+    def annotated(self, text: str) -> Self:
+        """A fresh copy of this error (same type, attributes and cause, no
+        traceback of its own) whose message ends with ``(text)``."""
+        copy = fresh_error(self)
+        copy.args = (f"{self} ({text})", *self.args[1:])
+        return copy
 
 
 E = TypeVar("E", bound=BaseException)

@@ -87,7 +87,6 @@ MIDDLEWARES = [
     "LinkPagination",
     "FileDownload",
     "Retry",
-    "RetryBudgetExceeded",
     "retry_after_seconds",
 ]
 

@@ -11,7 +11,8 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Exchange, NetworkError, RestEndpoint, TransportError
-from restwire.middlewares import Retry, RetryBudgetExceeded, retry_after_seconds
+from restwire.middlewares import Retry, retry_after_seconds
+from tests.conftest import FakeClock
 
 pytestmark = pytest.mark.anyio
 
@@ -70,9 +71,14 @@ async def test_connection_failures_are_retried(
 
 async def test_attempts_are_bounded(controller: Any, httpx_mock: HTTPXMock) -> None:
     httpx_mock.add_response(status_code=503, is_reusable=True)
-    with pytest.raises(NetworkError):
+    with pytest.raises(NetworkError) as caught:
         await controller.fetch(endpoint(attempts=4))
     assert len(httpx_mock.get_requests()) == 4
+    assert caught.value.status == 503
+    assert caught.value.attempts == 4
+    assert caught.value.retry_wait is None
+    assert str(caught.value).endswith("(gave up after 4 attempts: no attempts left)")
+    assert caught.value.__suppress_context__  # the traceback shows it once
 
 
 @pytest.mark.parametrize("method", ["POST", "PATCH"])
@@ -142,17 +148,51 @@ async def test_retry_after_seconds_is_honoured(
     assert watch.waits == [0.0]
 
 
-async def test_a_wait_past_the_budget_ends_with_the_delay(
+async def test_a_wait_past_the_budget_ends_with_the_same_error_type(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     httpx_mock.add_response(status_code=429, headers={"retry-after": "120"})
-    with pytest.raises(RetryBudgetExceeded) as caught:
+    with pytest.raises(NetworkError) as caught:
         await controller.fetch(endpoint(budget=10))
-    assert caught.value.delay == 120
-    assert isinstance(caught.value.error, NetworkError)
-    assert caught.value.__cause__ is caught.value.error
-    assert "120 s" in str(caught.value)
+    assert caught.value.status == 429
+    assert caught.value.attempts == 1
+    assert caught.value.retry_wait == 120
+    assert str(caught.value).endswith(
+        "(gave up after 1 attempt: the next wait of 120 s would pass the 10 s "
+        "retry budget (10 s left))"
+    )
     assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_request_time_counts_against_the_budget(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """The budget is the whole call's: time spent sending counts, so two
+    slow attempts can spend it before any long wait."""
+    clock = FakeClock()
+
+    def slow_failure(request: httpx.Request) -> httpx.Response:
+        clock.advance(1.0)  # each attempt takes a second
+        return httpx.Response(503)
+
+    httpx_mock.add_callback(slow_failure, is_reusable=True)
+    retry = Retry(attempts=5, budget=1.5, backoff=0.1, clock=clock, jitter=lambda: 1.0)
+    with pytest.raises(NetworkError) as caught:
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(retry))
+    assert len(httpx_mock.get_requests()) == 2
+    assert caught.value.attempts == 2
+    assert "retry budget" in str(caught.value)
+
+
+async def test_a_transport_failure_keeps_its_cause_when_retries_end(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_exception(httpx.ConnectError("refused"), is_reusable=True)
+    with pytest.raises(TransportError) as caught:
+        await controller.fetch(endpoint(attempts=2))
+    assert isinstance(caught.value.__cause__, httpx.ConnectError)
+    assert caught.value.attempts == 2
+    assert "gave up after 2 attempts" in str(caught.value)
 
 
 async def test_malformed_retry_after_falls_back_to_backoff(
