@@ -64,9 +64,7 @@ class RenameKeys:
             exchange.value = _rename(exchange.value, self.to_client, self.nested)
         except _BothNames as error:
             assert exchange.response is not None
-            raise ContentError(
-                exchange.response, "one name per key", f"the value {error}"
-            ) from None
+            raise ContentError(exchange.response, f"the response {error}") from None
 
     def __repr__(self) -> str:
         return f"RenameKeys({self.to_wire!r}{', nested=True' if self.nested else ''})"

@@ -153,13 +153,21 @@ class JsonContent(Content):
             return None  # an empty 2xx (Flask's 'return "", 201' says text/html)
         content_type = response.headers.get("content-type")
         if content_type is not None and not _is_json_type(content_type):
-            raise ContentError(response, "JSON", "the content type is not JSON")
+            raise ContentError(
+                response,
+                f"expected JSON, but the content type is {content_type!r}",
+                names_type=True,
+            )
         try:
             return json.loads(body)
         except ValueError as error:
-            raise ContentError(response, "JSON", f"invalid JSON ({error})") from None
+            raise ContentError(
+                response, f"the body is not valid JSON ({error})"
+            ) from None
         except RecursionError:
-            raise ContentError(response, "JSON", "nested too deeply to parse") from None
+            raise ContentError(
+                response, "the JSON is nested too deeply to parse"
+            ) from None
 
 
 class TextContent(Content):

@@ -122,8 +122,34 @@ class TransportError(RestwireError):
         self.method = method
         self.url = httpx.URL(url) if isinstance(url, str) else url
         kind = type(cause).__name__
-        detail = str(cause) or "no detail"
+        detail = _timed_out(cause) or str(cause) or "no detail"
         super().__init__(f"{method} {redact_url(self.url)}: {kind}: {detail}")
+
+
+#: Which of httpx's timeouts each timeout error is, and what it waited for.
+_TIMEOUTS: dict[type[Exception], tuple[str, str]] = {
+    httpx.ConnectTimeout: ("connect", "no connection within"),
+    httpx.ReadTimeout: ("read", "nothing came for"),
+    httpx.WriteTimeout: ("write", "could not send for"),
+    httpx.PoolTimeout: ("pool", "no free connection within"),
+}
+
+
+def _timed_out(cause: Exception) -> str | None:
+    """A timeout named by the request's own setting (``"nothing came for
+    5 s (the read timeout)"``), the same under both drivers (httpx's own
+    text is "timed out" under one and empty under the other)."""
+    which = _TIMEOUTS.get(type(cause))
+    if which is None:
+        return None
+    name, waited = which
+    try:
+        seconds = cause.request.extensions.get("timeout", {}).get(name)  # type: ignore[attr-defined]
+    except RuntimeError:  # an httpx error made without its request
+        seconds = None
+    if not isinstance(seconds, int | float):
+        return None
+    return f"{waited} {seconds:g} s (the {name} timeout)"
 
 
 class TooManyRedirects(RestwireError):
@@ -142,24 +168,27 @@ class TooManyRedirects(RestwireError):
 class ContentError(RestwireError):
     """A response body is not what the endpoint's ``content`` expects.
 
-    Quotes the content type and the start of the body, so the cause (an HTML
-    error page, a proxy's login form, truncated JSON) is visible at once.
+    Says what is wrong (``problem``: the body, or its content type), then
+    quotes the content type (unless the problem already names it) and the
+    start of the body, so the cause (an HTML error page, a proxy's login
+    form, truncated JSON, JSON lines) is visible at once.
     """
 
     SNIPPET = 200
 
     def __init__(
-        self, response: httpx.Response, expected: str, problem: str | None = None
+        self, response: httpx.Response, problem: str, *, names_type: bool = False
     ) -> None:
         self.response = response
         self.url = response.request.url
         self.content_type = response.headers.get("content-type")
+        self.problem = problem
         body = response.content[: self.SNIPPET].decode("utf-8", "replace")
         more = "..." if len(response.content) > self.SNIPPET else ""
-        reason = f": {problem}" if problem else ""
+        shown_type = "" if names_type else f" (content-type {self.content_type!r})"
         super().__init__(
-            f"{response.request.method} {redact_url(self.url)}: expected {expected}, "
-            f"got content-type {self.content_type!r}{reason}; body starts {body!r}{more}"
+            f"{response.request.method} {redact_url(self.url)}: {problem}"
+            f"{shown_type}; body starts {body!r}{more}"
         )
 
 
@@ -208,4 +237,6 @@ class NetworkError(RestwireError):
         try:
             return json.loads(self.response.content)
         except ValueError as error:
-            raise ContentError(self.response, "a JSON error body", str(error)) from None
+            raise ContentError(
+                self.response, f"the error body is not valid JSON ({error})"
+            ) from None

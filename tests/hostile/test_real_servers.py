@@ -24,9 +24,11 @@ from pytest_httpx import HTTPXMock
 
 from restwire import (
     AsyncController,
+    ContentError,
     EntityError,
     NetworkError,
     RestEndpoint,
+    TransportError,
     resource,
 )
 from restwire.middlewares import LinkPagination, SnakeCaseKeys
@@ -177,3 +179,44 @@ async def test_two_endpoints_in_flight_at_once_each_get_their_own_value(
         "raw": {"id": "1", "title": "T"},
         "typed": Post(id="1", title="T"),
     }
+
+
+async def test_a_json_lines_body_blames_the_body_not_its_content_type(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(
+        content=b'{"a": 1}\n{"a": 2}\n', headers={"content-type": "application/json"}
+    )
+    with pytest.raises(ContentError) as caught:
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/events"))
+    message = str(caught.value)
+    assert message.startswith(f"GET {API}/events: the body is not valid JSON")
+    assert "Extra data" in message
+    assert "content type is not" not in message
+    assert "content-type 'application/json'" in message
+
+
+async def test_a_wrong_content_type_is_named_as_the_problem(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(
+        content=b"<html>hi</html>", headers={"content-type": "text/html"}
+    )
+    with pytest.raises(ContentError) as caught:
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/page"))
+    assert str(caught.value).startswith(
+        f"GET {API}/page: expected JSON, but the content type is 'text/html'"
+    )
+
+
+async def test_a_timeout_is_named_and_reads_the_same_under_both_drivers(
+    controller_factory: Any, origin_a: RecordingServer
+) -> None:
+    controller = controller_factory(timeout=httpx.Timeout(5.0, read=0.05))
+    slow = RestEndpoint(url_prefix=origin_a.origin, path="/slow")
+    with pytest.raises(TransportError) as caught:
+        await controller.fetch(slow, {"seconds": 0.3})
+    assert str(caught.value) == (
+        f"GET {origin_a.origin}/slow?seconds=0.3: ReadTimeout: nothing came for "
+        "0.05 s (the read timeout)"
+    )

@@ -105,7 +105,7 @@ async def test_invalid_json_is_a_clear_error(
     controller: Any, httpx_mock: HTTPXMock, body: bytes
 ) -> None:
     httpx_mock.add_response(content=body, headers={"content-type": "application/json"})
-    with pytest.raises(ContentError, match="invalid JSON") as caught:
+    with pytest.raises(ContentError, match="the body is not valid JSON") as caught:
         await controller.fetch(endpoint(), {"id": 1})
     assert caught.value.url == URL
     assert caught.value.content_type == "application/json"
