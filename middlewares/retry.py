@@ -60,7 +60,8 @@ def retry_after_seconds(
 ) -> float | None:
     """Seconds to wait per a ``Retry-After`` value; ``None`` if it has none.
 
-    Whole seconds or an HTTP-date (a date in the past is 0). Anything else,
+    Whole seconds or an HTTP-date in any of the three forms RFC 9110 allows
+    (IMF-fixdate, RFC 850, asctime; a date in the past is 0). Anything else,
     including negative or fractional numbers, is ``None``.
     """
     if value is None:
@@ -73,7 +74,9 @@ def retry_after_seconds(
     except (TypeError, ValueError, IndexError):
         return None
     if when.tzinfo is None:
-        return None
+        # asctime ("Sun Nov  6 08:49:37 1994") carries no zone: HTTP-dates
+        # are all UTC (RFC 9110, section 5.6.7).
+        when = when.replace(tzinfo=datetime.UTC)
     current = now() if now is not None else datetime.datetime.now(datetime.UTC)
     return max((when - current).total_seconds(), 0.0)
 

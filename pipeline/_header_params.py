@@ -3,8 +3,13 @@
 
 The shared scanner reads ``; name=token`` or ``; name="quoted \\" string"``
 and RFC 8187 extended values (``name*=UTF-8''caf%C3%A9``). Names are
-lower-cased; the first occurrence of a name wins. Nothing here raises on
-malformed text: it gives what could be read.
+lower-cased; the first occurrence of a name wins; a header folded over lines
+(CR, LF) reads as if it were one. An extended value is strict where RFC 8187
+is: quoted, or with a ``%`` not followed by two hex digits, or in a charset
+other than UTF-8 and ISO-8859-1, it is malformed and ignored (a plain
+``filename`` beside it is used instead). Nothing here raises on malformed
+text: it gives what could be read. The ``tests/vectors`` sets of other
+projects hold these parsers to their published cases.
 
 ``Link``: httpx's ``Response.links`` reads ``rel`` case-sensitively, keys a
 link by its whole ``rel`` text (``"next alternate"``), leaves relative targets
@@ -22,6 +27,7 @@ the parameters; turning ``filename`` into a name safe to save under is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
@@ -60,8 +66,11 @@ def read_quoted(text: str, position: int) -> tuple[str, int]:
     return "".join(out), position
 
 
+_SPACE = " \t\r\n"
+
+
 def _skip_space(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t":
+    while position < len(text) and text[position] in _SPACE:
         position += 1
     return position
 
@@ -87,7 +96,7 @@ def read_params(
             continue
         position = _skip_space(text, position + 1)
         start = position
-        while position < length and text[position] not in "=;, \t":
+        while position < length and text[position] not in "=;, \t\r\n":
             position += 1
         name = text[start:position].lower()
         position = _skip_space(text, position)
@@ -96,6 +105,8 @@ def read_params(
             position = _skip_space(text, position + 1)
             if position < length and text[position] == '"':
                 value, position = read_quoted(text, position)
+                if name.endswith("*"):
+                    continue  # an extended value is never quoted: malformed
             else:
                 start = position
                 stops = ";," if stop_at_comma else ";"
@@ -106,14 +117,21 @@ def read_params(
             params[name] = value
 
 
+#: RFC 8187 value-chars: percent-encoded octets and attr-chars; a ``%`` not
+#: followed by two hex digits makes the value malformed.
+_VALUE_CHARS = re.compile(r"(?:%[0-9A-Fa-f]{2}|[^%])*")
+_CHARSETS = {"utf-8": "utf-8", "utf8": "utf-8", "iso-8859-1": "iso-8859-1"}
+
+
 def decode_extended(value: str) -> str | None:
-    """An RFC 8187 ``charset'language'percent-encoded`` value, decoded; ``None``
-    if it is malformed or its charset is neither UTF-8 nor ISO-8859-1."""
+    """An RFC 8187 ``charset'language'percent-encoded`` value, decoded;
+    ``None`` if it is malformed (a bad percent escape, bytes that are not
+    the charset's) or its charset is neither UTF-8 nor ISO-8859-1."""
     parts = value.split("'", 2)
     if len(parts) != 3:
         return None
-    charset = parts[0].strip().lower()
-    if charset not in ("utf-8", "iso-8859-1"):
+    charset = _CHARSETS.get(parts[0].strip().lower())
+    if charset is None or not _VALUE_CHARS.fullmatch(parts[2]):
         return None
     try:
         return unquote_to_bytes(parts[2]).decode(charset)
@@ -147,7 +165,7 @@ def parse_link_header(
     links: list[Link] = []
     position, length = 0, len(value)
     while position < length:
-        while position < length and value[position] in " \t,":
+        while position < length and value[position] in " \t\r\n,":
             position += 1
         if position >= length:
             break

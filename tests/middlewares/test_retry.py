@@ -231,7 +231,7 @@ def test_backoff_is_exponential_capped_full_jitter() -> None:
         ("Wed, 01 May 2024 12:00:30 GMT", 30.0),
         ("Wed, 01 May 2024 11:00:00 GMT", 0.0),
         ("Wednesday, 01-May-24 12:00:10 GMT", 10.0),
-        ("Wed May  1 12:00:05 2024", None),
+        ("Wed May  1 12:00:05 2024", 5.0),  # asctime: UTC (RFC 9110 5.6.7)
         (None, None),
     ],
 )

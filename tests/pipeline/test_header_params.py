@@ -268,3 +268,12 @@ def test_the_type_and_params_are_read() -> None:
         "attachment",
         {"filename": "x.txt", "size": "3"},
     )
+
+
+def test_a_malformed_title_star_falls_back_to_title() -> None:
+    (link,) = parse_link_header(
+        "</next>; rel=next; title*=UTF-8''bad%2; title=\"plain title\""
+    )
+    assert link.title == "plain title"
+    (quoted,) = parse_link_header("</next>; rel=next; title*=\"UTF-8''ok\"")
+    assert quoted.title is None  # an extended value is never quoted

@@ -1,0 +1,121 @@
+"""restwire's parsers against other projects' published test vectors.
+
+The vector sets live in ``tests/vectors/``, each naming its source and
+commit. Every vector must give what its source says, or be listed in
+``DEPARTURES`` below with what restwire gives instead and why (a decision,
+documented where the parser is). A departure that is not listed fails, and
+so does a listed one that no longer departs: the next divergence, either
+way, is caught here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from restwire import filename_from, parse_link_header, safe_filename
+from restwire.middlewares import retry_after_seconds
+from restwire.middlewares.key_casing import to_camel, to_snake
+from tests.vectors import content_disposition, key_casing, link_header, retry_after
+
+#: (parser, input) -> (what restwire gives, why)
+DEPARTURES: dict[tuple[str, str], tuple[Any, str]] = {
+    ("content-disposition", 'attachment; filename="bar'): (
+        "bar",
+        "a quoted name cut short still names the file it began to name; the "
+        "scanner reads what it can, and the name is made safe all the same",
+    ),
+    ("camelize", "__scrubber_media___url_"): (
+        "__scrubberMedia__Url_",
+        "of a run of underscores only the last goes, so nothing is lost and "
+        "the key converts back (key_casing's word rules)",
+    ),
+    ("camelize", "whatever_10"): (
+        "whatever_10",
+        "an underscore before a digit is kept, so the server gets back the key it sent",
+    ),
+    ("camelize", "field_value_2_type"): (
+        "fieldValue_2Type",
+        "an underscore before a digit is kept, so the key converts back",
+    ),
+    ("camelize", "test-1-2-3-4-5-6"): (
+        "test-1-2-3-4-5-6",
+        "only underscores separate words; a dash is part of the key",
+    ),
+    ("decamelize", "API"): (
+        "api",
+        "snake_case is lower case throughout (inflection agrees: HTML -> html)",
+    ),
+    ("decamelize", "_API_"): ("_api_", "snake_case is lower case throughout"),
+    ("decamelize", "__API__"): ("__api__", "snake_case is lower case throughout"),
+}
+
+
+def outcomes() -> list[tuple[str, str, Any, Any]]:
+    """Every vector as (parser, input, what its source says, what restwire gives)."""
+    rows: list[tuple[str, str, Any, Any]] = []
+    for header, name in content_disposition.VECTORS:
+        expected = safe_filename(name) if name else "download"
+        rows.append(("content-disposition", header, expected, filename_from(header)))
+    for header, links in link_header.VECTORS:
+        parsed = [
+            (link.url, link.rel, link.title) for link in parse_link_header(header)
+        ]
+        rows.append(("link", header, links, parsed))
+    for snake, camel in key_casing.PYHUMPS_CAMELIZE:
+        rows.append(("camelize", snake, camel, to_camel(snake)))
+    for camel, snake in key_casing.PYHUMPS_DECAMELIZE:
+        rows.append(("decamelize", camel, snake, to_snake(camel)))
+    for camel, snake in (
+        key_casing.INFLECTION_ROUND_TRIP + key_casing.INFLECTION_ONE_WAY
+    ):
+        rows.append(("underscore", camel, snake, to_snake(camel)))
+    for camel, snake in key_casing.INFLECTION_ROUND_TRIP:
+        lower_camel = camel[0].lower() + camel[1:]
+        rows.append(("camelize", snake, lower_camel, to_camel(snake)))
+    for value, seconds in retry_after.VECTORS:
+        got = retry_after_seconds(value, now=lambda: retry_after.NOW)
+        rows.append(("retry-after", value, seconds, got))
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("parser", "given", "expected", "got"),
+    outcomes(),
+    ids=lambda value: str(value)[:40] if isinstance(value, str) else "",
+)
+def test_vector(parser: str, given: str, expected: Any, got: Any) -> None:
+    departure = DEPARTURES.get((parser, given))
+    if departure is None:
+        assert got == expected
+    else:
+        gives, why = departure
+        assert got != expected, f"no longer departs (remove it): {why}"
+        assert got == gives
+
+
+def test_every_departure_is_a_vector() -> None:
+    known = {(parser, given) for parser, given, _, _ in outcomes()}
+    assert set(DEPARTURES) <= known
+
+
+def test_each_set_names_its_source_and_commit() -> None:
+    sources = [
+        content_disposition.SOURCE,
+        *link_header.SOURCES,
+        *key_casing.SOURCES,
+        retry_after.SOURCE,
+    ]
+    for source in sources:
+        if source.startswith("RFC"):
+            continue
+        repository, _, commit = source.partition("@")
+        assert "/" in repository, source
+        assert len(commit.split()[0]) == 40, source
+
+
+def test_the_sets_are_not_small() -> None:
+    assert len(content_disposition.VECTORS) >= 100
+    assert len(link_header.VECTORS) >= 25
+    assert len(retry_after.VECTORS) >= 10
