@@ -37,6 +37,7 @@ from ._effects import (
     _Read,
     _Send,
     not_an_effect,
+    progress_report,
 )
 from ._endpoint import RestEndpoint
 from ._hops import cookie_scope
@@ -60,15 +61,22 @@ async def _perform(
                     effect.request, stream=True, follow_redirects=False, auth=auth
                 )
         case _Read():
-            chunks = cast(AsyncGenerator[bytes, None], effect.response.aiter_raw())
+            response, progress = effect.response, effect.progress
+            chunks = cast(AsyncGenerator[bytes, None], response.aiter_raw())
+            reported = False
             try:
                 async for chunk in chunks:
                     if not effect.sink.feed(chunk):
                         break
+                    if progress is not None:
+                        await _awaited(progress(*progress_report(response)))
+                        reported = True
+                if progress is not None and not reported:
+                    await _awaited(progress(*progress_report(response)))
             finally:
                 with anyio.CancelScope(shield=True):
                     await chunks.aclose()
-                    await effect.response.aclose()
+                    await response.aclose()
             return None
         case _Close():
             await effect.response.aclose()
@@ -80,10 +88,7 @@ async def _perform(
             await anyio.sleep(max(effect.seconds, 0.0))
             return None
         case Call():
-            result = effect.function(*effect.args)
-            if inspect.isawaitable(result):
-                result = await result
-            return result
+            return await _awaited(effect.function(*effect.args))
         case Acquire():
             pause = 0.001
             while not effect.lock.thread_lock.acquire(blocking=False):
@@ -97,6 +102,11 @@ async def _perform(
             return None
         case _:
             raise not_an_effect(effect)
+
+
+async def _awaited(result: Any) -> Any:
+    """``result``, awaited if it is awaitable (a coroutine function's call)."""
+    return await result if inspect.isawaitable(result) else result
 
 
 async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:

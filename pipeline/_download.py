@@ -38,13 +38,11 @@ from typing import IO
 import httpx
 
 from ._content import Decoder
-from ._effects import Flow, _Read
+from ._effects import Call, Flow, Progress, _Read
 from ._errors import InvalidRequest, TransportError
 from ._header_params import decode_extended, parse_content_disposition
 
 __all__ = ["Download", "Progress", "filename_from", "safe_filename"]
-
-Progress = Callable[[int, int | None], object]
 
 MAX_BYTES = 255
 _WINDOWS_CHARS = re.compile(r'[<>:"|?*]')
@@ -115,27 +113,15 @@ def _fit(name: str) -> str:
 
 class _ToFile:
     """A ``_Read`` sink that writes a body to a file as it arrives, decoded
-    in bounded pieces, reporting ``progress(bytes received, total or None)``
-    after each raw chunk."""
+    in bounded pieces."""
 
-    def __init__(
-        self,
-        response: httpx.Response,
-        write: Callable[[bytes], object],
-        progress: Progress | None,
-    ) -> None:
-        self._response = response
+    def __init__(self, response: httpx.Response, write: Callable[[bytes], object]):
         self._decoder = Decoder(response)
         self._write = write
-        self._progress = progress
-        length = response.headers.get("content-length", "")
-        self._total = int(length) if length.isdigit() else None
 
     def feed(self, chunk: bytes) -> bool:
         for piece in self._decoder.decode(chunk):
             self._write(piece)
-        if self._progress is not None:
-            self._progress(self._response.num_bytes_downloaded, self._total)
         return True
 
     def finish(self) -> None:
@@ -163,10 +149,13 @@ class Download:
         """The flow that streams ``response``'s body into the temporary file."""
         if response.is_stream_consumed:  # built in memory by the transport
             self.file.write(response.content)
+            if progress is not None:
+                size = len(response.content)
+                yield Call(progress, (size, size))
             return
-        sink = _ToFile(response, self.file.write, progress)
+        sink = _ToFile(response, self.file.write)
         try:
-            yield _Read(response, sink)
+            yield _Read(response, sink, progress)
             sink.finish()
         except httpx.RequestError as error:
             request = response.request

@@ -22,6 +22,7 @@ so mypy proves they handle the same set.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -112,13 +113,23 @@ class Sink(Protocol):
         ...
 
 
+Progress = Callable[[int, int | None], object]
+
+
 @dataclass(frozen=True, slots=True)
 class _Read:
     """Read ``response``'s raw body into ``sink`` until it ends or the sink
-    says stop, then close the response; result: None."""
+    says stop, then close the response; result: None.
+
+    With ``progress``, call ``progress(bytes received, total or None)``
+    after each chunk, and once at the end if no chunk came (so an empty body
+    reports too), as a ``Call`` is called: awaited under the async driver if
+    it returns an awaitable, refused under the sync one.
+    """
 
     response: httpx.Response
     sink: Sink
+    progress: Progress | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +151,27 @@ Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Close | _Await
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]
+
+
+def progress_report(response: httpx.Response) -> tuple[int, int | None]:
+    """What a ``_Read`` reports: bytes of ``response`` received so far and,
+    if the server said, how many in all."""
+    length = response.headers.get("content-length")
+    total = int(length) if length and length.isdigit() else None
+    return response.num_bytes_downloaded, total
+
+
+def not_awaitable(function: Any, result: Any) -> Any:
+    """``result`` of calling ``function`` under the sync driver, which cannot
+    await: an awaitable is closed and refused with a clear ``TypeError``."""
+    if inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()
+        raise TypeError(
+            f"{function!r} is async; under a sync Controller give a plain "
+            "function, or use AsyncController"
+        )
+    return result
 
 
 def not_an_effect(value: Never) -> TypeError:

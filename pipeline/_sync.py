@@ -29,7 +29,6 @@ poller.
 from __future__ import annotations
 
 import contextvars
-import inspect
 import os
 import threading
 import time
@@ -56,6 +55,8 @@ from ._effects import (
     _Read,
     _Send,
     not_an_effect,
+    not_awaitable,
+    progress_report,
 )
 from ._endpoint import RestEndpoint
 from ._hops import cookie_scope
@@ -77,14 +78,21 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
                     effect.request, stream=True, follow_redirects=False, auth=auth
                 )
         case _Read():
-            chunks = cast(Generator[bytes, None, None], effect.response.iter_raw())
+            response, progress = effect.response, effect.progress
+            chunks = cast(Generator[bytes, None, None], response.iter_raw())
+            reported = False
             try:
                 for chunk in chunks:
                     if not effect.sink.feed(chunk):
                         break
+                    if progress is not None:
+                        not_awaitable(progress, progress(*progress_report(response)))
+                        reported = True
+                if progress is not None and not reported:
+                    not_awaitable(progress, progress(*progress_report(response)))
             finally:
                 chunks.close()
-                effect.response.close()
+                response.close()
             return None
         case _Close():
             effect.response.close()
@@ -96,15 +104,7 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
             time.sleep(max(effect.seconds, 0.0))
             return None
         case Call():
-            result = effect.function(*effect.args)
-            if inspect.isawaitable(result):
-                if inspect.iscoroutine(result):
-                    result.close()
-                raise TypeError(
-                    f"{effect.function!r} is async; under a sync Controller give a "
-                    "plain function, or use AsyncController"
-                )
-            return result
+            return not_awaitable(effect.function, effect.function(*effect.args))
         case Acquire():
             effect.lock.thread_lock.acquire()
             held.append(effect.lock)

@@ -234,3 +234,50 @@ async def test_a_disk_that_fills_midway_leaves_no_file_behind(
             to=tmp_path,
         )
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_an_async_progress_callback_is_awaited(
+    origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    from restwire import AsyncController
+
+    seen: list[tuple[int, int | None]] = []
+
+    async def progress(done: int, total: int | None) -> None:
+        seen.append((done, total))
+
+    async with AsyncController() as controller:
+        await controller.download(
+            file_endpoint(origin_a), {"size": 200_000}, to=tmp_path, progress=progress
+        )
+    assert seen
+    assert seen[-1] == (200_000, 200_000)
+
+
+def test_an_async_progress_callback_under_a_sync_controller_says_so(
+    origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    from restwire import Controller
+
+    async def progress(done: int, total: int | None) -> None:
+        pass
+
+    with Controller() as controller, pytest.raises(TypeError, match="is async"):
+        controller.download(
+            file_endpoint(origin_a), {"size": 10}, to=tmp_path, progress=progress
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_an_empty_file_reports_its_progress_once(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    seen: list[tuple[int, int | None]] = []
+    path = await controller.download(
+        file_endpoint(origin_a),
+        {"size": 0, "cd": cd("empty.txt")},
+        to=tmp_path,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert path.read_bytes() == b""
+    assert seen == [(0, 0)]
