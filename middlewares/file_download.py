@@ -1,17 +1,19 @@
 """``FileDownload``: the seed's file download rules (section 4).
 
-With ``content="blob"`` (or ``"bytes"``) the value becomes
-``{"blob": <Blob or bytes>, "filename": <name>}``, the name read from
+With ``content="blob"`` the value becomes ``{"blob": <Blob>, "filename":
+<name>}``, and with ``"bytes"`` (the seed's arrayBuffer) ``{"bytes": <bytes>,
+"filename": <name>}``, the name read from
 ``Content-Disposition`` (``filename*`` first, quotes optional) and made safe
 to use as a file name (``restwire.filename_from``), ``fallback`` when none is
 found. Binary content is never kept in the store, so the bytes are not
-retained (the seed's ``dataExpiryLength: 0``). For large files, stream them
-to disk with ``controller.download`` instead.
+retained (the seed's ``dataExpiryLength: 0``). An endpoint of any other
+content is refused when it is made (nothing to name). For large files,
+stream them to disk with ``controller.download`` instead.
 """
 
 from __future__ import annotations
 
-from restwire import Exchange, filename_from
+from restwire import Exchange, RestEndpoint, filename_from
 
 __all__ = ["FileDownload"]
 
@@ -25,14 +27,19 @@ class FileDownload:
     def __init__(self, fallback: str = "download") -> None:
         self.fallback = fallback
 
-    def on_response(self, exchange: Exchange) -> None:
-        content = exchange.endpoint.content
+    def check_endpoint(self, endpoint: RestEndpoint) -> None:
+        content = endpoint.content
         if not content.binary or content.streamed:
-            return
+            raise TypeError(
+                f"{endpoint.label}: FileDownload needs content='blob' or 'bytes', "
+                f"not {content.name!r} (stream large files with controller.download)"
+            )
+
+    def on_response(self, exchange: Exchange) -> None:
         assert exchange.response is not None
         header = exchange.response.headers.get("content-disposition")
         exchange.value = {
-            "blob": exchange.value,
+            exchange.endpoint.content.name: exchange.value,
             "filename": filename_from(header, self.fallback),
         }
 

@@ -6,13 +6,22 @@ normalized. The seed's Stream takes ``username`` from ``:username``; its
 Ticker takes ``product_id`` from ``:productId``. A list of values is filled
 item by item. A key the server sent is never overwritten; a call without the
 param leaves the value as it is.
+
+When the endpoint's schema is an entity (or a list of one) whose ``field`` is
+annotated ``str``, ``int`` or ``float`` (``| None`` allowed), the param is
+given that type: ``{"username": 42}`` fills ``"42"`` into a ``str`` field,
+``"7"`` fills ``7`` into an ``int`` one. A param that does not convert is
+filled as it is, for the entity to judge.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import typing
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Any, cast
 
-from restwire import Exchange
+from restwire import Entity, Exchange
 
 __all__ = ["FillPrimaryKey"]
 
@@ -36,6 +45,8 @@ class FillPrimaryKey:
         key = exchange.params.get(self.param)
         if key is None:
             return
+        entity = cast(Hashable, _entity_of(exchange.endpoint.schema))  # a class is
+        key = _as(_field_type(entity, self.field), key)
         value = exchange.value
         if isinstance(value, list):
             exchange.value = [self._fill(item, key) for item in value]
@@ -44,3 +55,37 @@ class FillPrimaryKey:
 
     def __repr__(self) -> str:
         return f"FillPrimaryKey({self.field!r}, param={self.param!r})"
+
+
+def _entity_of(schema: Any) -> type[Entity] | None:
+    """The entity a schema's value is (or is a list of), if any."""
+    if isinstance(schema, list) and len(schema) == 1:
+        schema = schema[0]
+    if isinstance(schema, type) and issubclass(schema, Entity):
+        return schema
+    return None
+
+
+@lru_cache(maxsize=256)
+def _field_type(entity: Any, field: str) -> type | None:
+    """``str``, ``int`` or ``float`` when ``entity.field`` is annotated so."""
+    if entity is None:
+        return None
+    try:
+        hint = typing.get_type_hints(entity).get(field)
+    except Exception:  # an annotation that does not resolve: no conversion
+        return None
+    choices = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+    if choices and len(choices) == 1:
+        hint = choices[0]
+    return hint if hint in (str, int, float) else None
+
+
+def _as(kind: type | None, key: Any) -> Any:
+    """``key`` as a ``kind``, if it is not one and converts; else as it is."""
+    if kind is None or isinstance(key, kind):
+        return key
+    try:
+        return kind(key)
+    except (TypeError, ValueError):
+        return key

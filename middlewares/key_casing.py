@@ -4,6 +4,9 @@ The seed's rule (section 2.3): a recursive function visits every key of an
 object or array, nested ones included, and converts it; values are copied
 as they are; an array stays an array.
 
+A request body is converted when it is a dict, list or tuple, or a
+:class:`~restwire.Form` (its field names, and its files' names).
+
 | middleware | response keys | request body keys |
 |---|---|---|
 | ``CamelCaseKeys`` (the seed's: snake_case wire, camelCase client) | to camelCase | to snake_case |
@@ -37,10 +40,10 @@ per direction, so hostile payloads cannot grow memory without bound).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from restwire import Exchange, RestwireError
+from restwire import Exchange, Form, RestwireError
 
 __all__ = [
     "CamelCaseKeys",
@@ -224,11 +227,19 @@ class _KeyCasing:
     body_keys: Callable[[str], str]
 
     def on_request(self, exchange: Exchange) -> None:
-        if type(exchange.body) in _CONTAINERS:
-            try:
-                exchange.body = convert_keys(exchange.body, type(self).body_keys)
-            except KeyCollision as error:
-                raise error.at(f"{exchange.label}: the request body") from None
+        body = exchange.body
+        convert = type(self).body_keys
+        try:
+            if type(body) in _CONTAINERS:
+                exchange.body = convert_keys(body, convert)
+            elif isinstance(body, Form):
+                # a form's field names are keys as well (its files' too)
+                files = body.files
+                if isinstance(files, Mapping):
+                    files = convert_keys(dict(files), convert)
+                exchange.body = Form(convert_keys(dict(body.data), convert), files)
+        except KeyCollision as error:
+            raise error.at(f"{exchange.label}: the request body") from None
 
     def on_response(self, exchange: Exchange) -> None:
         if type(exchange.value) in _CONTAINERS:

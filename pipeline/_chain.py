@@ -17,6 +17,11 @@ The first middleware in a stack is the outermost: it sees the request first
 and the response last. A :class:`Stack` is an immutable value; adding to one
 gives a new one, so a stack can be shared by any number of endpoints.
 
+A middleware may also have ``check_endpoint(endpoint)``: called when an
+endpoint that uses it is made, it raises (a ``TypeError``) to refuse an
+endpoint it cannot serve, so the mistake shows where it is written, not at
+the first response.
+
 A middleware that never changes what a call sends as credentials (headers,
 cookies, the credentials mode) may say so with a class attribute
 ``sends_credentials = False``. When every layer says so, a controller's

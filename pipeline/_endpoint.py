@@ -426,6 +426,10 @@ class RestEndpoint:
         self.__dict__.update(values)
         self.__dict__["_options"] = options
         self.__dict__["template"] = PathTemplate.parse(self.path)
+        for layer in self.middleware:
+            check = getattr(layer, "check_endpoint", None)
+            if check is not None:
+                check(self)  # a middleware refusing an endpoint it cannot serve
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"an endpoint is immutable; use extend({name}=...)")

@@ -39,9 +39,16 @@ async def test_bytes_and_the_fallback(controller: Any, httpx_mock: HTTPXMock) ->
         url_prefix=API, path="/files/:id/download", content="bytes"
     ).use(FileDownload(fallback="file.bin"))
     assert await controller.fetch(download, {"id": 1}) == {
-        "blob": b"raw",
+        "bytes": b"raw",
         "filename": "file.bin",
     }
+
+
+@pytest.mark.parametrize("content", ["json", "text", "stream"])
+def test_an_endpoint_it_cannot_serve_is_refused_when_it_is_made(content: str) -> None:
+    base = RestEndpoint(url_prefix=API, content="blob").use(FileDownload())
+    with pytest.raises(TypeError, match="FileDownload needs content='blob' or 'bytes'"):
+        base.extend(path="/files/:id", content=content)
 
 
 async def test_a_hostile_name_is_made_safe(
@@ -57,11 +64,3 @@ async def test_a_hostile_name_is_made_safe(
         FileDownload()
     )
     assert (await controller.fetch(download))["filename"] == "authorized_keys"
-
-
-async def test_json_endpoints_are_left_alone(
-    controller: Any, httpx_mock: HTTPXMock
-) -> None:
-    httpx_mock.add_response(json={"a": 1})
-    endpoint = RestEndpoint(url_prefix=API, path="/f").use(FileDownload())
-    assert await controller.fetch(endpoint) == {"a": 1}

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import RestEndpoint
+from restwire import Entity, RestEndpoint
 from restwire.middlewares import CamelCaseKeys, FillPrimaryKey
 from tests.pipeline.entities import Stream, Ticker
 
@@ -83,3 +83,33 @@ async def test_it_works_after_casing_in_the_stack(
         "currentViewers": 1,
         "userName": "sky",
     }
+
+
+async def test_a_param_is_given_the_type_its_field_is_annotated_with(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"title": "t"})
+    get_stream = RestEndpoint(url_prefix=API, path="/:username/", schema=Stream).use(
+        FillPrimaryKey("username")
+    )
+    stream = await controller.fetch(get_stream, {"username": 42})
+    assert stream.username == "42"  # Stream.username is a str
+
+
+class Counter(Entity):
+    number: int = 0
+    label: str = ""
+
+    def pk(self) -> str:
+        return str(self.number)
+
+
+async def test_a_text_param_becomes_an_int_for_an_int_field(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=[{"label": "a"}, {"label": "b", "number": 9}])
+    counters = RestEndpoint(url_prefix=API, path="/counters/:number", schema=[Counter])
+    values = await controller.fetch(
+        counters.use(FillPrimaryKey("number")), {"number": "7"}
+    )
+    assert [value.number for value in values] == [7, 9]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import RestEndpoint, RestwireError
+from restwire import Form, RestEndpoint, RestwireError
 from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from restwire.middlewares.key_casing import CACHE_SIZE, convert_keys, to_camel, to_snake
 
@@ -195,3 +195,16 @@ async def test_a_colliding_body_is_a_key_collision_before_sending(
     assert str(caught.value).startswith(f"POST {API}/users/: the request body: ")
     assert isinstance(caught.value, RestwireError)
     assert httpx_mock.get_requests() == []
+
+
+async def test_a_form_body_is_key_cased_too(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={})
+    endpoint = RestEndpoint(url_prefix=API, path="/users/", method="POST").use(
+        CamelCaseKeys()
+    )
+    await controller.fetch(endpoint, body=Form({"firstName": "Ann", "lastName": "Lee"}))
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.content == b"first_name=Ann&last_name=Lee"
