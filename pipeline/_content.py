@@ -103,21 +103,38 @@ class Content(abc.ABC):
     """A kind of response body: what to ask for, how to read it, what it is.
 
     Subclass it, set the class attributes and write :meth:`parse`, then give
-    an instance as an endpoint's ``content=``.
+    an instance as an endpoint's ``content=``. An instance may change what
+    a call sends, ``accept`` and ``request_type``, for one endpoint:
+    ``JsonContent(request_type=None)`` sends no ``content-type`` on a call
+    without a body (for servers that refuse one there).
     """
 
     #: The kind's name, for reprs and messages.
     name: ClassVar[str] = "custom"
     #: The ``Accept`` header an endpoint of this kind sends (``None``: none).
-    accept: ClassVar[str | None] = None
+    accept: str | None = None
     #: The ``Content-Type`` a call with no body, or a JSON body, declares
-    #: (the seed sends ``content-type: application/json`` on every call).
-    request_type: ClassVar[str | None] = None
+    #: (the seed sends ``content-type: application/json`` on every call; a
+    #: JSON body declares it whatever this says).
+    request_type: str | None = None
     #: The value is binary: never normalized, never kept in the store.
     binary: ClassVar[bool] = False
     #: The body is not read: the value is the open response, which the
     #: caller closes; ``max_body_size`` does not apply to a 2xx.
     streamed: ClassVar[bool] = False
+
+    _CHANGEABLE: ClassVar[frozenset[str]] = frozenset(("accept", "request_type"))
+
+    def __init__(self, **changes: str | None) -> None:
+        wrong = set(changes) - self._CHANGEABLE
+        if wrong:
+            raise TypeError(
+                f"{type(self).__name__} can change only {sorted(self._CHANGEABLE)} "
+                f"for one endpoint, not {sorted(wrong)} (binary and streamed "
+                "belong to the kind: subclass it)"
+            )
+        for name, value in changes.items():
+            setattr(self, name, value)
 
     def read(self, response: httpx.Response) -> Any:
         """The value of a 2xx ``response`` (body read unless ``streamed``):

@@ -336,6 +336,17 @@ def _frozen(schema: Any) -> Hashable:
     return schema  # type: ignore[no-any-return]
 
 
+def _timeout(value: Any) -> httpx.Timeout | None:
+    """An endpoint's ``timeout`` option as an ``httpx.Timeout`` (``None``:
+    the client's own)."""
+    if value is None or isinstance(value, httpx.Timeout):
+        return value
+    seconds = _seconds("timeout", value, allow_none=False)
+    if not seconds:
+        raise ValueError("timeout must be more than 0 seconds")
+    return httpx.Timeout(seconds)
+
+
 class RestEndpoint:
     """An HTTP endpoint of a remote API: path template, options, middleware."""
 
@@ -359,6 +370,7 @@ class RestEndpoint:
             "max_redirects",
             "max_body_size",
             "sensitive_headers",
+            "timeout",
         )
     )
 
@@ -388,6 +400,10 @@ class RestEndpoint:
     max_body_size: int | None = 100 * 1024 * 1024
     #: Header names kept to the call's origin (see ``Exchange.mark_sensitive``).
     sensitive_headers: frozenset[str] = frozenset()
+    #: This endpoint's timeouts: seconds (a number or a ``timedelta``) for
+    #: each of httpx's four, or an ``httpx.Timeout``; ``None``, the default,
+    #: keeps the client's.
+    timeout: httpx.Timeout | None = None
 
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - self.OPTIONS
@@ -417,6 +433,8 @@ class RestEndpoint:
                 middleware if isinstance(middleware, list | tuple) else (middleware,)
             )
             values["middleware"] = Stack(*layers)
+        if "timeout" in values:
+            values["timeout"] = _timeout(values["timeout"])
         if "sensitive_headers" in values:
             values["sensitive_headers"] = frozenset(
                 name.lower() for name in values["sensitive_headers"]

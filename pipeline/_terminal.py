@@ -72,9 +72,14 @@ class Terminal:
         if content_type is not None and "content-type" not in headers:
             headers["content-type"] = content_type
         url = userinfo_as_basic(exchange.url, headers)
+        timeout = endpoint.timeout
         try:
             return self.client.build_request(
-                exchange.method, url, headers=headers, **arguments
+                exchange.method,
+                url,
+                headers=headers,
+                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                **arguments,
             )
         except httpx.InvalidURL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None

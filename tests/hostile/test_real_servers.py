@@ -14,6 +14,7 @@ under gunicorn: each a test under both drivers.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -26,6 +27,7 @@ from restwire import (
     AsyncController,
     ContentError,
     EntityError,
+    JsonContent,
     NetworkError,
     RestEndpoint,
     TransportError,
@@ -220,3 +222,45 @@ async def test_a_timeout_is_named_and_reads_the_same_under_both_drivers(
         f"GET {origin_a.origin}/slow?seconds=0.3: ReadTimeout: nothing came for "
         "0.05 s (the read timeout)"
     )
+
+
+@pytest.mark.parametrize("timeout", [0.05, httpx.Timeout(5.0, read=0.05)])
+async def test_an_endpoint_sets_its_own_timeout(
+    controller: Any, origin_a: RecordingServer, timeout: Any
+) -> None:
+    slow = RestEndpoint(url_prefix=origin_a.origin, path="/slow", timeout=timeout)
+    with pytest.raises(TransportError) as caught:
+        await controller.fetch(slow, {"seconds": 0.5})
+    assert "nothing came for 0.05 s (the read timeout)" in str(caught.value)
+    patient = slow.extend(timeout=datetime.timedelta(seconds=2))
+    assert await controller.fetch(patient, {"seconds": 0.1}) == {}
+    assert slow.extend(timeout=None).timeout is None  # back to the client's
+
+
+@pytest.mark.parametrize("bad", [-1, 0, "5"])
+def test_a_timeout_of_no_known_form_is_refused(bad: Any) -> None:
+    with pytest.raises((TypeError, ValueError), match="timeout"):
+        RestEndpoint(path="/x", timeout=bad)
+
+
+async def test_json_without_a_content_type_on_bodiless_calls(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={}, is_reusable=True)
+    quiet = RestEndpoint(
+        url_prefix=API, path="/x", content=JsonContent(request_type=None)
+    )
+    await controller.fetch(quiet)
+    await controller.fetch(quiet.extend(method="POST"), body={"a": 1})
+    get, post = httpx_mock.get_requests()
+    assert "content-type" not in get.headers
+    assert get.headers["accept"] == "application/json"
+    assert post.headers["content-type"] == "application/json"
+    default = RestEndpoint(url_prefix=API, path="/x")
+    await controller.fetch(default)
+    assert httpx_mock.get_requests()[-1].headers["content-type"] == "application/json"
+
+
+def test_a_content_kind_takes_only_what_it_can_change() -> None:
+    with pytest.raises(TypeError, match="binary"):
+        JsonContent(binary=True)  # type: ignore[arg-type]
