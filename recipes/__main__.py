@@ -4,21 +4,30 @@
     python -m recipes list                     # the recipes, one a line
     python -m recipes run NAME                 # one recipe, on the demo API
     python -m recipes run NAME --base-url URL  # one recipe, on another server
+    python -m recipes serve [--port PORT]      # the demo API alone, until Ctrl-C
 
 For each recipe it prints the seed rule it shows, every request that went
 over the wire (credentials redacted) and the typed result, then a one-line
-summary; it exits non-zero if any recipe failed. Colours and progress bars
-only in a terminal; plain text when piped.
+summary; it exits non-zero if any recipe failed. A recipe that fails with a
+``RestwireError`` (a server that cannot be reached, an answer it did not
+expect) is told in one line, its message; anything else is a bug in the
+recipe and shows its traceback. Colours and progress bars only in a
+terminal; plain text when piped.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from types import ModuleType
 from typing import TextIO
+
+from restwire import RestwireError
 
 from .catalog import RECIPES, name_of
 from .demo_api import DemoApi
@@ -38,6 +47,9 @@ def run_one(
     tour = Tour(out)
     try:
         result = recipe.run(base_url, tour)
+    except RestwireError as error:
+        out.write(_style(out, f"  FAILED: {error}\n", "31"))
+        return False
     except Exception:
         out.write(_style(out, "  FAILED\n", "31"))
         out.write(
@@ -48,13 +60,49 @@ def run_one(
     return True
 
 
+def _route_text(pattern: str) -> str:
+    """``/posts/(?P<id>[^/]+)`` as ``/posts/<id>``, for people."""
+    return re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<\1>", pattern).replace("/?", "/")
+
+
+def serve(port: int, out: TextIO, stop: threading.Event | None = None) -> int:
+    """Serve the demo API until Ctrl-C (or SIGTERM, or ``stop`` is set)."""
+    stop = stop or threading.Event()
+    try:
+        api = DemoApi(port=port)
+    except OSError as error:
+        out.write(f"cannot serve the demo API on port {port}: {error.strerror}\n")
+        return 1
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with api:
+        out.write(
+            f"restwire demo API at {api.origin}\n"
+            f"another origin (for redirects) at {api.other_origin}\n\n"
+        )
+        for method, pattern, _ in api.routes:
+            out.write(f"  {method:<6} {api.origin}{_route_text(pattern.pattern)}\n")
+        out.write(
+            f"\ntry: python -m recipes run posts --base-url {api.origin}\n"
+            "Ctrl-C stops it.\n"
+        )
+        out.flush()
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+    out.write("demo API stopped\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     parser = argparse.ArgumentParser(
         prog="python -m recipes",
         description="Run restwire's recipes against the embedded demo API.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="{list,run}")
+    commands = parser.add_subparsers(dest="command", metavar="{list,run,serve}")
     commands.add_parser(
         "list", help="list the recipes", description="List the recipes."
     )
@@ -69,7 +117,22 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         help="a server to run against instead of the demo API "
         "(for example https://api.exchange.coinbase.com for ticker)",
     )
+    serve_command = commands.add_parser(
+        "serve",
+        help="start the demo API alone",
+        description="Start the demo API on 127.0.0.1 and print its URLs; "
+        "Ctrl-C stops it. Point `run NAME --base-url URL` or your own code at it.",
+    )
+    serve_command.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="the port to listen on (default: a free one)",
+    )
     arguments = parser.parse_args(argv)
+
+    if arguments.command == "serve":
+        return serve(arguments.port, out)
 
     if arguments.command == "list":
         for recipe in RECIPES:
@@ -81,16 +144,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if arguments.command != "run" or name_of(recipe) == arguments.name
     ]
     if arguments.command == "run" and arguments.base_url:
-        ok = run_one(chosen[0], arguments.base_url.rstrip("/"), 1, 1, out)
-        return 0 if ok else 1
-    with DemoApi() as api:
-        out.write(
-            f"restwire tour: demo API at {api.origin} (another origin at {api.other_origin})\n\n"
-        )
-        results = [
-            run_one(recipe, api.origin, number, len(chosen), out)
-            for number, recipe in enumerate(chosen, start=1)
-        ]
+        results = [run_one(chosen[0], arguments.base_url.rstrip("/"), 1, 1, out)]
+    else:
+        with DemoApi() as api:
+            out.write(
+                f"restwire tour: demo API at {api.origin} "
+                f"(another origin at {api.other_origin})\n\n"
+            )
+            results = [
+                run_one(recipe, api.origin, number, len(chosen), out)
+                for number, recipe in enumerate(chosen, start=1)
+            ]
     failed = results.count(False)
     summary = f"\ntour: {len(results) - failed} of {len(results)} recipes ran"
     out.write(summary + (f", {failed} failed" if failed else "") + "\n")

@@ -186,7 +186,9 @@ Route = Callable[[Request, "re.Match[str]"], Answer]
 class DemoApi:
     """Both demo servers; a context manager that starts and stops them."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        """Bind both servers (the API on ``port``, 0 for a free one; the other
+        origin on a free one); ``with`` starts and stops them."""
         self.lock = threading.Lock()
         self.session_id = secrets.token_hex(8)
         self.csrf_token = secrets.token_hex(8)
@@ -216,8 +218,12 @@ class DemoApi:
             ("GET", re.compile(r"/files/(?P<id>[^/]+)/download"), self._file),
             ("GET", re.compile(r"/away"), self._away),
         ]
-        self.main = _Server(("127.0.0.1", 0), _Handler)
-        self.other = _Server(("127.0.0.1", 0), _Handler)
+        self.main = _Server(("127.0.0.1", port), _Handler)
+        try:
+            self.other = _Server(("127.0.0.1", 0), _Handler)
+        except OSError:
+            self.main.server_close()
+            raise
         self.main.api = self.other.api = self
         self.origin = f"http://127.0.0.1:{self.main.server_address[1]}"
         self.other_origin = f"http://127.0.0.1:{self.other.server_address[1]}"

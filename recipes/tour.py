@@ -35,7 +35,8 @@ class Tour:
             for name in _SHOWN
             if name in request.headers
         ]
-        where = f"{request.url.host}:{request.url.port}{request.url.raw_path.decode()}"
+        # host, and port only when not the scheme's default; never userinfo
+        where = (request.url.netloc + request.url.raw_path).decode("ascii")
         line = f"{request.method} {where}  " + "  ".join(shown)
         self.lines.append(line.rstrip())
         self.say(f"> {line.rstrip()}")

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import io
+import signal
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import httpx
 import pytest
 
 from recipes import __main__ as tour_main
 from recipes.catalog import RECIPES, name_of
 from recipes.demo_api import DemoApi
+from recipes.tour import Tour
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,3 +108,80 @@ def test_a_failing_recipe_fails_the_tour(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "FAILED" in text
     assert "RuntimeError: boom" in text
     assert "tour: 0 of 1 recipes ran, 1 failed" in text
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def test_an_unreachable_base_url_is_one_line() -> None:
+    out = io.StringIO()
+    url = f"http://127.0.0.1:{_closed_port()}"
+    assert tour_main.main(["run", "stream", "--base-url", url], out) == 1
+    failed = [line for line in out.getvalue().splitlines() if "FAILED" in line]
+    assert len(failed) == 1
+    assert failed[0].startswith(f"  FAILED: GET {url}/streams/sky/: ConnectError: ")
+    assert "Traceback" not in out.getvalue()
+    assert "tour: 0 of 1 recipes ran, 1 failed" in out.getvalue()
+
+
+def test_the_wire_log_shows_a_default_port_as_nothing() -> None:
+    tour = Tour()
+    tour.record(httpx.Request("GET", "https://user:secret@api.example.com/v1?a=1"))
+    tour.record(httpx.Request("GET", "http://127.0.0.1:8080/x"))
+    assert tour.lines == ["GET api.example.com/v1?a=1", "GET 127.0.0.1:8080/x"]
+
+
+def test_serve_prints_its_urls_serves_them_and_stops_on_ctrl_c() -> None:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "recipes", "serve"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        lines: list[str] = []
+        while not lines or lines[-1] != "Ctrl-C stops it.":
+            line = server.stdout.readline()
+            assert line, "".join(lines) + server.communicate(timeout=10)[1]
+            lines.append(line.rstrip("\n"))
+        origin = lines[0].removeprefix("restwire demo API at ")
+        assert origin.startswith("http://127.0.0.1:")
+        assert f"  GET    {origin}/posts/<id>" in lines
+        assert lines[-2] == f"try: python -m recipes run posts --base-url {origin}"
+        assert httpx.get(f"{origin}/posts/1").json()["title"] == "Hello, restwire"
+        out = io.StringIO()
+        assert tour_main.main(["run", "posts", "--base-url", origin], out) == 0
+        server.send_signal(signal.SIGINT)
+        rest, errors = server.communicate(timeout=10)
+    finally:
+        server.kill()
+        server.wait()
+    assert server.returncode == 0, errors
+    assert rest == "demo API stopped\n"
+    assert errors == ""
+
+
+def test_serve_on_a_taken_port_says_so() -> None:
+    with DemoApi() as taken:
+        out = io.StringIO()
+        assert tour_main.serve(taken.main.server_address[1], out) == 1
+    assert out.getvalue().startswith(
+        f"cannot serve the demo API on port {taken.main.server_address[1]}: "
+    )
+
+
+def test_serve_stops_when_told() -> None:
+    stop = threading.Event()
+    out = io.StringIO()
+    serving = threading.Thread(target=tour_main.serve, args=(0, out, stop))
+    serving.start()
+    stop.set()
+    serving.join(timeout=10)
+    assert not serving.is_alive()
+    assert out.getvalue().endswith("Ctrl-C stops it.\ndemo API stopped\n")
