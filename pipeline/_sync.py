@@ -180,7 +180,9 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         """Call ``endpoint`` through the same chain; return the raw response.
 
         The body is read unless the endpoint's content is ``"stream"``; a
-        non-2xx status raises :class:`NetworkError` as ``fetch`` does.
+        4xx or 5xx raises :class:`NetworkError` as ``fetch`` does, and a 3xx
+        not followed (``follow_redirects=False``) is returned. A followed
+        chain lists its hops in ``response.history``.
         """
         response: httpx.Response = self._send(self._job(endpoint, params, body, RAW))
         return response

@@ -18,11 +18,16 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /rabbits/<id>``, ``PUT /rabbits/<id>`` | ``carrotsUsedIsThisNameTooLong`` (2.3) |
 | ``GET /articles/?page=<n>`` | 8 articles, 3 a page, ``Link: <...>; rel="next"`` (2.3) |
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
+| ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
 | ``GET /away`` | 302 to the other origin's ``/echo``, which reports the credentials it got |
+
+``DemoApi.requests`` holds the last 256 requests the API origin answered, so
+a test can see what went over the wire.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime
 import json
 import re
@@ -143,6 +148,7 @@ class _Handler(QuietHandler):
             seen = [name for name in _CREDENTIAL_HEADERS if name in request.headers]
             answer = Answer(200, {"origin": "other", "credentials": seen})
         else:
+            api.requests.append(request)
             answer = api.route(request)
         self.answer(answer.status, answer.body, answer.headers)
 
@@ -200,6 +206,8 @@ class DemoApi:
         self.next_id = len(self.posts)
         self.rabbits: dict[str, int] = {"1": 12}
         self.ticks = 0
+        #: The last requests the API origin answered, newest last.
+        self.requests: collections.deque[Request] = collections.deque(maxlen=256)
         self.routes: list[tuple[str, re.Pattern[str], Route]] = [
             ("POST", re.compile(r"/login"), self._login),
             ("POST", re.compile(r"/sessions/expire"), self._expire),
@@ -216,6 +224,7 @@ class DemoApi:
             ("PUT", re.compile(r"/rabbits/(?P<id>[^/]+)"), self._feed_rabbit),
             ("GET", re.compile(r"/articles/?"), self._articles),
             ("GET", re.compile(r"/files/(?P<id>[^/]+)/download"), self._file),
+            ("GET", re.compile(r"/events"), self._events),
             ("GET", re.compile(r"/away"), self._away),
         ]
         self.main = _Server(("127.0.0.1", port), _Handler)
@@ -390,6 +399,13 @@ class DemoApi:
             "content-disposition": disposition,
         }
         return Answer(200, raw=self.file_body(file_id), headers=headers)
+
+    def _events(self, request: Request, match: re.Match[str]) -> Answer:
+        events = [{"type": kind} for kind in ("signed_in", "posted", "signed_out")]
+        lines = "".join(json.dumps(event) + "\n" for event in events)
+        return Answer(
+            200, raw=lines.encode(), headers={"content-type": "application/x-ndjson"}
+        )
 
     def _away(self, request: Request, match: re.Match[str]) -> Answer:
         return Answer(302, {}, {"location": f"{self.other_origin}/echo"})
