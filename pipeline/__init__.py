@@ -57,6 +57,7 @@ from ._header_params import (
 from ._hops import Credentials
 from ._http import IDEMPOTENT_METHODS, SAFE_METHODS
 from ._managers import LogoutManager, Manager
+from ._page import Page, paged
 from ._polling import Subscription
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
 from ._store import Invalidate
@@ -93,6 +94,7 @@ __all__ = [
     "LogoutManager",
     "Manager",
     "NetworkError",
+    "Page",
     "ParameterError",
     "Release",
     "RequestBodyError",
@@ -109,6 +111,7 @@ __all__ = [
     "filename_from",
     "hookify_resource",
     "links_by_rel",
+    "paged",
     "parse_content_disposition",
     "parse_link_header",
     "resource",

@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Literal, Self, TypeVar, cast, overload
 
 import anyio
 import anyio.abc
@@ -41,12 +41,15 @@ from ._effects import (
 )
 from ._endpoint import RestEndpoint
 from ._hops import cookie_scope
-from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
+from ._page import Page
+from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
 
 __all__ = ["AsyncController", "run_async"]
 
 T = TypeVar("T")
+ValueT = TypeVar("ValueT")
+ItemT = TypeVar("ItemT")
 
 
 async def _perform(
@@ -150,19 +153,23 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         self._closed = False
 
     async def fetch(
-        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> Any:
+        self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
+    ) -> ValueT:
         """Call ``endpoint`` and return its value, from the network (or from a
         call of the same identity already in flight)."""
-        return await self._send(self._job(endpoint, params, body))
+        value: ValueT = await self._send(self._job(endpoint, params, body))
+        return value
 
-    async def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
+    async def get(
+        self, endpoint: RestEndpoint[ValueT], params: Params = None
+    ) -> ValueT:
         """The value this caller's identity has stored, while fresh; else a
         fetch."""
-        value = self._from_store(endpoint, params)
+        value: ValueT = self._from_store(endpoint, params)
         if value is not MISSING:
             return value
-        return await self._send(self._job(endpoint, params, None, GET))
+        fetched: ValueT = await self._send(self._job(endpoint, params, None, GET))
+        return fetched
 
     async def _send(self, job: Job[anyio.Event]) -> Any:
         with self._settling(job) as settled:
@@ -179,6 +186,46 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         response: httpx.Response = await self._send(job)
         return response
 
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[Page[ItemT]],
+        params: Params = None,
+        *,
+        items: Literal[True],
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> AsyncIterator[ItemT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[list[ItemT]],
+        params: Params = None,
+        *,
+        items: Literal[True],
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> AsyncIterator[ItemT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        *,
+        items: Literal[False] = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> AsyncIterator[ValueT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[Any],
+        params: Params = None,
+        *,
+        items: bool,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> AsyncIterator[Any]: ...
     async def paginate(
         self,
         endpoint: RestEndpoint,
@@ -227,11 +274,11 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
 
     async def poll(
         self,
-        endpoint: RestEndpoint,
+        endpoint: RestEndpoint[ValueT],
         params: Params = None,
         *,
         frequency: float | None = None,
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncIterator[ValueT]:
         """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
         seconds, until the controller closes. Errors are raised."""
         interval = self._frequency(endpoint, frequency)
@@ -244,9 +291,9 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
 
     def subscribe(
         self,
-        endpoint: RestEndpoint,
+        endpoint: RestEndpoint[ValueT],
         params: Params = None,
-        callback: Callback | None = None,
+        callback: Callable[[ValueT], object] | None = None,
         *,
         frequency: float | None = None,
         on_error: ErrorCallback | None = None,

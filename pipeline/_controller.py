@@ -62,6 +62,7 @@ from ._exchange import Exchange
 from ._header_params import links_by_rel, parse_link_header
 from ._hops import identity_of, origin_of
 from ._managers import ManagerHooks, run_hooks
+from ._models import plain_body
 from ._polling import Poller
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._terminal import Terminal
@@ -290,6 +291,8 @@ class BaseController(Generic[ClientT, EventT]):
         if mode == GET and endpoint.side_effect:
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         params = as_params(params, endpoint.label)
+        if body is not None:
+            body = plain_body(body)  # an entity or model as its JSON object
         if url is None:
             url, plain = self._target(endpoint, params)
         else:
@@ -577,14 +580,18 @@ class BaseController(Generic[ClientT, EventT]):
     def _next_page(
         job: Job[Any], seen: set[str], cross_origin: bool
     ) -> httpx.URL | None:
-        """The ``rel="next"`` URL of a page just fetched; ``None`` at the end,
-        or when it would revisit a page (a cycle of next links)."""
+        """The ``rel="next"`` URL of a page just fetched (from the links a
+        pagination middleware found, in the ``Link`` header or the body; else
+        from the header); ``None`` at the end, or when it would revisit a page
+        (a cycle of next links)."""
         response = job.exchange.response
         if response is None:
             return None
-        links = links_by_rel(
-            parse_link_header(response.headers.get("link"), response.request.url)
-        )
+        links = job.exchange.state.get("links")  # a pagination middleware's
+        if links is None:
+            links = links_by_rel(
+                parse_link_header(response.headers.get("link"), response.request.url)
+            )
         following = links.get("next")
         if following is None:
             return None

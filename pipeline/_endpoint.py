@@ -38,22 +38,37 @@ import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, overload
 from urllib.parse import quote
 
 import httpx
 from multidict import MultiDict
 
+if TYPE_CHECKING:
+    # A default for the value type (PEP 696), so a bare ``RestEndpoint`` is
+    # ``RestEndpoint[Any]`` even under mypy --strict; typing has it from 3.13.
+    from typing_extensions import TypeVar
+else:
+    from typing import TypeVar
+
 from ._chain import Stack
 from ._content import Content, content_kind, is_json_body
 from ._errors import REDACTED, ParameterError, redact_url
 from ._http import SAFE_METHODS
+from ._page import Page, PageSchema
 from ._store import check_schema
 
 __all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url"]
 
 Params = Mapping[str, Any]
 Seconds = float | int | datetime.timedelta
+
+if TYPE_CHECKING:
+    #: The value a call of the endpoint returns, given by its schema.
+    ValueT = TypeVar("ValueT", covariant=True, default=Any)
+else:
+    ValueT = TypeVar("ValueT", covariant=True)
+ItemT = TypeVar("ItemT")
 
 
 # -- path templates and query strings ----------------------------------------
@@ -347,8 +362,15 @@ def _timeout(value: Any) -> httpx.Timeout | None:
     return httpx.Timeout(seconds)
 
 
-class RestEndpoint:
-    """An HTTP endpoint of a remote API: path template, options, middleware."""
+class RestEndpoint(Generic[ValueT]):
+    """An HTTP endpoint of a remote API: path template, options, middleware.
+
+    Generic in the value a call returns, which its ``schema`` gives:
+    ``schema=Post`` makes a ``RestEndpoint[Post]``, ``schema=[Post]`` a
+    ``RestEndpoint[list[Post]]``, ``schema=paged(Post)`` a
+    ``RestEndpoint[Page[Post]]``; no schema (or an object schema) a
+    ``RestEndpoint[Any]``. Controllers return that type.
+    """
 
     #: The names ``__init__`` and ``extend`` accept.
     OPTIONS: ClassVar[frozenset[str]] = frozenset(
@@ -405,6 +427,26 @@ class RestEndpoint:
     #: keeps the client's.
     timeout: httpx.Timeout | None = None
 
+    @overload
+    def __init__(
+        self: RestEndpoint[Any], *, schema: None = None, **options: Any
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RestEndpoint[Page[ItemT]], *, schema: PageSchema[ItemT], **options: Any
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RestEndpoint[list[ItemT]], *, schema: list[type[ItemT]], **options: Any
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RestEndpoint[ItemT], *, schema: type[ItemT], **options: Any
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: RestEndpoint[Any], *, schema: object, **options: Any
+    ) -> None: ...
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - self.OPTIONS
         if unknown:
@@ -457,12 +499,28 @@ class RestEndpoint:
 
     # -- building new endpoints ------------------------------------------------
 
-    def extend(self, **options: Any) -> RestEndpoint:
+    @overload
+    def extend(
+        self, *, schema: PageSchema[ItemT], **options: Any
+    ) -> RestEndpoint[Page[ItemT]]: ...
+    @overload
+    def extend(
+        self, *, schema: list[type[ItemT]], **options: Any
+    ) -> RestEndpoint[list[ItemT]]: ...
+    @overload
+    def extend(self, *, schema: type[ItemT], **options: Any) -> RestEndpoint[ItemT]: ...
+    @overload
+    def extend(
+        self, *, schema: Mapping[str, Any] | None, **options: Any
+    ) -> RestEndpoint[Any]: ...
+    @overload
+    def extend(self, **options: Any) -> Self: ...
+    def extend(self, **options: Any) -> RestEndpoint[Any]:
         """A copy with ``options`` changed; the same class, so its defaults hold."""
         merged = {**self.__dict__["_options"], **options}
         return type(self)(**merged)
 
-    def use(self, *middleware: object) -> RestEndpoint:
+    def use(self, *middleware: object) -> Self:
         """A copy with ``middleware`` added inside the current stack."""
         return self.extend(middleware=self.middleware.use(*middleware))
 

@@ -26,15 +26,35 @@ Guarantees:
 - A deserializer that fails raises :class:`EntityError` naming the entity, the
   field and the value.
 - Instances are read-only, compare by value and have a readable repr.
+- The constructor is checked, by a type checker and at runtime alike
+  (``typing.dataclass_transform``): ``Post(id=1)`` for a ``str`` field is a
+  mypy error and, at runtime, an :class:`EntityError` naming the field;
+  an unknown field, or a missing one that has no default, is a ``TypeError``
+  as for any Python call. Data from a server is read as the schema says
+  (deserializers), not checked against the annotations.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
+import sys
+import types
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple, Self, TypeVar, get_origin
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    NamedTuple,
+    Self,
+    TypeVar,
+    Union,
+    dataclass_transform,
+    get_args,
+    get_origin,
+)
 
 from ._errors import RestwireError
 
@@ -82,6 +102,7 @@ class EntityError(RestwireError):
         return self
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 class Entity:
     """Base class of typed records kept once in a controller's store."""
 
@@ -92,16 +113,20 @@ class Entity:
     schema: ClassVar[Mapping[str, Any]] = MappingProxyType({})
 
     _fields: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    _required: ClassVar[frozenset[str]] = frozenset()
     _compiled: ClassVar[_Plan | None] = None
+    _checks: ClassVar[dict[str, tuple[Callable[[Any], bool], str]] | None] = None
 
+    # "_extra" holds the keys that are not fields (see extra_fields); it is
+    # not annotated, so type checkers do not take it for a field.
     __slots__ = ("__dict__", "_extra")
-    _extra: Mapping[str, Any]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "key" not in cls.__dict__:
             cls.key = cls.__name__
         fields: dict[str, Any] = {}
+        required: set[str] = set()
         for klass in reversed(cls.__mro__):
             for name, annotation in inspect.get_annotations(klass).items():
                 if (
@@ -110,8 +135,14 @@ class Entity:
                     or _is_classvar(annotation)
                 ):
                     continue
+                if name in klass.__dict__:
+                    required.discard(name)
+                elif name not in fields:
+                    required.add(name)
                 fields[name] = klass.__dict__.get(name, fields.get(name))
         cls._fields = MappingProxyType(fields)
+        cls._required = frozenset(required)
+        cls._checks = None  # worked out at the first construction
         cls._plan()
 
     @classmethod
@@ -159,9 +190,25 @@ class Entity:
         return plan
 
     def __init__(self, **fields: Any) -> None:
-        unknown = set(fields) - set(self._fields)
+        cls = type(self)
+        unknown = fields.keys() - cls._fields.keys()
         if unknown:
-            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
+            raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        missing = cls._required - fields.keys()
+        if missing:
+            raise TypeError(f"{cls.__name__} needs field(s) {sorted(missing)}")
+        checks = cls._checks
+        if checks is None:
+            checks = cls._checks = _annotation_checks(cls)
+        for name, value in fields.items():
+            check = checks.get(name)
+            if check is not None and not check[0](value):
+                raise EntityError(
+                    cls.__name__,
+                    name,
+                    value,
+                    f"expected {check[1]}, got {type(value).__name__}",
+                )
         values = {name: _fresh(default) for name, default in self._fields.items()}
         values.update(fields)
         self.__dict__.update(values)
@@ -267,6 +314,76 @@ def build(
 _set_fields: Callable[[Entity, dict[str, Any]], None] = Entity.__dict__[
     "__dict__"
 ].__set__
+
+
+def _annotation_checks(
+    cls: type[Entity],
+) -> dict[str, tuple[Callable[[Any], bool], str]]:
+    """For each field whose annotation can be checked with ``isinstance``
+    (classes, unions, ``Optional``, ``Literal``, generics by their origin), a
+    test of a value and the annotation as text. Annotations that cannot be
+    resolved or checked (``Any``, type variables, names not yet defined)
+    check nothing."""
+    checks: dict[str, tuple[Callable[[Any], bool], str]] = {}
+    for klass in reversed(cls.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, Entity)):
+            continue
+        module = sys.modules.get(klass.__module__)
+        namespace = dict(vars(module)) if module is not None else {}
+        for name, annotation in inspect.get_annotations(klass).items():
+            if name not in cls._fields:
+                continue
+            try:
+                resolved = (
+                    eval(annotation, namespace, dict(vars(klass)))
+                    if isinstance(annotation, str)
+                    else annotation
+                )
+            except Exception:
+                checks.pop(name, None)
+                continue
+            check = _check_for(resolved)
+            if check is None:
+                checks.pop(name, None)
+            else:
+                shown = annotation if isinstance(annotation, str) else repr(resolved)
+                checks[name] = (check, shown.replace("typing.", ""))
+    return checks
+
+
+def _check_for(annotation: Any) -> Callable[[Any], bool] | None:
+    """An ``isinstance`` test for ``annotation``, or ``None`` if it has none."""
+    if annotation is Any or annotation is object:
+        return None
+    if annotation is None or annotation is type(None):
+        return lambda value: value is None
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _check_for(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        parts = [_check_for(arg) for arg in get_args(annotation)]
+        if any(part is None for part in parts):
+            return None
+        tests = [part for part in parts if part is not None]
+        return lambda value: any(test(value) for test in tests)
+    if origin is Literal:
+        allowed = get_args(annotation)
+        return lambda value: any(
+            value == option and type(value) is type(option) for option in allowed
+        )
+    if origin is not None:
+        return (
+            (lambda value: isinstance(value, origin))
+            if isinstance(origin, type)
+            else None
+        )
+    if annotation is float:
+        return lambda value: isinstance(value, int | float)
+    if annotation is complex:
+        return lambda value: isinstance(value, int | float | complex)
+    if isinstance(annotation, type):
+        return lambda value: isinstance(value, annotation)
+    return None
 
 
 def _is_classvar(annotation: Any) -> bool:

@@ -14,7 +14,12 @@ of them:
 | ``delete`` | DELETE | ``/posts/:id`` | ``Invalidate(Post)`` |
 
 Mutations update the stored record; ``delete`` removes it, so no later read
-of an item or a list shows it.
+of an item or a list shows it. With a model (pydantic, dataclass,
+TypedDict) as the schema, which has no records, ``delete`` has no schema.
+
+A resource is typed by its schema: ``resource(path=..., schema=Post)`` is a
+``Resource[Post]``, whose ``get`` is a ``RestEndpoint[Post]`` and whose
+``get_list`` is a ``RestEndpoint[list[Post]]``.
 """
 
 from __future__ import annotations
@@ -22,12 +27,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 from ._endpoint import RestEndpoint
+from ._entity import Entity
 from ._store import Invalidate
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    #: The record type; a bare ``Resource`` is ``Resource[Any]`` (PEP 696).
+    ItemT = TypeVar("ItemT", default=Any)
+else:
+    from typing import TypeVar
+
+    ItemT = TypeVar("ItemT")
 
 _LAST_GROUP = re.compile(r"\{[^{}]*\}\s*$")
 _PLACEHOLDER = re.compile(r"(?<!\\):[A-Za-z_][A-Za-z0-9_]*")
@@ -44,20 +60,32 @@ def list_path(path: str) -> str:
 
 
 @dataclass(frozen=True)
-class Resource:
+class Resource(Generic[ItemT]):
     """The six endpoints of one resource."""
 
-    get: RestEndpoint
-    get_list: RestEndpoint
-    create: RestEndpoint
-    update: RestEndpoint
-    partial_update: RestEndpoint
-    delete: RestEndpoint
+    get: RestEndpoint[ItemT]
+    get_list: RestEndpoint[list[ItemT]]
+    create: RestEndpoint[ItemT]
+    update: RestEndpoint[ItemT]
+    partial_update: RestEndpoint[ItemT]
+    delete: RestEndpoint[Any]
 
 
+@overload
 def resource(
-    *, path: str, schema: Any, endpoint: RestEndpoint | None = None, **options: Any
-) -> Resource:
+    *,
+    path: str,
+    schema: type[ItemT],
+    endpoint: RestEndpoint[Any] | None = None,
+    **options: Any,
+) -> Resource[ItemT]: ...
+@overload
+def resource(
+    *, path: str, schema: Any, endpoint: RestEndpoint[Any] | None = None, **options: Any
+) -> Resource[Any]: ...
+def resource(
+    *, path: str, schema: Any, endpoint: RestEndpoint[Any] | None = None, **options: Any
+) -> Resource[Any]:
     """The endpoints of the records at ``path``, built from ``endpoint``.
 
     ``options`` (expiry, poll frequency, middleware, ...) go to every member.
@@ -68,7 +96,7 @@ def resource(
 
     def member(
         member_name: str, method: str, member_path: str, shape: Any
-    ) -> RestEndpoint:
+    ) -> RestEndpoint[Any]:
         return base.extend(
             path=member_path,
             method=method,
@@ -83,14 +111,24 @@ def resource(
         create=member("create", "POST", items, schema),
         update=member("update", "PUT", path, schema),
         partial_update=member("partial_update", "PATCH", path, schema),
-        delete=member("delete", "DELETE", path, Invalidate(schema)),
+        delete=member(
+            "delete",
+            "DELETE",
+            path,
+            Invalidate(schema)
+            if isinstance(schema, type) and issubclass(schema, Entity)
+            else None,
+        ),
     )
 
 
 RequestInit = Mapping[str, Any]
 
 
-def with_init(endpoint: RestEndpoint, init: RequestInit) -> RestEndpoint:
+EndpointT = TypeVar("EndpointT", bound=RestEndpoint[Any])
+
+
+def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
     """``endpoint`` extended with request options: ``headers`` are merged (and
     kept to the call's origin, as credentials), any other endpoint option
     replaces the endpoint's."""
@@ -103,10 +141,11 @@ def with_init(endpoint: RestEndpoint, init: RequestInit) -> RestEndpoint:
         options["sensitive_headers"] = endpoint.sensitive_headers | {
             name.lower() for name in headers
         }
-    return endpoint.extend(**options)
+    extended: EndpointT = endpoint.extend(**options)
+    return extended
 
 
-class HookifiedResource:
+class HookifiedResource(Generic[ItemT]):
     """The seed's ``hookifyResource``: each ``use_*()`` calls ``use_init()``
     then and there, and returns the member with the options it returned.
 
@@ -115,34 +154,36 @@ class HookifiedResource:
     inside the ``contextvars`` context that holds the current user's token.
     """
 
-    def __init__(self, resource: Resource, use_init: Callable[[], RequestInit]) -> None:
+    def __init__(
+        self, resource: Resource[ItemT], use_init: Callable[[], RequestInit]
+    ) -> None:
         self.resource = resource
         self.use_init = use_init
 
-    def _use(self, endpoint: RestEndpoint) -> RestEndpoint:
+    def _use(self, endpoint: EndpointT) -> EndpointT:
         return with_init(endpoint, self.use_init())
 
-    def use_get(self) -> RestEndpoint:
+    def use_get(self) -> RestEndpoint[ItemT]:
         return self._use(self.resource.get)
 
-    def use_get_list(self) -> RestEndpoint:
+    def use_get_list(self) -> RestEndpoint[list[ItemT]]:
         return self._use(self.resource.get_list)
 
-    def use_create(self) -> RestEndpoint:
+    def use_create(self) -> RestEndpoint[ItemT]:
         return self._use(self.resource.create)
 
-    def use_update(self) -> RestEndpoint:
+    def use_update(self) -> RestEndpoint[ItemT]:
         return self._use(self.resource.update)
 
-    def use_partial_update(self) -> RestEndpoint:
+    def use_partial_update(self) -> RestEndpoint[ItemT]:
         return self._use(self.resource.partial_update)
 
-    def use_delete(self) -> RestEndpoint:
+    def use_delete(self) -> RestEndpoint[Any]:
         return self._use(self.resource.delete)
 
 
 def hookify_resource(
-    resource: Resource, use_init: Callable[[], RequestInit]
-) -> HookifiedResource:
+    resource: Resource[ItemT], use_init: Callable[[], RequestInit]
+) -> HookifiedResource[ItemT]:
     """A resource whose members are taken with ``use_get()``, ``use_create()``..."""
     return HookifiedResource(resource, use_init)

@@ -12,6 +12,8 @@ A schema is one of:
 |                        |                      | whose schema is a literal (``"link": ""``, |
 |                        |                      | as data-client writes it) passes as it is  |
 | ``Invalidate(Entity)`` | an object, or nothing| a deletion of that entity                  |
+| a model (pydantic,     | what it validates    | an instance, validated (see ``_models``):  |
+| dataclass, TypedDict)  |                      | a value, not a record                      |
 
 Normalization walks the schema, not the value: data outside the schema is
 never visited, however deep. Reading back (``denormalize``) replaces each
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn
 
 from ._entity import Entity, EntityError, build
+from ._models import is_model, validate, validator
 
 __all__ = [
     "MISSING",
@@ -103,16 +106,20 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
         return _invalidate(schema.entity, value, batch, params)
     if schema is None or value is None:
         return value
-    if isinstance(schema, type) and issubclass(schema, Entity):
-        return _entity(schema, value, batch, params)
+    if isinstance(schema, type):
+        if issubclass(schema, Entity):
+            return _entity(schema, value, batch, params)
+        return validate(schema, value)
     if isinstance(schema, list):
         if len(schema) != 1:
             raise TypeError(f"a list schema has one item schema, got {schema!r}")
         if not isinstance(value, list | tuple):
             raise EntityError(_label(schema), None, value, "expected a list")
         item_schema = schema[0]
-        if isinstance(item_schema, type) and issubclass(item_schema, Entity):
-            return _entities(item_schema, value, batch, params)
+        if isinstance(item_schema, type):
+            if issubclass(item_schema, Entity):
+                return _entities(item_schema, value, batch, params)
+            return validate(item_schema, value, many=True)
         return [normalize(item_schema, item, batch, params) for item in value]
     if isinstance(schema, Mapping):
         if not isinstance(value, Mapping):
@@ -136,15 +143,25 @@ def _literal(schema: Any) -> bool:
 
 def check_schema(schema: Any, where: str = "schema") -> None:
     """Refuse, with a ``TypeError`` naming the place, what is not a schema:
-    an ``Entity`` subclass, ``[schema]``, ``{name: schema or literal}``,
-    ``Invalidate(Entity)`` or ``None``. Run when an endpoint is made, so a
-    wrong schema fails there, not after a request was sent."""
+    an ``Entity`` subclass, a model (pydantic, dataclass, TypedDict),
+    ``[schema]``, ``{name: schema or literal}``, ``Invalidate(Entity)`` or
+    ``None``. Run when an endpoint is made, so a wrong schema fails there,
+    not after a request was sent; a model's validator is built then too."""
     if schema is None:
         return
     if isinstance(schema, Invalidate):
+        if not (isinstance(schema.entity, type) and issubclass(schema.entity, Entity)):
+            raise TypeError(
+                f"not a schema: {where}.entity {schema.entity!r}; Invalidate "
+                "removes records, so it takes an Entity subclass"
+            )
         check_schema(schema.entity, f"{where}.entity")
         return
     if isinstance(schema, type) and issubclass(schema, Entity) and schema is not Entity:
+        return
+    if is_model(schema):
+        validator(schema)
+        validator(schema, many=True)
         return
     if isinstance(schema, list):
         if len(schema) != 1:
@@ -160,8 +177,9 @@ def check_schema(schema: Any, where: str = "schema") -> None:
                 check_schema(inner, f"{where}[{name!r}]")
         return
     raise TypeError(
-        f"not a schema: {where} {schema!r}; use an Entity subclass, [schema], "
-        "{name: schema}, Invalidate(Entity) or None"
+        f"not a schema: {where} {schema!r}; use an Entity subclass, a model "
+        "(pydantic, dataclass, TypedDict), [schema], {name: schema}, "
+        "Invalidate(Entity) or None"
     )
 
 
@@ -263,12 +281,16 @@ def denormalize(
     a record it needs (outside a list) is gone."""
     if schema is None or value is None:
         return value
-    if isinstance(schema, type) and issubclass(schema, Entity):
-        return _record(value, records, _memo)
+    if isinstance(schema, type):
+        if issubclass(schema, Entity):
+            return _record(value, records, _memo)
+        return value  # a model: a value, kept as it was validated
     if isinstance(schema, Invalidate):
         return value
     if isinstance(schema, list):
         item_schema = schema[0]
+        if isinstance(item_schema, type) and not issubclass(item_schema, Entity):
+            return value
         if isinstance(item_schema, type) and issubclass(item_schema, Entity):
             if not item_schema._plan().nested:
                 get = records.get
@@ -531,10 +553,10 @@ def _refs(schema: Any, value: Any, out: list[EntityKey]) -> None:
     """Append every reference ``value`` (normalized by ``schema``) holds."""
     if schema is None or value is None or isinstance(schema, Invalidate):
         return
-    if isinstance(schema, type) and issubclass(schema, Entity):
-        if isinstance(value, tuple):
+    if isinstance(schema, type):
+        if issubclass(schema, Entity) and isinstance(value, tuple):
             out.append(value)
-        return
+        return  # an entity's reference, or a model (which holds none)
     if isinstance(schema, list):
         for item in value:
             _refs(schema[0], item, out)

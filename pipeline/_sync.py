@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Literal, Self, TypeVar, cast, overload
 
 import httpx
 
@@ -60,12 +60,15 @@ from ._effects import (
 )
 from ._endpoint import RestEndpoint
 from ._hops import cookie_scope
-from ._polling import Callback, ErrorCallback, Poller, Subscription, Wait
+from ._page import Page
+from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
 
 __all__ = ["Controller", "run_sync"]
 
 T = TypeVar("T")
+ValueT = TypeVar("ValueT")
+ItemT = TypeVar("ItemT")
 
 
 def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
@@ -154,19 +157,21 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         self._closing = threading.Event()
 
     def fetch(
-        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> Any:
+        self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
+    ) -> ValueT:
         """Call ``endpoint`` and return its value, from the network (or from a
         call of the same identity already in flight)."""
-        return self._send(self._job(endpoint, params, body))
+        value: ValueT = self._send(self._job(endpoint, params, body))
+        return value
 
-    def get(self, endpoint: RestEndpoint, params: Params = None) -> Any:
+    def get(self, endpoint: RestEndpoint[ValueT], params: Params = None) -> ValueT:
         """The value this caller's identity has stored, while fresh; else a
         fetch."""
-        value = self._from_store(endpoint, params)
+        value: ValueT = self._from_store(endpoint, params)
         if value is not MISSING:
             return value
-        return self._send(self._job(endpoint, params, None, GET))
+        fetched: ValueT = self._send(self._job(endpoint, params, None, GET))
+        return fetched
 
     def _send(self, job: Job[threading.Event]) -> Any:
         with self._settling(job) as settled:
@@ -187,6 +192,46 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         response: httpx.Response = self._send(self._job(endpoint, params, body, RAW))
         return response
 
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[Page[ItemT]],
+        params: Params = None,
+        *,
+        items: Literal[True],
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[ItemT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[list[ItemT]],
+        params: Params = None,
+        *,
+        items: Literal[True],
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[ItemT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        *,
+        items: Literal[False] = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[ValueT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[Any],
+        params: Params = None,
+        *,
+        items: bool,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[Any]: ...
     def paginate(
         self,
         endpoint: RestEndpoint,
@@ -246,11 +291,11 @@ class Controller(BaseController[httpx.Client, threading.Event]):
 
     def poll(
         self,
-        endpoint: RestEndpoint,
+        endpoint: RestEndpoint[ValueT],
         params: Params = None,
         *,
         frequency: float | None = None,
-    ) -> Iterator[Any]:
+    ) -> Iterator[ValueT]:
         """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
         seconds, until the controller closes. Errors are raised."""
         interval = self._frequency(endpoint, frequency)
@@ -263,9 +308,9 @@ class Controller(BaseController[httpx.Client, threading.Event]):
 
     def subscribe(
         self,
-        endpoint: RestEndpoint,
+        endpoint: RestEndpoint[ValueT],
         params: Params = None,
-        callback: Callback | None = None,
+        callback: Callable[[ValueT], object] | None = None,
         *,
         frequency: float | None = None,
         on_error: ErrorCallback | None = None,

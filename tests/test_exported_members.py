@@ -28,6 +28,8 @@ RESTWIRE = [
     "Entity",
     "EntityError",
     "Invalidate",
+    "Page",
+    "paged",
     # controllers
     "Controller",
     "AsyncController",

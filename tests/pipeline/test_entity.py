@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pytest
 
 from restwire import Entity, EntityError
-from tests.pipeline.entities import ExchangePrice, Post, Stream, Ticker
+from tests.pipeline.entities import ExchangePrice, Post, Stream, Ticker, User
 
 
 def test_key_defaults_to_the_class_name_and_can_be_set() -> None:
@@ -120,7 +120,7 @@ def test_data_that_is_not_an_object_is_an_entity_error() -> None:
 def test_instances_are_read_only() -> None:
     post = Post(id="1")
     with pytest.raises(AttributeError, match="read-only"):
-        post.title = "changed"
+        post.title = "changed"  # type: ignore[misc]
     with pytest.raises(AttributeError, match="read-only"):
         del post.title
 
@@ -158,8 +158,69 @@ def test_a_schema_naming_no_field_is_refused() -> None:
 
 def test_unknown_constructor_fields_are_refused() -> None:
     with pytest.raises(TypeError, match="no field"):
-        Post(nope=1)
+        Post(nope=1)  # type: ignore[call-arg]
 
 
 def test_an_entity_is_a_json_body() -> None:
     assert Post(id="1", title="t").to_json() == {"id": "1", "title": "t"}
+
+
+class Typed(Entity):
+    id: str = ""
+    count: int = 0
+    ratio: float = 0.0
+    when: datetime.date | None = None
+    tags: list[str] = []  # noqa: RUF012 (a field default, copied per instance)
+    kind: Literal["a", "b"] = "a"
+    author: User | None = None
+    anything: Any = None
+    later: NotYetDefined | None = None  # type: ignore[name-defined]  # noqa: F821
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("id", 1, "str"),
+        ("count", "1", "int"),
+        ("ratio", "0.5", "float"),
+        ("when", "2024-05-01", "datetime.date | None"),
+        ("tags", ("a",), "list[str]"),
+        ("kind", "c", "Literal['a', 'b']"),
+        ("author", {"id": 1}, "User | None"),
+    ],
+)
+def test_a_constructor_value_of_the_wrong_type_is_an_entity_error(
+    field: str, value: Any, expected: str
+) -> None:
+    with pytest.raises(EntityError) as caught:
+        Typed(**{field: value})
+    assert caught.value.field == field
+    assert str(caught.value).startswith(
+        f"Typed.{field}: expected {expected}, got {type(value).__name__}"
+    )
+
+
+def test_a_constructor_takes_values_of_the_annotated_types() -> None:
+    typed = Typed(
+        id="1",
+        count=2,
+        ratio=1,  # an int is a float, as for the type checker
+        when=None,
+        tags=["x"],
+        kind="b",
+        author=User(id=1),
+        anything=object(),
+        later="not checked: the name does not resolve",
+    )
+    assert (typed.count, typed.ratio, typed.kind) == (2, 1, "b")
+
+
+def test_a_field_without_a_default_is_required_by_the_constructor() -> None:
+    class Named(Entity):
+        id: str = ""
+        name: str
+
+    with pytest.raises(TypeError, match=r"Named needs field\(s\) \['name'\]"):
+        Named(id="1")  # type: ignore[call-arg]
+    assert Named(name="Ann").name == "Ann"
+    assert Named.from_data({"id": "1"}).name is None  # wire data: as before

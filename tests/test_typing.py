@@ -1,0 +1,151 @@
+"""A user's program, as mypy --strict sees it: results typed by their schema.
+
+``.ci/run`` type-checks this file with ``mypy --strict`` (under
+``warn_unused_ignores``): each ``assert_type`` is a promise about the types
+users get, and each ``# type: ignore[...]`` pins a misuse mypy must keep
+catching (if it stops, the ignore is unused and mypy fails). The same
+functions also run here, against pytest-httpx, so the types describe the
+values users really get.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, TypedDict, assert_type
+
+import httpx
+import pydantic
+import pytest
+from pytest_httpx import HTTPXMock
+
+from restwire import (
+    AsyncController,
+    Controller,
+    Entity,
+    EntityError,
+    Page,
+    Resource,
+    RestEndpoint,
+    hookify_resource,
+    paged,
+    resource,
+)
+from restwire.middlewares import LinkPagination
+
+API = "https://api.example.com"
+
+
+class Post(Entity):
+    id: str = ""
+    title: str = ""
+
+
+class Author(pydantic.BaseModel):
+    id: int
+    name: str
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float
+
+
+class Tag(TypedDict):
+    name: str
+
+
+api = RestEndpoint(url_prefix=API)
+get_post = api.extend(path="/posts/:id", schema=Post)
+list_posts = api.extend(path="/posts/", schema=[Post])
+get_author = api.extend(path="/authors/:id", schema=Author)
+get_point = api.extend(path="/points/:id", schema=Point)
+list_tags = api.extend(path="/tags/", schema=[Tag])
+listing = api.extend(path="/articles/", schema=paged(Post)).use(LinkPagination())
+untyped = api.extend(path="/anything")
+posts = resource(path="/posts/:id", schema=Post, endpoint=api)
+
+
+def endpoints_are_typed_by_their_schema() -> None:
+    assert_type(RestEndpoint(path="/posts/:id", schema=Post), RestEndpoint[Post])
+    assert_type(RestEndpoint(path="/posts/", schema=[Post]), RestEndpoint[list[Post]])
+    assert_type(RestEndpoint(path="/x"), RestEndpoint[Any])
+    assert_type(RestEndpoint(path="/x", schema={"results": [Post]}), RestEndpoint[Any])
+    assert_type(get_post, RestEndpoint[Post])
+    assert_type(list_posts, RestEndpoint[list[Post]])
+    assert_type(get_author, RestEndpoint[Author])
+    assert_type(get_point, RestEndpoint[Point])
+    assert_type(list_tags, RestEndpoint[list[Tag]])
+    assert_type(listing, RestEndpoint[Page[Post]])
+    assert_type(untyped, RestEndpoint[Any])
+    assert_type(get_post.extend(name="post"), RestEndpoint[Post])  # schema kept
+
+
+def resources_are_typed() -> None:
+    assert_type(posts, Resource[Post])
+    assert_type(posts.get, RestEndpoint[Post])
+    assert_type(posts.get_list, RestEndpoint[list[Post]])
+    assert_type(posts.create, RestEndpoint[Post])
+    assert_type(posts.update, RestEndpoint[Post])
+    assert_type(posts.partial_update, RestEndpoint[Post])
+    hooked = hookify_resource(posts, lambda: {"headers": {"Access-Token": "t"}})
+    assert_type(hooked.use_get(), RestEndpoint[Post])
+    assert_type(hooked.use_get_list(), RestEndpoint[list[Post]])
+
+
+def sync_results(controller: Controller) -> None:
+    post = controller.fetch(get_post, {"id": 1})
+    assert_type(post, Post)
+    assert_type(controller.get(get_post, {"id": 1}), Post)
+    assert_type(controller.fetch(list_posts), list[Post])
+    assert_type(controller.fetch(get_author, {"id": 7}), Author)
+    assert_type(controller.fetch(untyped), Any)
+    assert_type(controller.fetch(posts.create, body=Post(title="hi")), Post)
+    pages = controller.paginate(listing)
+    assert_type(pages, Iterator[Page[Post]])
+    items = controller.paginate(listing, items=True)
+    assert_type(items, Iterator[Post])
+    assert_type(controller.paginate(list_posts, items=True), Iterator[Post])
+    assert_type(controller.poll(get_post, {"id": 1}), Iterator[Post])
+
+
+async def async_results(controller: AsyncController) -> None:
+    assert_type(await controller.fetch(get_post, {"id": 1}), Post)
+    assert_type(await controller.get(list_posts), list[Post])
+    assert_type(await controller.fetch(get_author, {"id": 7}), Author)
+    items = controller.paginate(listing, items=True)
+    assert_type(items, AsyncIterator[Post])
+    assert_type(controller.poll(get_post, {"id": 1}), AsyncIterator[Post])
+
+
+def entity_constructors_are_checked() -> None:
+    Post(id="1", title="hi")
+    with pytest.raises(EntityError, match=r"Post\.id: expected str, got int"):
+        Post(id=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="no field"):
+        Post(idd="1")  # type: ignore[call-arg]
+    post = Post(id="1")
+    with pytest.raises(AttributeError, match="read-only"):
+        post.title = "changed"  # type: ignore[misc]
+
+
+def test_the_types_describe_the_values(httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1", "title": "a"})
+    httpx_mock.add_response(url=f"{API}/authors/7", json={"id": "7", "name": "Ann"})
+    httpx_mock.add_response(
+        url=f"{API}/articles/",
+        json=[{"id": "2", "title": "b"}],
+        headers={"link": f'<{API}/articles/?page=2>; rel="next"'},
+    )
+    httpx_mock.add_response(url=f"{API}/articles/?page=2", json=[{"id": "3"}])
+    with Controller(httpx.Client()) as controller:
+        assert isinstance(controller.fetch(get_post, {"id": 1}), Post)
+        assert controller.fetch(get_author, {"id": 7}) == Author(id=7, name="Ann")
+        assert [post.id for post in controller.paginate(listing, items=True)] == [
+            "2",
+            "3",
+        ]
+    endpoints_are_typed_by_their_schema()
+    resources_are_typed()
+    entity_constructors_are_checked()
