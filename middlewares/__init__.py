@@ -2,6 +2,7 @@
 runs unchanged under ``Controller`` and ``AsyncController``."""
 
 from .access_token import AccessToken
+from .body_pagination import BodyPagination
 from .context_token import ContextToken
 from .cookie_credentials import CookieCredentials
 from .csrf_token import CsrfToken
@@ -14,6 +15,7 @@ from .retry import Retry, retry_after_seconds
 
 __all__ = [
     "AccessToken",
+    "BodyPagination",
     "CamelCaseKeys",
     "ContextToken",
     "CookieCredentials",

@@ -8,6 +8,7 @@ from . import (
     auth_context,
     auth_cookie,
     auth_token,
+    body_pagination,
     casing,
     download,
     exchange_price,
@@ -35,6 +36,7 @@ RECIPES: tuple[ModuleType, ...] = (
     exchange_price,
     ticker,
     pagination,
+    body_pagination,
     download,
 )
 

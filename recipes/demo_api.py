@@ -17,6 +17,8 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /products/<id>/ticker`` | a Ticker without ``product_id``; the price moves on every call (4) |
 | ``GET /rabbits/<id>``, ``PUT /rabbits/<id>`` | ``carrotsUsedIsThisNameTooLong`` (2.3) |
 | ``GET /articles/?page=<n>`` | 8 articles, 3 a page, ``Link: <...>; rel="next"`` (2.3) |
+| ``GET /feed/?cursor=<c>`` | 7 events, 3 a page: ``{"items", "next_cursor"}`` (a cursor in the body) |
+| ``GET /catalog/?offset=<n>&limit=<m>`` | 8 products: ``{"total", "items"}`` (offset paging, no next) |
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
 | ``GET /away`` | 302 to the other origin's ``/echo``, which reports the credentials it got |
@@ -223,6 +225,8 @@ class DemoApi:
             ("GET", re.compile(r"/rabbits/(?P<id>[^/]+)"), self._rabbit),
             ("PUT", re.compile(r"/rabbits/(?P<id>[^/]+)"), self._feed_rabbit),
             ("GET", re.compile(r"/articles/?"), self._articles),
+            ("GET", re.compile(r"/feed/?"), self._feed),
+            ("GET", re.compile(r"/catalog/?"), self._catalog),
             ("GET", re.compile(r"/files/(?P<id>[^/]+)/download"), self._file),
             ("GET", re.compile(r"/events"), self._events),
             ("GET", re.compile(r"/away"), self._away),
@@ -382,6 +386,31 @@ class DemoApi:
         if start + size < total:
             links.append(f'</articles/?page={page + 1}>; rel="next"')
         return Answer(200, items, {"link": ", ".join(links)})
+
+    def _feed(self, request: Request, match: re.Match[str]) -> Answer:
+        cursor = request.query.get("cursor") or "e0"
+        if not re.fullmatch(r"e\d+", cursor):
+            return Answer(400, {"detail": f"bad cursor {cursor!r}"})
+        start, size, total = int(cursor[1:]), 3, 7
+        items = [
+            {"id": f"e{n}", "kind": "tick"}
+            for n in range(start, min(start + size, total))
+        ]
+        following = f"e{start + size}" if start + size < total else None
+        return Answer(200, {"items": items, "next_cursor": following})
+
+    def _catalog(self, request: Request, match: re.Match[str]) -> Answer:
+        try:
+            offset = int(request.query.get("offset", "0"))
+            limit = int(request.query.get("limit", "3"))
+        except ValueError:
+            return Answer(400, {"detail": "offset and limit are numbers"})
+        total = 8
+        items = [
+            {"id": str(n), "name": f"Product {n}"}
+            for n in range(offset + 1, min(offset + limit, total) + 1)
+        ]
+        return Answer(200, {"total": total, "items": items})
 
     @staticmethod
     def file_body(file_id: str) -> bytes:

@@ -87,6 +87,7 @@ MIDDLEWARES = [
     "RenameKeys",
     "FillPrimaryKey",
     "LinkPagination",
+    "BodyPagination",
     "FileDownload",
     "Retry",
     "retry_after_seconds",

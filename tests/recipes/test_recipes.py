@@ -57,6 +57,13 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     ),
     "ticker": lambda r: len(r["prices"]) == 3 and r["moved"],
     "pagination": lambda r: r == [str(n) for n in range(1, 9)],
+    "body_pagination": lambda r: (
+        r
+        == {
+            "events": [f"e{n}" for n in range(7)],
+            "products": [f"Product {n}" for n in range(1, 9)],
+        }
+    ),
     "download": lambda r: (
         r == {"saved as": "résumé-7.pdf", "bytes": 1 << 20, "kept in the store": 0}
     ),
