@@ -62,11 +62,14 @@ class Terminal:
     def _first_request(self, exchange: Exchange) -> httpx.Request:
         endpoint = exchange.endpoint
         headers = exchange.headers
+        body = exchange.body
         arguments, content_type = body_arguments(
-            exchange.body,
+            body,
             exchange.method,
             headers.get("content-type"),
-            exchange.label,
+            # the label names the call in a body's errors; a bodiless call
+            # (most of them) has none, and skips redacting the URL for it
+            exchange.label if body is not None else "",
             asynchronous=isinstance(self.client, httpx.AsyncClient),
         )
         if content_type is not None and "content-type" not in headers:

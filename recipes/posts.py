@@ -26,7 +26,7 @@ class Post(Entity):
     title: str = ""
 
 
-def posts(base_url: str) -> Resource:
+def posts(base_url: str) -> Resource[Post]:
     """The six endpoints of ``/posts/:id``."""
     return resource(
         path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=base_url)

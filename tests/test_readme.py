@@ -95,7 +95,12 @@ def test_every_python_example_runs_against_the_demo_api(
 
     everything = "".join(outputs)
     assert any(map(printed_comments, EXAMPLES)), "no print is checked"
-    assert namespace["post"] == namespace["Post"](id="1", title="Hello, restwire")
+    post = namespace["post"]  # the hookified call's (Post is the guide's by now)
+    assert (type(post).__name__, post.id, post.title) == (
+        "Post",
+        "1",
+        "Hello, restwire",
+    )
     titles = [line for line in everything.splitlines() if line.startswith("Article ")]
     assert titles == [f"Article {n}" for n in range(1, 9)]  # every page followed
     assert everything.count("'trade_id': ") >= 2  # subscribe: at once, 1 s later
@@ -103,3 +108,17 @@ def test_every_python_example_runs_against_the_demo_api(
     assert tokens.count("token-of-this-request") == 1  # the hookified call
     assert tokens.count(login_token) == 1  # the call after logging in
     assert "my-key" in tokens
+
+
+def test_the_testing_guide_shows_tests_that_run() -> None:
+    """README's "Testing" blocks are in tests/recipes/test_testing_guide.py,
+    verbatim (imports, then each function), so pytest runs what it shows."""
+    guide = (ROOT / "tests" / "recipes" / "test_testing_guide.py").read_text(
+        encoding="utf-8"
+    )
+    shown = [code for code in EXAMPLES if "def test_" in code]
+    assert len(shown) == 2
+    chunks = [chunk.strip() for code in shown for chunk in code.split("\n\n\n")]
+    assert len(chunks) == 5  # the imports, and four tests
+    for chunk in chunks:
+        assert chunk in guide, chunk
