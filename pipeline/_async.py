@@ -44,6 +44,7 @@ from ._hops import cookie_scope
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
+from ._wire import direct_transport, now, received, sending
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -58,11 +59,19 @@ async def _perform(
     """Carry out one effect with awaited I/O."""
     match effect:
         case _Send():
-            auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
-            with cookie_scope(client, effect.store_cookies):
-                return await client.send(
-                    effect.request, stream=True, follow_redirects=False, auth=auth
-                )
+            request = effect.request
+            transport = direct_transport(client, request, effect.with_client_auth)
+            if transport is None:
+                auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
+                with cookie_scope(client, effect.store_cookies):
+                    return await client.send(
+                        request, stream=True, follow_redirects=False, auth=auth
+                    )
+            assert isinstance(transport, httpx.AsyncBaseTransport)
+            started = now()
+            with sending(request=request):
+                response = await transport.handle_async_request(request)
+            return received(client, request, response, started, effect.store_cookies)
         case _Read():
             response, progress = effect.response, effect.progress
             chunks = cast(AsyncGenerator[bytes, None], response.aiter_raw())

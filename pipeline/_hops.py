@@ -49,7 +49,7 @@ from typing import Any, Literal, cast
 
 import httpx
 
-from ._errors import InvalidRequest, redact_url
+from ._errors import InvalidRequest, TransportError, redact_url
 
 __all__ = [
     "ALWAYS_SENSITIVE",
@@ -361,10 +361,12 @@ def _location(request: httpx.Request, response: httpx.Response) -> httpx.URL:
     try:
         url = request.url.join(location)
     except httpx.InvalidURL as error:
-        raise InvalidRequest(
-            f"{request.method} {redact_url(request.url)}: redirect to an invalid "
-            f"Location ({error})"
-        ) from None
+        # The server broke the protocol: the error httpx's own redirect
+        # handling raises, so the call ends the same whichever way it was sent.
+        cause = httpx.RemoteProtocolError(
+            f"Invalid URL in location header: {error}.", request=request
+        )
+        raise TransportError(request.method, request.url, cause) from cause
     if url.scheme not in ("http", "https") or not url.host:
         raise InvalidRequest(
             f"{request.method} {redact_url(request.url)}: redirect to "

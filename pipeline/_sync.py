@@ -63,6 +63,7 @@ from ._hops import cookie_scope
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
+from ._wire import direct_transport, now, received, sending
 
 __all__ = ["Controller", "run_sync"]
 
@@ -75,11 +76,19 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
     """Carry out one effect with blocking I/O."""
     match effect:
         case _Send():
-            auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
-            with cookie_scope(client, effect.store_cookies):
-                return client.send(
-                    effect.request, stream=True, follow_redirects=False, auth=auth
-                )
+            request = effect.request
+            transport = direct_transport(client, request, effect.with_client_auth)
+            if transport is None:
+                auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
+                with cookie_scope(client, effect.store_cookies):
+                    return client.send(
+                        request, stream=True, follow_redirects=False, auth=auth
+                    )
+            assert isinstance(transport, httpx.BaseTransport)
+            started = now()
+            with sending(request=request):
+                response = transport.handle_request(request)
+            return received(client, request, response, started, effect.store_cookies)
         case _Read():
             response, progress = effect.response, effect.progress
             chunks = cast(Generator[bytes, None, None], response.iter_raw())

@@ -26,6 +26,7 @@ from ._errors import (
 )
 from ._exchange import Exchange
 from ._hops import HopPolicy, redirect_request, userinfo_as_basic
+from ._wire import build_request
 
 __all__ = ["Terminal"]
 
@@ -75,14 +76,9 @@ class Terminal:
         if content_type is not None and "content-type" not in headers:
             headers["content-type"] = content_type
         url = userinfo_as_basic(exchange.url, headers)
-        timeout = endpoint.timeout
         try:
-            return self.client.build_request(
-                exchange.method,
-                url,
-                headers=headers,
-                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
-                **arguments,
+            return build_request(
+                self.client, exchange.method, url, headers, endpoint.timeout, arguments
             )
         except httpx.InvalidURL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None

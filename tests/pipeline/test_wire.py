@@ -1,0 +1,178 @@
+"""``_wire``: the one-step request equals ``client.build_request``'s, and the
+direct send equals ``client.send``'s outcome, over a matrix of inputs."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Any
+
+import httpx
+import pytest
+
+from restwire import Controller, RestEndpoint
+from restwire._wire import build_request, direct_transport, now, received, sending
+from tests.conftest import SSL_CONTEXT
+
+URL = httpx.URL("https://api.example.com/items/1?b=2&a=1")
+
+CLIENTS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "own headers": {"headers": {"X-Client": "1", "Accept": "text/plain"}},
+    "cookies": {"cookies": {"sessionid": "s", "csrftoken": "c"}},
+    "params": {"params": {"page": "2"}},
+    "base_url": {"base_url": "https://other.example.org/v1"},
+    "auth": {"auth": ("user", "pass")},
+    "timeout": {"timeout": httpx.Timeout(3.0, connect=1.0)},
+}
+
+HEADERS: dict[str, list[tuple[str, str]]] = {
+    "none": [],
+    "call's own": [("Access-Token", "t"), ("accept", "application/json")],
+    "repeated": [("X-Tag", "a"), ("x-tag", "b")],
+    "overrides a client header": [("x-client", "2"), ("User-Agent", "me")],
+    "explicit cookie": [("Cookie", "mine=1")],
+}
+
+BODIES: dict[str, dict[str, Any]] = {
+    "none": {},
+    "bytes": {"content": b'{"a":1}'},
+    "form": {"data": {"a": "1", "b": ["2", "3"]}},
+    "multipart": {"files": {"f": ("a.txt", b"hello", "text/plain")}},
+}
+
+TIMEOUTS = [None, httpx.Timeout(0.5)]
+
+
+def described(request: httpx.Request) -> tuple[Any, ...]:
+    return (
+        request.method,
+        str(request.url),
+        request.headers.raw,
+        request.extensions,
+        request.read(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("client_name", "headers_name", "body_name", "timeout"),
+    list(itertools.product(CLIENTS, HEADERS, BODIES, TIMEOUTS)),
+)
+def test_the_one_step_request_is_the_one_httpx_builds(
+    client_name: str, headers_name: str, body_name: str, timeout: httpx.Timeout | None
+) -> None:
+    client = httpx.Client(verify=SSL_CONTEXT, **CLIENTS[client_name])
+    headers = httpx.Headers(HEADERS[headers_name])
+    arguments = dict(BODIES[body_name])
+    if body_name == "multipart":  # a fixed boundary, so both bodies compare
+        headers["content-type"] = "multipart/form-data; boundary=fixed"
+    ours = build_request(
+        client, "POST", URL, httpx.Headers(headers), timeout, arguments
+    )
+    theirs = client.build_request(
+        "POST",
+        URL,
+        headers=httpx.Headers(headers),
+        timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+        **arguments,
+    )
+    assert described(ours) == described(theirs)
+
+
+def test_cookies_are_read_from_the_client_as_it_is_now() -> None:
+    """Nothing is copied ahead of time: a user replacing the jar, or adding
+    to it, changes the next request."""
+    client = httpx.Client()
+    assert (
+        "cookie"
+        not in build_request(client, "GET", URL, httpx.Headers(), None, {}).headers
+    )
+    client.cookies = httpx.Cookies({"a": "1"})
+    client.cookies.set("b", "2", domain="api.example.com")
+    client.headers["X-Late"] = "yes"
+    request = build_request(client, "GET", URL, httpx.Headers(), None, {})
+    assert request.headers["cookie"] == "a=1; b=2"
+    assert request.headers["x-late"] == "yes"
+    assert len(client.cookies.jar) == 2  # read in place, never copied into it
+
+
+def answer(request: httpx.Request) -> httpx.Response:
+    """Bodies as streams, as a real transport gives them (not read yet)."""
+    if request.url.path == "/set":
+        return httpx.Response(
+            200,
+            headers={"set-cookie": "fresh=1; Path=/"},
+            stream=httpx.ByteStream(b"x"),
+        )
+    return httpx.Response(200, stream=httpx.ByteStream(b"plain"))
+
+
+def direct(client: httpx.Client, request: httpx.Request, store: bool) -> httpx.Response:
+    transport = direct_transport(client, request, with_client_auth=True)
+    assert isinstance(transport, httpx.BaseTransport)
+    started = now()
+    with sending(request=request):
+        response = transport.handle_request(request)
+    return received(client, request, response, started, store)
+
+
+@pytest.mark.parametrize("path", ["/set", "/plain"])
+@pytest.mark.parametrize("store", [True, False])
+def test_the_direct_send_ends_as_client_send_does(path: str, store: bool) -> None:
+    ours = httpx.Client(transport=httpx.MockTransport(answer), cookies={"old": "1"})
+    theirs = httpx.Client(transport=httpx.MockTransport(answer), cookies={"old": "1"})
+    url = f"https://api.example.com{path}"
+    mine = direct(ours, ours.build_request("GET", url), store)
+    sent = theirs.send(theirs.build_request("GET", url), stream=True)
+    if not store:
+        theirs.cookies.delete("fresh")  # what restwire's refusing scope leaves
+    assert mine.read() == sent.read()
+    mine.close()
+    sent.close()
+    assert (mine.status_code, mine.request.url, mine.history) == (
+        sent.status_code,
+        sent.request.url,
+        sent.history,
+    )
+    assert mine.default_encoding == sent.default_encoding
+    assert mine.elapsed.total_seconds() >= 0  # bound: timed from the send
+    assert sent.elapsed.total_seconds() >= 0
+    assert dict(ours.cookies) == dict(theirs.cookies)
+
+
+def test_the_direct_send_logs_as_httpx_does(caplog: pytest.LogCaptureFixture) -> None:
+    client = httpx.Client(transport=httpx.MockTransport(answer))
+    with caplog.at_level(logging.INFO, logger="httpx"):
+        direct(
+            client, client.build_request("GET", "https://api.example.com/plain"), True
+        )
+    assert caplog.messages == [
+        'HTTP Request: GET https://api.example.com/plain "HTTP/1.1 200 OK"'
+    ]
+
+
+def test_hooks_and_client_auth_go_through_client_send() -> None:
+    request = httpx.Request("GET", URL)
+    hooked = httpx.Client(event_hooks={"request": [lambda request: None]})
+    assert direct_transport(hooked, request, with_client_auth=True) is None
+    authed = httpx.Client(auth=("u", "p"))
+    assert direct_transport(authed, request, with_client_auth=True) is None
+    # once a redirect has left the origin, the client's auth is not used
+    assert direct_transport(authed, request, with_client_auth=False) is not None
+    closed = httpx.Client()
+    closed.close()
+    with pytest.raises(RuntimeError, match="client has been closed"):
+        direct_transport(closed, request, with_client_auth=True)
+
+
+def test_a_hook_added_later_is_run() -> None:
+    seen: list[str] = []
+    client = httpx.Client(transport=httpx.MockTransport(answer))
+    controller = Controller(client)
+    plain = RestEndpoint(
+        url_prefix="https://api.example.com", path="/plain", content="text"
+    )
+    assert controller.fetch(plain) == "plain"
+    client.event_hooks["request"].append(lambda request: seen.append(str(request.url)))
+    assert controller.fetch(plain) == "plain"
+    assert seen == ["https://api.example.com/plain"]
