@@ -44,7 +44,7 @@ from ._hops import cookie_scope
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
-from ._wire import direct_transport, now, received, sending
+from ._wire import direct_transport, now, received
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -69,8 +69,11 @@ async def _perform(
                     )
             assert isinstance(transport, httpx.AsyncBaseTransport)
             started = now()
-            with sending(request=request):
+            try:
                 response = await transport.handle_async_request(request)
+            except httpx.RequestError as error:
+                error.request = request  # as httpx's own send does
+                raise
             return received(client, request, response, started, effect.store_cookies)
         case _Read():
             response, progress = effect.response, effect.progress

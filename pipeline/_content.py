@@ -166,7 +166,7 @@ class JsonContent(Content):
 
     def parse(self, response: httpx.Response) -> Any:
         body = response.content
-        if not body.strip():
+        if not body or body.isspace():  # (strip() would copy the whole body)
             return None  # an empty 2xx (Flask's 'return "", 201' says text/html)
         content_type = response.headers.get("content-type")
         if content_type is not None and not _is_json_type(content_type):

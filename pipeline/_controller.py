@@ -37,8 +37,11 @@ Working out an identity costs about 2 us. A ``get`` whose middleware all say
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import logging
 import threading
+import uuid
 from collections.abc import (
     Callable,
     Hashable,
@@ -74,6 +77,11 @@ logger = logging.getLogger("restwire")
 #: What a call's params may be: a mapping (a ``MultiDict`` for repeated
 #: names), httpx's ``QueryParams``, or ``(name, value)`` pairs.
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | httpx.QueryParams | None
+
+#: Param types whose text never changes: their URLs are remembered.
+_REMEMBERED = frozenset(
+    (str, int, float, bool, type(None), decimal.Decimal, uuid.UUID, datetime.date)
+) | {datetime.datetime, datetime.time}
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
 
 
@@ -223,6 +231,8 @@ class BaseController(Generic[ClientT, EventT]):
         self._pollers_lock = threading.Lock()
         #: URL text -> (parsed URL, its text without userinfo)
         self._parsed: dict[str, tuple[httpx.URL, str]] = {}
+        #: (endpoint, params) -> the same, skipping the template (bounded)
+        self._targets: dict[Hashable, tuple[httpx.URL, str]] = {}
 
     # -- public, shared by both ------------------------------------------------
 
@@ -241,7 +251,8 @@ class BaseController(Generic[ClientT, EventT]):
         client's ``base_url`` when the endpoint has no prefix, any userinfo
         left out. With the caller's identity and the endpoint's value shape,
         it keys what the store keeps and what calls in flight share."""
-        return f"{endpoint.method} {self._target(endpoint, params)[1]}"
+        given = as_params(params, endpoint.label)
+        return f"{endpoint.method} {self._target(endpoint, given)[1]}"
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored results of this request, whoever fetched them;
@@ -309,21 +320,37 @@ class BaseController(Generic[ClientT, EventT]):
         key = f"{endpoint.method} {plain}"
         return Job(self, exchange, key, self._store.generation, mode)
 
-    def _target(self, endpoint: RestEndpoint, params: Params) -> tuple[httpx.URL, str]:
+    def _target(
+        self, endpoint: RestEndpoint, params: Mapping[str, Any]
+    ) -> tuple[httpx.URL, str]:
         """The absolute URL of a call (the endpoint's, else on the client's
         base_url), and its text without userinfo, for the request key.
 
         Both are kept (``httpx.URL`` is immutable): calls to the same URL, the
         common case of polling and re-reading, parse it once.
         """
-        text = endpoint.url(params)
-        kept = self._parsed.get(text)
+        # Remembered only for params of immutable scalar types, whose text
+        # cannot change, keyed with their types ({"id": 1} and {"id": True}
+        # are equal tuples but different URLs); others are worked out each time.
+        items = tuple(params.items())
+        call: Hashable = None
+        kept = None
+        if all(type(value) in _REMEMBERED for _, value in items):
+            call = (endpoint, items, tuple(type(value) for _, value in items))
+            kept = self._targets.get(call)
         if kept is not None:
             return kept
-        url = self._parse(endpoint, text)
-        if len(self._parsed) >= 4096:
-            self._parsed.clear()
-        kept = self._parsed[text] = (url, _plain(url))
+        text = endpoint.url(params)
+        kept = self._parsed.get(text)
+        if kept is None:
+            url = self._parse(endpoint, text)
+            if len(self._parsed) >= 4096:
+                self._parsed.clear()
+            kept = self._parsed[text] = (url, _plain(url))
+        if call is not None:
+            if len(self._targets) >= 4096:
+                self._targets.clear()
+            self._targets[call] = kept
         return kept
 
     def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
@@ -394,7 +421,7 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         if endpoint.middleware.sends_credentials:
             return MISSING
-        url, plain = self._target(endpoint, params)
+        url, plain = self._target(endpoint, as_params(params, endpoint.label))
         identity = identity_of(
             endpoint.shared_headers(None),
             endpoint.sensitive_headers,

@@ -222,6 +222,8 @@ def as_params(params: Any, endpoint: str) -> Params:
     value of a name) as it is, httpx's ``QueryParams`` and ``(name, value)``
     pairs (as httpx takes them) as a ``MultiDict``; anything else is a
     :class:`ParameterError`."""
+    if type(params) is dict:
+        return params
     if params is None:
         return {}
     if isinstance(params, Mapping) and not isinstance(params, httpx.QueryParams):

@@ -513,10 +513,11 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
             existing is None
             or type(existing) is not type(instance)
             or (
-                # every field is new and the old record kept no extra keys:
-                # merging would only rebuild ``instance``
-                not existing.extra_fields
-                and batch.data[entity_key].keys() >= type(instance)._fields.keys()
+                # the new data has every field and every extra key the old
+                # record kept: merging would only rebuild ``instance``
+                (data := batch.data[entity_key]).keys()
+                >= type(instance)._fields.keys()
+                and data.keys() >= existing.extra_fields.keys()
             )
         ):
             records[entity_key] = instance

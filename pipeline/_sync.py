@@ -63,7 +63,7 @@ from ._hops import cookie_scope
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
-from ._wire import direct_transport, now, received, sending
+from ._wire import direct_transport, now, received
 
 __all__ = ["Controller", "run_sync"]
 
@@ -86,8 +86,11 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
                     )
             assert isinstance(transport, httpx.BaseTransport)
             started = now()
-            with sending(request=request):
+            try:
                 response = transport.handle_request(request)
+            except httpx.RequestError as error:
+                error.request = request  # as httpx's own send does
+                raise
             return received(client, request, response, started, effect.store_cookies)
         case _Read():
             response, progress = effect.response, effect.progress

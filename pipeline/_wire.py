@@ -38,9 +38,8 @@ from typing import Any
 
 import httpx
 from httpx._client import BoundAsyncStream, BoundSyncStream, ClientState
-from httpx._exceptions import request_context
 
-__all__ = ["build_request", "direct_transport", "received", "sending"]
+__all__ = ["build_request", "direct_transport", "now", "received"]
 
 _httpx_logger = logging.getLogger("httpx")
 
@@ -98,10 +97,6 @@ def direct_transport(
         client._transport_for_url(request.url)
     )
     return transport
-
-
-#: The context a direct send runs in: httpx's errors carry the request.
-sending = request_context
 
 
 def received(

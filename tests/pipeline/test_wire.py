@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from restwire import Controller, RestEndpoint
-from restwire._wire import build_request, direct_transport, now, received, sending
+from restwire._wire import build_request, direct_transport, now, received
 from tests.conftest import SSL_CONTEXT
 
 URL = httpx.URL("https://api.example.com/items/1?b=2&a=1")
@@ -111,8 +111,7 @@ def direct(client: httpx.Client, request: httpx.Request, store: bool) -> httpx.R
     transport = direct_transport(client, request, with_client_auth=True)
     assert isinstance(transport, httpx.BaseTransport)
     started = now()
-    with sending(request=request):
-        response = transport.handle_request(request)
+    response = transport.handle_request(request)
     return received(client, request, response, started, store)
 
 
