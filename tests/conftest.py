@@ -7,6 +7,7 @@ it is an :class:`AsyncController`. Every test that takes it runs twice.
 
 from __future__ import annotations
 
+import inspect
 import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -92,6 +93,17 @@ async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
 @pytest.fixture
 async def controller(controller_factory: Callable[..., Any]) -> Any:
     return controller_factory()
+
+
+async def collect(iterable: Any) -> list[Any]:
+    """Every item of what ``paginate`` or ``poll`` returned, under either
+    driver: the sync controller's iterator comes back awaited (see
+    :class:`Awaitable`), the async one's is an async iterator."""
+    if inspect.isawaitable(iterable):
+        iterable = await iterable
+    if hasattr(iterable, "__aiter__"):
+        return [each async for each in iterable]
+    return list(iterable)
 
 
 class FakeClock:

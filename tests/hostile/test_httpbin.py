@@ -34,6 +34,7 @@ from restwire.middlewares import (
     Retry,
     SnakeCaseKeys,
 )
+from tests.conftest import collect
 from tests.httpbin import Httpbin
 from tests.pipeline.entities import Post
 
@@ -54,14 +55,6 @@ def origin(httpbins: tuple[str, str]) -> str:
 @pytest.fixture
 def other_origin(httpbins: tuple[str, str]) -> str:
     return httpbins[1]
-
-
-async def collect(pages: Any) -> list[Any]:
-    if hasattr(pages, "__await__"):
-        pages = await pages
-    if hasattr(pages, "__aiter__"):
-        return [page async for page in pages]
-    return list(pages)
 
 
 async def test_flasks_empty_201_and_a_204_are_none(

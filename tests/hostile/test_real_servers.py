@@ -34,6 +34,7 @@ from restwire import (
     resource,
 )
 from restwire.middlewares import LinkPagination, SnakeCaseKeys
+from tests.conftest import collect
 from tests.pipeline.entities import Post
 from tests.servers import RecordingServer
 
@@ -83,14 +84,6 @@ async def test_a_delete_that_names_no_record_anywhere_is_an_error(
     with pytest.raises(EntityError, match="no primary key") as caught:
         await controller.fetch(removal)
     assert f"DELETE {API}/posts/current" in str(caught.value)
-
-
-async def collect(pages: Any) -> list[Any]:
-    if not hasattr(pages, "__aiter__"):
-        pages = await pages  # the sync controller, wrapped for tests
-    if hasattr(pages, "__aiter__"):
-        return [page async for page in pages]
-    return list(pages)
 
 
 async def test_every_page_has_the_same_shape_the_last_one_too(

@@ -3,7 +3,6 @@ followed by controller.paginate under both drivers."""
 
 from __future__ import annotations
 
-import inspect
 import logging
 from typing import Any
 
@@ -13,6 +12,7 @@ from pytest_httpx import HTTPXMock
 
 from restwire import ContentError, Entity, InvalidRequest, RestEndpoint, paged
 from restwire.middlewares import BodyPagination, LinkPagination
+from tests.conftest import collect
 
 pytestmark = pytest.mark.anyio
 
@@ -21,14 +21,6 @@ API = "https://api.example.com"
 
 class Item(Entity):
     id: str = ""
-
-
-async def collect(iterable: Any) -> list[Any]:
-    if inspect.isawaitable(iterable):  # the sync controller, wrapped for tests
-        iterable = await iterable
-    if hasattr(iterable, "__aiter__"):
-        return [each async for each in iterable]
-    return list(iterable)
 
 
 def drf_page(page: int, next_page: str | None) -> dict[str, Any]:

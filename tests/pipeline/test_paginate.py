@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import pytest
 
 from restwire import Entity, InvalidRequest, RestEndpoint
 from restwire.middlewares import LinkPagination
+from tests.conftest import collect
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -17,14 +17,6 @@ pytestmark = pytest.mark.anyio
 class Item(Entity):
     id: str = ""
     title: str = ""
-
-
-async def collect(iterable: Any) -> list[Any]:
-    if inspect.isawaitable(iterable):  # the sync controller, wrapped for tests
-        iterable = await iterable
-    if hasattr(iterable, "__aiter__"):
-        return [each async for each in iterable]
-    return list(iterable)
 
 
 def listing(server: RecordingServer, **options: Any) -> RestEndpoint:
