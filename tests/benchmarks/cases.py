@@ -230,8 +230,8 @@ def real_socket(server: BenchServer, quick: bool) -> list[Row]:
             microseconds(mine),
             microseconds(baseline),
             ratio,
-            "<= 1.05",
-            ratio <= 1.05,
+            "<= 1.00",
+            ratio <= 1.00,
         )
     ]
 
