@@ -515,8 +515,7 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
             or (
                 # the new data has every field and every extra key the old
                 # record kept: merging would only rebuild ``instance``
-                (data := batch.data[entity_key]).keys()
-                >= type(instance)._fields.keys()
+                (data := batch.data[entity_key]).keys() >= type(instance)._fields.keys()
                 and data.keys() >= existing.extra_fields.keys()
             )
         ):
