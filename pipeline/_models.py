@@ -103,14 +103,26 @@ def _portable(annotation: Any) -> Any:
             return annotation
         hints = typing.get_type_hints(annotation, include_extras=True)
         required = annotation.__required_keys__
-        fields = {
-            name: (
+        marks = (
+            typing.Required,
+            typing.NotRequired,
+            typing_extensions.Required,
+            typing_extensions.NotRequired,
+        )
+        fields = {}
+        for name, hint in hints.items():
+            # A key's own mark wins: with string annotations, Python 3.11
+            # counts a NotRequired key among __required_keys__.
+            is_required = name in required
+            while (origin := typing.get_origin(hint)) in marks:
+                is_required = origin in (typing.Required, typing_extensions.Required)
+                hint = typing.get_args(hint)[0]
+            mark = (
                 typing_extensions.Required
-                if name in required
-                else (typing_extensions.NotRequired)
-            )[_portable(hint)]
-            for name, hint in hints.items()
-        }
+                if is_required
+                else typing_extensions.NotRequired
+            )
+            fields[name] = mark[_portable(hint)]
         remade = typing_extensions.TypedDict(annotation.__name__, fields)  # type: ignore[misc]
         remade.__module__ = annotation.__module__
         return remade
@@ -120,6 +132,8 @@ def _portable(annotation: Any) -> Any:
     converted = tuple(_portable(argument) for argument in arguments)
     if converted == arguments:
         return annotation
+    if origin is typing.Annotated:
+        return typing.Annotated[(converted[0], *annotation.__metadata__)]
     if origin is types.UnionType:
         return functools.reduce(operator.or_, converted)
     if origin is typing.Union:

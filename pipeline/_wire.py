@@ -93,6 +93,8 @@ def direct_transport(
     if client.is_closed:
         raise RuntimeError("Cannot send a request, as the client has been closed.")
     client._state = ClientState.OPENED
+    if "timeout" not in request.extensions:  # as Client.send does
+        request.extensions["timeout"] = client.timeout.as_dict()
     transport: httpx.BaseTransport | httpx.AsyncBaseTransport = (
         client._transport_for_url(request.url)
     )

@@ -7,7 +7,7 @@ import dataclasses
 import datetime
 import json
 import sys
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 import pydantic
 import pytest
@@ -46,6 +46,7 @@ class Person(TypedDict):
     name: str
     address: Address
     email: NotRequired[str]
+    home: NotRequired[Annotated[Address | None, "a note pydantic ignores"]]
 
 
 class Post(Entity):
@@ -99,13 +100,18 @@ async def test_a_typed_dict_nested_and_in_a_list(
 ) -> None:
     ann = {"name": "Ann", "address": {"city": "Oslo"}}
     httpx_mock.add_response(url=f"{API}/people/1", json=ann)
-    httpx_mock.add_response(url=f"{API}/people/", json=[ann, {**ann, "email": "a@b"}])
+    httpx_mock.add_response(
+        url=f"{API}/people/",
+        json=[ann, {**ann, "email": "a@b", "home": {"city": "Bergen"}}],
+    )
     person = await controller.fetch(
         api.extend(path="/people/:id", schema=Person), {"id": 1}
     )
     assert person == ann
     people = await controller.fetch(api.extend(path="/people/", schema=[Person]))
     assert people[1]["email"] == "a@b"
+    assert "email" not in people[0]  # not required, and absent
+    assert people[1]["home"] == {"city": "Bergen"}
     httpx_mock.add_response(url=f"{API}/people/2", json={"name": "Bo", "address": {}})
     with pytest.raises(EntityError, match=r"Person\.address\.city: Field required"):
         await controller.fetch(api.extend(path="/people/:id", schema=Person), {"id": 2})

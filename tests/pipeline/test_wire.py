@@ -175,3 +175,11 @@ def test_a_hook_added_later_is_run() -> None:
     client.event_hooks["request"].append(lambda request: seen.append(str(request.url)))
     assert controller.fetch(plain) == "plain"
     assert seen == ["https://api.example.com/plain"]
+
+
+def test_a_request_without_a_timeout_gets_the_clients_as_client_send_gives_it() -> None:
+    client = httpx.Client(timeout=httpx.Timeout(2.5))
+    request = httpx.Request("GET", URL)  # no extensions: not from build_request
+    assert "timeout" not in request.extensions
+    direct_transport(client, request, with_client_auth=True)
+    assert request.extensions["timeout"] == httpx.Timeout(2.5).as_dict()
