@@ -59,26 +59,44 @@ class BodyPagination:
         links = links_by_rel(parse_link_header(header, response.request.url))
         following = body.get(self.next)
         if following is not None and following != "":
-            if isinstance(following, bool) or not isinstance(following, str | int):
-                raise ContentError(
-                    response,
-                    f"the body's {self.next!r} should say where the next page is, "
-                    f"but it is a {type(following).__name__}",
-                )
-            target = self._next_url(response.request.url, following)
+            target = self._next_url(response, following)
             links["next"] = Link(str(target), ("next",))
         page = {name: value for name, value in body.items() if name != self.results}
         page.update({"results": body[self.results], "link": header, "links": links})
         exchange.state["links"] = links
         exchange.value = page
 
-    def _next_url(self, current: httpx.URL, following: str | int) -> httpx.URL:
+    def _next_url(self, response: httpx.Response, following: object) -> httpx.URL:
+        """The next page's URL; a :class:`ContentError` if ``following``
+        names none: a URL that is not text or does not parse, a cursor that
+        is neither text nor a whole number."""
+        current = response.request.url
         if self.param is not None:
+            if isinstance(following, bool) or not isinstance(following, str | int):
+                raise self._unusable(response, following, "a cursor (text or a number)")
             # Sorted by name, as restwire builds every query: the same page
             # always has the same URL (the cycle guard compares URLs).
             params = current.params.set(self.param, str(following))
             return current.copy_with(params=sorted(params.multi_items()))
-        return current.join(str(following))
+        if not isinstance(following, str):
+            raise self._unusable(
+                response, following, "a URL (for a cursor, set param=)"
+            )
+        try:
+            return current.join(following)
+        except httpx.InvalidURL as error:
+            raise ContentError(
+                response, f"the body's {self.next!r} is not a URL ({error})"
+            ) from None
+
+    def _unusable(
+        self, response: httpx.Response, following: object, expected: str
+    ) -> ContentError:
+        return ContentError(
+            response,
+            f"the body's {self.next!r} should be {expected}, "
+            f"but it is a {type(following).__name__}",
+        )
 
     def __repr__(self) -> str:
         shown = [f"results={self.results!r}", f"next={self.next!r}"]

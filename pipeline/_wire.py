@@ -73,7 +73,9 @@ def build_request(
         # The jar itself, not httpx.Cookies: httpx wraps a CookieJar without
         # copying it, and an empty one adds nothing.
         cookies=client.cookies.jar,
-        extensions={"timeout": (timeout or client.timeout).as_dict()},
+        extensions={
+            "timeout": (client.timeout if timeout is None else timeout).as_dict()
+        },
         **arguments,
     )
 

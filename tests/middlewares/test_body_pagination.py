@@ -149,13 +149,35 @@ async def test_a_next_page_on_another_origin_is_refused_unless_allowed(
     assert found == [1, 2]
 
 
-@pytest.mark.parametrize("bad", [{"url": "/x"}, ["/x"], True])
+@pytest.mark.parametrize(
+    ("bad", "param", "problem"),
+    [
+        (
+            {"url": "/x"},
+            None,
+            "should be a URL .for a cursor, set param=., but it is a dict",
+        ),
+        (["/x"], None, "should be a URL .for a cursor, set param=., but it is a list"),
+        (2, None, "should be a URL .for a cursor, set param=., but it is a int"),
+        ("http://[::1", None, "is not a URL"),
+        (True, "cursor", "should be a cursor .text or a number., but it is a bool"),
+        (
+            {"after": 1},
+            "cursor",
+            "should be a cursor .text or a number., but it is a dict",
+        ),
+    ],
+)
 async def test_a_next_that_names_no_page_is_a_content_error(
-    controller: Any, httpx_mock: HTTPXMock, bad: Any
+    controller: Any, httpx_mock: HTTPXMock, bad: Any, param: str | None, problem: str
 ) -> None:
     httpx_mock.add_response(url=f"{API}/list", json={"results": [], "next": bad})
-    listing = RestEndpoint(url_prefix=API, path="/list").use(BodyPagination())
-    with pytest.raises(ContentError, match=r"the body's 'next' should say where"):
+    listing = RestEndpoint(url_prefix=API, path="/list").use(
+        BodyPagination(param=param)
+    )
+    with pytest.raises(
+        ContentError, match=f"GET {API}/list: the body's 'next' {problem}"
+    ):
         await collect(controller.paginate(listing))
 
 
