@@ -73,8 +73,17 @@ def serve(port: int, out: TextIO, stop: threading.Event | None = None) -> int:
     except OSError as error:
         out.write(f"cannot serve the demo API on port {port}: {error.strerror}\n")
         return 1
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    if on_main_thread:
+        before = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        return _serving(api, stop, out)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, before)  # the caller's, as it was
+
+
+def _serving(api: DemoApi, stop: threading.Event, out: TextIO) -> int:
     with api:
         out.write(
             f"restwire demo API at {api.origin}\n"

@@ -185,3 +185,11 @@ def test_serve_stops_when_told() -> None:
     serving.join(timeout=10)
     assert not serving.is_alive()
     assert out.getvalue().endswith("Ctrl-C stops it.\ndemo API stopped\n")
+
+
+def test_serve_gives_back_the_callers_sigterm_handler() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    stop = threading.Event()
+    stop.set()  # serve, then stop at once, on this (the main) thread
+    assert tour_main.serve(0, io.StringIO(), stop) == 0
+    assert signal.getsignal(signal.SIGTERM) is before
