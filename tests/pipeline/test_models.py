@@ -13,9 +13,10 @@ import pydantic
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Entity, EntityError, RestEndpoint, resource
+from restwire import Entity, EntityError, RestEndpoint, paged, resource
 from restwire._models import _adapter
-from restwire.middlewares import SnakeCaseKeys
+from restwire.middlewares import BodyPagination, SnakeCaseKeys
+from tests.conftest import collect
 
 pytestmark = pytest.mark.anyio
 
@@ -209,3 +210,19 @@ class Holder:
 @dataclasses.dataclass
 class Dangling:
     thing: NotDefinedAnywhere  # type: ignore[name-defined]  # noqa: F821
+
+
+async def test_pages_of_models_through_body_pagination(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(
+        url=f"{API}/authors/",
+        json={"results": [{"id": 1, "name": "Ann"}], "next": "/authors/?page=2"},
+    )
+    httpx_mock.add_response(
+        url=f"{API}/authors/?page=2",
+        json={"results": [{"id": 2, "name": "Bo"}], "next": None},
+    )
+    listing = api.extend(path="/authors/", schema=paged(Author)).use(BodyPagination())
+    authors = await collect(controller.paginate(listing, items=True))
+    assert authors == [Author(id=1, name="Ann"), Author(id=2, name="Bo")]
