@@ -107,6 +107,8 @@ def sync_results(controller: Controller) -> None:
     items = controller.paginate(listing, items=True)
     assert_type(items, Iterator[Post])
     assert_type(controller.paginate(list_posts, items=True), Iterator[Post])
+    authors = api.extend(path="/authors/", schema=paged(Author))
+    assert_type(controller.paginate(authors, items=True), Iterator[Author])
     assert_type(controller.poll(get_post, {"id": 1}), Iterator[Post])
 
 
