@@ -78,6 +78,22 @@ logger = logging.getLogger("restwire")
 #: names), httpx's ``QueryParams``, or ``(name, value)`` pairs.
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | httpx.QueryParams | None
 
+#: How many entries each of a controller's URL caches holds before it is
+#: emptied (a bound, not an LRU: refilling is cheap).
+_CACHE_SIZE = 4096
+
+KeyT = TypeVar("KeyT", bound=Hashable)
+ValT = TypeVar("ValT")
+
+
+def _remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
+    """``cache[key] = value``, the cache emptied first when full; ``value``."""
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 #: Param types whose text never changes: their URLs are remembered.
 _REMEMBERED = frozenset(
     (str, int, float, bool, type(None), decimal.Decimal, uuid.UUID, datetime.date)
@@ -332,25 +348,20 @@ class BaseController(Generic[ClientT, EventT]):
         # Remembered only for params of immutable scalar types, whose text
         # cannot change, keyed with their types ({"id": 1} and {"id": True}
         # are equal tuples but different URLs); others are worked out each time.
-        items = tuple(params.items())
+        items = tuple((name, type(value), value) for name, value in params.items())
         call: Hashable = None
-        kept = None
-        if all(type(value) in _REMEMBERED for _, value in items):
-            call = (endpoint, items, tuple(type(value) for _, value in items))
+        if all(kind in _REMEMBERED for _, kind, _ in items):
+            call = (endpoint, items)
             kept = self._targets.get(call)
-        if kept is not None:
-            return kept
+            if kept is not None:
+                return kept
         text = endpoint.url(params)
         kept = self._parsed.get(text)
         if kept is None:
             url = self._parse(endpoint, text)
-            if len(self._parsed) >= 4096:
-                self._parsed.clear()
-            kept = self._parsed[text] = (url, _plain(url))
+            kept = _remember(self._parsed, text, (url, _plain(url)))
         if call is not None:
-            if len(self._targets) >= 4096:
-                self._targets.clear()
-            self._targets[call] = kept
+            _remember(self._targets, call, kept)
         return kept
 
     def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:

@@ -504,3 +504,42 @@ def test_an_error_in_the_async_with_block_reaches_the_caller_as_itself(
     with pytest.raises(NetworkError) as caught:
         anyio.run(main, backend=backend)
     assert caught.value.status == 401
+
+
+# -- remembered URLs -----------------------------------------------------------
+
+
+def test_remembered_urls_tell_param_types_apart() -> None:
+    """{"id": 1} and {"id": True} are equal tuples but different URLs."""
+    items = RestEndpoint(url_prefix=API, path="/items/:id")
+    with Controller() as controller:
+        assert controller.key(items, {"id": 1}) == f"GET {API}/items/1"
+        assert controller.key(items, {"id": True}) == f"GET {API}/items/true"
+        assert controller.key(items, {"id": 1.0}) == f"GET {API}/items/1.0"
+
+
+def test_a_param_whose_text_can_change_is_never_remembered() -> None:
+    class Cursor:
+        def __init__(self) -> None:
+            self.at = 1
+
+        def __str__(self) -> str:
+            return str(self.at)
+
+    cursor = Cursor()
+    listing = RestEndpoint(url_prefix=API, path="/items")
+    with Controller() as controller:
+        assert controller.key(listing, {"after": cursor}) == f"GET {API}/items?after=1"
+        cursor.at = 2
+        assert controller.key(listing, {"after": cursor}) == f"GET {API}/items?after=2"
+
+
+def test_remembered_urls_are_bounded() -> None:
+    from restwire._controller import _CACHE_SIZE
+
+    items = RestEndpoint(url_prefix=API, path="/items/:id")
+    with Controller() as controller:
+        for number in range(_CACHE_SIZE + 10):
+            assert controller.key(items, {"id": number}).endswith(f"/items/{number}")
+        assert len(controller._targets) <= _CACHE_SIZE
+        assert len(controller._parsed) <= _CACHE_SIZE
