@@ -161,7 +161,6 @@ def check_schema(schema: Any, where: str = "schema") -> None:
         return
     if is_model(schema):
         validator(schema)
-        validator(schema, many=True)
         return
     if isinstance(schema, list):
         if len(schema) != 1:
@@ -170,6 +169,8 @@ def check_schema(schema: Any, where: str = "schema") -> None:
                 "item schema"
             )
         check_schema(schema[0], f"{where}[0]")
+        if is_model(schema[0]):
+            validator(schema[0], many=True)  # what a list of them is read with
         return
     if isinstance(schema, Mapping):
         for name, inner in schema.items():
