@@ -82,6 +82,7 @@ __all__ = [
     "BytesContent",
     "Content",
     "ContentName",
+    "Decoded",
     "Decoder",
     "Discard",
     "Form",
@@ -472,27 +473,42 @@ class Decoder:
             ) from error
 
 
-class BodyReader:
+class Decoded:
+    """A ``_Read`` sink that decodes a body as it arrives, in bounded
+    pieces, and hands each piece to ``write``."""
+
+    def __init__(
+        self, response: httpx.Response, write: Callable[[bytes], object]
+    ) -> None:
+        self.decoder = Decoder(response)
+        self._write = write
+
+    def feed(self, chunk: bytes) -> bool:
+        for piece in self.decoder.decode(chunk):
+            self._write(piece)
+        return True
+
+    def flush(self) -> None:
+        """Hand on what the decoder held back until the body ended."""
+        for piece in self.decoder.flush():
+            self._write(piece)
+
+
+class BodyReader(Decoded):
     """A ``_Read`` sink that keeps a body: decoded as it arrives, refused
     with :class:`BodyTooLarge` as soon as the decoded bytes pass ``limit``
     (``None``: no limit). What it holds is what the limit counts."""
 
     def __init__(self, response: httpx.Response, limit: int | None) -> None:
+        super().__init__(response, self._keep)
         self._response = response
         self._limit = limit
-        self.decoder = Decoder(response)
         self._pieces: list[bytes] = []
         self._size = 0
 
-    def feed(self, chunk: bytes) -> bool:
-        for piece in self.decoder.decode(chunk):
-            self._keep(piece)
-        return True
-
     def finish(self) -> bytes:
         """The whole decoded body, once the raw body has ended."""
-        for piece in self.decoder.flush():
-            self._keep(piece)
+        self.flush()
         return b"".join(self._pieces)
 
     def _keep(self, piece: bytes) -> None:

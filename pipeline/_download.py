@@ -31,13 +31,12 @@ import os
 import re
 import tempfile
 import unicodedata
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 import httpx
 
-from ._content import Decoder
+from ._content import Decoded
 from ._effects import Call, Flow, Progress, _Read
 from ._errors import InvalidRequest, TransportError
 from ._header_params import decode_extended, parse_content_disposition
@@ -111,25 +110,6 @@ def _fit(name: str) -> str:
     return f"{_trimmed(cut)}{tail}"
 
 
-class _ToFile:
-    """A ``_Read`` sink that writes a body to a file as it arrives, decoded
-    in bounded pieces."""
-
-    def __init__(self, response: httpx.Response, write: Callable[[bytes], object]):
-        self._decoder = Decoder(response)
-        self._write = write
-
-    def feed(self, chunk: bytes) -> bool:
-        for piece in self._decoder.decode(chunk):
-            self._write(piece)
-        return True
-
-    def finish(self) -> None:
-        """Write what the decoder held back until the body ended."""
-        for piece in self._decoder.flush():
-            self._write(piece)
-
-
 class Download:
     """One download into ``directory``: a temporary file, then the final name."""
 
@@ -153,10 +133,10 @@ class Download:
                 size = len(response.content)
                 yield Call(progress, (size, size))
             return
-        sink = _ToFile(response, self.file.write)
+        sink = Decoded(response, self.file.write)
         try:
             yield _Read(response, sink, progress)
-            sink.finish()
+            sink.flush()
         except httpx.RequestError as error:
             request = response.request
             raise TransportError(request.method, request.url, error) from error
