@@ -33,7 +33,16 @@ from ._content import (
     TextContent,
 )
 from ._download import filename_from, safe_filename
-from ._effects import Acquire, Call, Effect, Flow, FlowLock, Release, Sleep
+from ._effects import (
+    Acquire,
+    Blocking,
+    Call,
+    Effect,
+    Flow,
+    FlowLock,
+    Release,
+    Sleep,
+)
 from ._endpoint import RestEndpoint
 from ._entity import Entity, EntityError
 from ._errors import (
@@ -70,6 +79,7 @@ __all__ = [
     "AsyncController",
     "Blob",
     "BlobContent",
+    "Blocking",
     "BodyTooLarge",
     "BytesContent",
     "Call",

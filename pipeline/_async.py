@@ -26,6 +26,7 @@ from ._controller import GET, RAW, BaseController, Job, Params, logger
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
+    Blocking,
     Call,
     Effect,
     Flow,
@@ -36,6 +37,7 @@ from ._effects import (
     _Close,
     _Read,
     _Send,
+    blocking_result,
     not_an_effect,
     progress_report,
 )
@@ -104,6 +106,9 @@ async def _perform(
             return None
         case Call():
             return await _awaited(effect.function(*effect.args))
+        case Blocking():
+            result = await anyio.to_thread.run_sync(effect.function, *effect.args)
+            return blocking_result(effect.function, result)
         case Acquire():
             pause = 0.001
             while not effect.lock.thread_lock.acquire(blocking=False):

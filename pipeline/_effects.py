@@ -8,8 +8,8 @@ serves both controllers.
 
 Two kinds:
 
-- **Public** (``Sleep``, ``Call``, ``Acquire``, ``Release``): what a
-  middleware may yield. Each means the same under both drivers.
+- **Public** (``Sleep``, ``Call``, ``Blocking``, ``Acquire``, ``Release``):
+  what a middleware may yield. Each means the same under both drivers.
 - **Wire** (``_Send``, ``_Read``, ``_Close``, ``_Await``):
   private to the terminal, downloads and the controller's in-flight
   sharing. Only the terminal sends, so every hop passes the credential
@@ -30,7 +30,11 @@ from typing import Any, Never, Protocol, TypeVar
 
 import httpx
 
-__all__ = ["Acquire", "Call", "Effect", "Flow", "FlowLock", "Release", "Sink", "Sleep"]
+__all__ = [
+    "Acquire",
+    "Blocking",
+    "Call",
+    "Effect", "Flow", "FlowLock", "Release", "Sink", "Sleep"]
 
 T = TypeVar("T")
 
@@ -50,6 +54,18 @@ class Call:
     """Call ``function(*args)``; result: what it returned. Under the async
     driver, an awaitable result is awaited, so ``function`` may be a
     coroutine function; under the sync driver it must not be."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Blocking:
+    """Call ``function(*args)``, a plain function that may block on I/O (a
+    Redis command, a lock on another machine); result: what it returned.
+    The sync driver calls it; the async driver runs it in a worker thread, so
+    an event loop never waits on it. A middleware reaches a shared store
+    this way and stays one definition for both drivers."""
 
     function: Callable[..., Any]
     args: tuple[Any, ...] = ()
@@ -147,7 +163,9 @@ class _Await:
     event: Any
 
 
-Effect = Sleep | Call | Acquire | Release | _Send | _Read | _Close | _Await
+Effect = (
+    Sleep | Call | Blocking | Acquire | Release | _Send | _Read | _Close | _Await
+)
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]
@@ -170,6 +188,20 @@ def not_awaitable(function: Any, result: Any) -> Any:
         raise TypeError(
             f"{function!r} is async; under a sync Controller give a plain "
             "function, or use AsyncController"
+        )
+    return result
+
+
+def blocking_result(function: Any, result: Any) -> Any:
+    """``result`` of a ``Blocking`` call, under either driver: an awaitable
+    is closed and refused, since a blocking call is a plain function (a
+    coroutine function is yielded as a ``Call``)."""
+    if inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()
+        raise TypeError(
+            f"{function!r} is async; Blocking takes a plain function (yield a "
+            "Call for a coroutine function)"
         )
     return result
 

@@ -44,6 +44,7 @@ from ._controller import GET, RAW, BaseController, Job, Params
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
+    Blocking,
     Call,
     Effect,
     Flow,
@@ -54,6 +55,7 @@ from ._effects import (
     _Close,
     _Read,
     _Send,
+    blocking_result,
     not_an_effect,
     not_awaitable,
     progress_report,
@@ -120,6 +122,8 @@ def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
             return None
         case Call():
             return not_awaitable(effect.function, effect.function(*effect.args))
+        case Blocking():
+            return blocking_result(effect.function, effect.function(*effect.args))
         case Acquire():
             effect.lock.thread_lock.acquire()
             held.append(effect.lock)

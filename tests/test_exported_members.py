@@ -45,6 +45,7 @@ RESTWIRE = [
     "Effect",
     "Sleep",
     "Call",
+    "Blocking",
     "Acquire",
     "Release",
     "FlowLock",

@@ -6,6 +6,7 @@ fixture): the same middleware objects serve both.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import (
+    Blocking,
     Call,
     CallNext,
     Exchange,
@@ -365,3 +367,46 @@ async def test_a_coroutine_is_awaited_by_the_async_driver_and_refused_by_the_syn
     httpx_mock.add_response(json={})
     response = await controller.fetch_response(endpoint)
     assert response.status_code == 200
+
+
+class LooksUpInAThread:
+    """Yields a blocking call and records the thread that ran it."""
+
+    def __init__(self) -> None:
+        self.ran_in: threading.Thread | None = None
+
+    def _lookup(self, word: str) -> str:
+        self.ran_in = threading.current_thread()
+        return word.upper()
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        exchange.headers["x-looked-up"] = yield Blocking(self._lookup, ("shared",))
+        return (yield from call_next(exchange))
+
+
+async def test_a_blocking_call_runs_off_the_event_loop_and_inline_when_sync(
+    controller: Any, mode: str, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={})
+    middleware = LooksUpInAThread()
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(middleware))
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.headers["x-looked-up"] == "SHARED"
+    same_thread = middleware.ran_in is threading.current_thread()
+    assert same_thread == (mode == "sync")
+
+
+async def test_a_blocking_call_refuses_a_coroutine_function_under_both_drivers(
+    controller: Any,
+) -> None:
+    class BlocksOnACoroutine:
+        def handle(
+            self, exchange: Exchange, call_next: CallNext
+        ) -> Flow[httpx.Response]:
+            yield Blocking(_lookup)
+            return (yield from call_next(exchange))
+
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(BlocksOnACoroutine())
+    with pytest.raises(TypeError, match="is async"):
+        await controller.fetch(endpoint)
