@@ -12,6 +12,7 @@ from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
 from .rename_keys import RenameKeys
 from .retry import Retry, retry_after_seconds
+from .shared_token import SharedToken
 
 __all__ = [
     "AccessToken",
@@ -26,6 +27,7 @@ __all__ = [
     "LinkPagination",
     "RenameKeys",
     "Retry",
+    "SharedToken",
     "SnakeCaseKeys",
     "retry_after_seconds",
 ]

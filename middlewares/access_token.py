@@ -30,6 +30,10 @@ Guarantees:
   :class:`RequestBodyError`, its ``__cause__`` the 401.
 - One instance serves any number of threads and event loops (asyncio or
   trio), and sync and async controllers together.
+- With ``shared=SharedToken(...)``, processes refresh once between them:
+  the refresh runs under a lock in Redis, a process that finds a newer
+  token in the shared slot uses it instead of refreshing, and a process
+  holding no token reads the slot first (see ``shared_token``).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import httpx
 
 from restwire import (
     Acquire,
+    Blocking,
     Call,
     CallNext,
     Exchange,
@@ -52,6 +57,8 @@ from restwire import (
     Release,
     RequestBodyError,
 )
+
+from .shared_token import SharedToken
 
 __all__ = ["AccessToken"]
 
@@ -76,10 +83,12 @@ class AccessToken:
         header: str = "Access-Token",
         prefix: str = "",
         refresh: Refresh | None = None,
+        shared: SharedToken | None = None,
     ) -> None:
         self.header = header
         self.prefix = prefix
         self.refresh = refresh
+        self.shared = shared
         self._token = token
         self._version = 0
         self._guard = threading.Lock()
@@ -96,17 +105,37 @@ class AccessToken:
             self._token = value or None
             self._version += 1
 
-    def _send_with(self, exchange: Exchange) -> int:
+    def _send_with(self, exchange: Exchange) -> tuple[int, str | None]:
+        """Set the header for the current token; the token's version and
+        the token itself."""
         with self._guard:
             token, version = self._token, self._version
         if token is not None:
             exchange.set_credential(self.header, f"{self.prefix}{token}")
         else:
             exchange.headers.pop(self.header, None)
-        return version
+        return version, token
+
+    def _adopt(self, token: str | None, version: int) -> None:
+        """Take ``token`` from the shared slot, unless the token changed
+        here meanwhile (since ``version``)."""
+        with self._guard:
+            if token and self._version == version:
+                self._token = token
+                self._version += 1
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
-        version = self._send_with(exchange)
+        if self._token is None and self.shared is not None:
+            # No token here yet: another process may have one in the slot.
+            version = self._version
+            try:
+                self._adopt((yield Blocking(self.shared.read)), version)
+            except Exception as failure:
+                logger.warning(
+                    "could not read the shared token (%s); sending without it",
+                    type(failure).__name__,
+                )
+        version, sent = self._send_with(exchange)
         refresh = self.refresh
         if refresh is None or id(self) in _refreshing.get():
             # No refresh, or this call is a refresh's own: its 401 is the
@@ -117,7 +146,7 @@ class AccessToken:
         except NetworkError as error:
             if error.status != 401:
                 raise
-            yield from self._refreshed(refresh, version, error)
+            yield from self._refreshed(refresh, version, sent, error)
             if not exchange.replayable:
                 raise RequestBodyError(
                     f"{exchange.method} {error.url}: 401; the token was refreshed, "
@@ -128,19 +157,45 @@ class AccessToken:
         return (yield from call_next(exchange))
 
     def _refreshed(
-        self, refresh: Refresh, version: int, error: NetworkError
+        self, refresh: Refresh, version: int, sent: str | None, error: NetworkError
     ) -> Flow[None]:
         """Refresh the token after ``error`` (a 401 sent with token
-        ``version``), unless another call already did; raise ``error`` if
-        the refresh fails. (Abandoned midway, the driver releases the lock.)"""
+        ``version``, ``sent``), unless another call (or, when shared,
+        another process) already did; raise ``error`` if the refresh fails.
+        (Abandoned midway, the driver releases the lock.)"""
         yield Acquire(self._refreshing)
         try:
             if self._version == version:
-                self.token = yield from self._run(refresh, error)
+                if self.shared is None:
+                    self.token = yield from self._run(refresh, error)
+                else:
+                    self.token = yield from self._shared_run(refresh, sent, error)
         except Exception:
             yield Release(self._refreshing)
             raise
         yield Release(self._refreshing)
+
+    def _shared_run(
+        self, refresh: Refresh, sent: str | None, error: NetworkError
+    ) -> Flow[str]:
+        """The new token by way of the shared slot; a failure of the shared
+        part (the lock not free in time, Redis unreachable) is the refresh
+        failing: ``error`` is raised from it."""
+        assert self.shared is not None
+        try:
+            return (
+                yield from self.shared.refreshed(
+                    sent, lambda: self._run(refresh, error)
+                )
+            )
+        except NetworkError:
+            raise  # the refresh itself failed: _run raised the 401 already
+        except Exception as failure:
+            logger.warning(
+                "shared token refresh failed (%s); the 401 goes to the caller",
+                type(failure).__name__,
+            )
+            raise error from failure
 
     def _run(self, refresh: Refresh, error: NetworkError) -> Flow[str]:
         """Call ``refresh`` with this token holder marked as refreshing in
@@ -163,4 +218,5 @@ class AccessToken:
     def __repr__(self) -> str:
         state = "set" if self._token else "unset"
         refresh = ", refresh=..." if self.refresh else ""
-        return f"AccessToken(header={self.header!r}, token={state}{refresh})"
+        shared = f", shared={self.shared!r}" if self.shared else ""
+        return f"AccessToken(header={self.header!r}, token={state}{refresh}{shared})"

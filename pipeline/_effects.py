@@ -34,7 +34,13 @@ __all__ = [
     "Acquire",
     "Blocking",
     "Call",
-    "Effect", "Flow", "FlowLock", "Release", "Sink", "Sleep"]
+    "Effect",
+    "Flow",
+    "FlowLock",
+    "Release",
+    "Sink",
+    "Sleep",
+]
 
 T = TypeVar("T")
 
@@ -163,9 +169,7 @@ class _Await:
     event: Any
 
 
-Effect = (
-    Sleep | Call | Blocking | Acquire | Release | _Send | _Read | _Close | _Await
-)
+Effect = Sleep | Call | Blocking | Acquire | Release | _Send | _Read | _Close | _Await
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]

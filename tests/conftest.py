@@ -8,6 +8,7 @@ it is an :class:`AsyncController`. Every test that takes it runs twice.
 from __future__ import annotations
 
 import inspect
+import os
 import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -16,6 +17,8 @@ import httpx
 import pytest
 
 from restwire import AsyncController, Controller
+from tests.counting_server import CountingServer
+from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.servers import RecordingServer
 
 #: Building an SSL context costs ~40 ms; clients made by tests share one.
@@ -144,3 +147,31 @@ def origin_b(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServ
     """A second real server on another port: another origin."""
     _servers[1].requests.clear()
     return _servers[1]
+
+
+@pytest.fixture(scope="session")
+def _redis_server() -> Iterator[RedisServer]:
+    if REDIS_SERVER is None:
+        if os.environ.get("CI"):  # CI promises these tests: never skip them there
+            pytest.fail("redis-server is not installed; .ci/run installs it")
+        pytest.skip(
+            "redis-server is not installed (Debian: apt-get install redis-server; "
+            ".ci/run installs it)"
+        )
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(_redis_server: RedisServer) -> str:
+    """The URL of a real redis-server on 127.0.0.1, emptied for this test."""
+    _redis_server.flush()
+    return _redis_server.url
+
+
+@pytest.fixture
+def counting_server() -> Iterator[CountingServer]:
+    """A real server that counts what each route is asked (see
+    ``tests/counting_server.py``); a new one, with zero counts, per test."""
+    with CountingServer() as server:
+        yield server

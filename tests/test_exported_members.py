@@ -92,6 +92,7 @@ MIDDLEWARES = [
     "FileDownload",
     "Retry",
     "retry_after_seconds",
+    "SharedToken",
 ]
 
 #: What DESIGN.md names as the public surface: each must be exported.

@@ -1,0 +1,46 @@
+"""Many processes sharing one API through Redis (issue 16): each promise is
+held with 4 worker processes, a real redis-server and a counting server on
+127.0.0.1 (no mock stands in for Redis or the network).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from typing import Any
+
+from tests.counting_server import CountingServer
+from tests.processes import workers
+
+WORKERS = 4
+
+
+def run_all(job: Callable[..., Any], *args: Any) -> list[Any]:
+    """Run ``job`` in ``WORKERS`` spawned processes at once (a barrier of
+    that many is added to its arguments); their results, in worker order."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    barrier = context.Barrier(WORKERS)
+    processes = [
+        context.Process(
+            target=workers.run_worker, args=(job, index, queue, *args, barrier)
+        )
+        for index in range(WORKERS)
+    ]
+    for process in processes:
+        process.start()
+    results = dict(queue.get(timeout=60) for _ in processes)
+    for process in processes:
+        process.join(timeout=30)
+        assert process.exitcode == 0
+    return [results[index] for index in range(WORKERS)]
+
+
+def test_four_processes_seeing_401_together_refresh_once(
+    counting_server: CountingServer, redis_url: str
+) -> None:
+    results = run_all(workers.refresh_together, counting_server.origin, redis_url)
+    assert results == [{"ok": True}] * WORKERS
+    assert counting_server.counts["token"] == 1
+    # each worker: its 401, then one call with the new token
+    assert counting_server.counts["me"] == 2 * WORKERS

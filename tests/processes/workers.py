@@ -1,0 +1,70 @@
+"""What each worker process does in ``test_many_processes.py``.
+
+Each job is a plain function a ``spawn`` process runs: it builds its own
+controller, as a worker of a real service would, waits at the barrier so
+the processes start together, and puts what it saw on the queue. Half the
+workers use ``Controller`` and half ``AsyncController``: the shared
+middleware is one definition for both.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.synchronize
+import traceback
+from collections.abc import Callable
+from multiprocessing import Queue
+from typing import Any
+
+import anyio
+
+from restwire import AsyncController, Controller, RestEndpoint, RestwireError
+from restwire.middlewares import AccessToken, SharedToken
+
+__all__ = ["refresh_together", "run_worker"]
+
+Barrier = multiprocessing.synchronize.Barrier
+
+
+def run_worker(
+    job: Callable[..., Any], index: int, queue: Queue[Any], *args: Any
+) -> None:
+    """Run ``job`` under the driver this worker's index picks; put
+    ``(index, result)`` or ``(index, "error: ...")`` on ``queue``."""
+    try:
+        result = job(index % 2 == 1, *args)
+    except BaseException:
+        result = "error: " + traceback.format_exc()
+    queue.put((index, result))
+
+
+def refresh_together(
+    asynchronous: bool, origin: str, redis_url: str, barrier: Barrier
+) -> Any:
+    """Call ``/me`` with a stale token, all workers at once: each gets 401,
+    and between them the token is refreshed once."""
+    shared = SharedToken(redis_url, name="test-api")
+    auth = AccessToken("stale", shared=shared)
+    api = RestEndpoint(url_prefix=origin).use(auth)
+    me = api.extend(path="/me")
+    get_token = api.extend(path="/token", method="POST")
+
+    if asynchronous:
+
+        async def main() -> Any:
+            async with AsyncController() as controller:
+
+                async def refresh() -> str:
+                    return str((await controller.fetch(get_token))["token"])
+
+                auth.refresh = refresh
+                barrier.wait()
+                return await controller.fetch(me)
+
+        return anyio.run(main)
+    with Controller() as controller:
+        auth.refresh = lambda: str(controller.fetch(get_token)["token"])
+        barrier.wait()
+        try:
+            return controller.fetch(me)
+        except RestwireError as error:
+            return f"error: {error}"

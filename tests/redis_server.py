@@ -1,0 +1,110 @@
+"""A real ``redis-server`` on 127.0.0.1 for the tests that share state
+between processes (issue 16): no mock Redis stands in for it.
+
+:class:`RedisServer` starts one with no persistence, on a port the OS just
+handed out; if another process takes that port first, redis exits at once
+and the next free port is tried. ``.ci/run`` installs the Debian package
+``redis-server`` when it is missing; a test run without it skips these tests
+with a line saying how to get it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from types import TracebackType
+
+__all__ = ["REDIS_SERVER", "RedisServer"]
+
+#: The server binary, if installed.
+REDIS_SERVER = shutil.which("redis-server")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class RedisServer:
+    """One redis-server process; a context manager that starts and stops it."""
+
+    def __init__(self) -> None:
+        if REDIS_SERVER is None:
+            raise RuntimeError("redis-server is not installed")
+        self.port = 0
+        self.url = ""
+        self._folder = tempfile.TemporaryDirectory(prefix="restwire-redis-")
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> RedisServer:
+        assert REDIS_SERVER is not None
+        for _ in range(5):
+            self.port = _free_port()
+            self._process = subprocess.Popen(
+                [
+                    REDIS_SERVER,
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    self._folder.name,
+                    "--loglevel",
+                    "warning",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            if self._wait_until_up():
+                self.url = f"redis://127.0.0.1:{self.port}/0"
+                return self
+        self.__exit__(None, None, None)
+        raise RuntimeError("redis-server did not start on any of 5 free ports")
+
+    def _wait_until_up(self, seconds: float = 10.0) -> bool:
+        """Whether the server answers PING; ``False`` if it exited (its port
+        was taken)."""
+        assert self._process is not None
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                self._process.communicate()
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), 0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return True
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError(f"redis-server on port {self.port} did not answer")
+
+    def flush(self) -> None:
+        """Empty every database: each test starts from nothing."""
+        with socket.create_connection(("127.0.0.1", self.port), 2.0) as s:
+            s.sendall(b"FLUSHALL\r\n")
+            assert s.recv(16).startswith(b"+OK")
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            try:
+                self._process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.communicate()
+            self._process = None
+        self._folder.cleanup()
