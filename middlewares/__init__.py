@@ -10,6 +10,7 @@ from .file_download import FileDownload
 from .fill_primary_key import FillPrimaryKey
 from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
+from .rate_limit import RateLimit, RateLimited, rate_limit_wait
 from .rename_keys import RenameKeys
 from .retry import Retry, retry_after_seconds
 from .shared_token import SharedToken
@@ -25,9 +26,12 @@ __all__ = [
     "FillPrimaryKey",
     "KeyCollision",
     "LinkPagination",
+    "RateLimit",
+    "RateLimited",
     "RenameKeys",
     "Retry",
     "SharedToken",
     "SnakeCaseKeys",
+    "rate_limit_wait",
     "retry_after_seconds",
 ]

@@ -93,6 +93,9 @@ MIDDLEWARES = [
     "Retry",
     "retry_after_seconds",
     "SharedToken",
+    "RateLimit",
+    "RateLimited",
+    "rate_limit_wait",
 ]
 
 #: What DESIGN.md names as the public surface: each must be exported.

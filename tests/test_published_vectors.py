@@ -12,12 +12,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from restwire import filename_from, parse_link_header, safe_filename
-from restwire.middlewares import retry_after_seconds
+from restwire.middlewares import rate_limit_wait, retry_after_seconds
 from restwire.middlewares.key_casing import to_camel, to_snake
-from tests.vectors import content_disposition, key_casing, link_header, retry_after
+from tests.vectors import (
+    content_disposition,
+    key_casing,
+    link_header,
+    rate_limit,
+    retry_after,
+)
 
 #: (parser, input) -> (what restwire gives, why)
 DEPARTURES: dict[tuple[str, str], tuple[Any, str]] = {
@@ -77,6 +84,10 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
     for value, seconds in retry_after.VECTORS:
         got = retry_after_seconds(value, now=lambda: retry_after.NOW)
         rows.append(("retry-after", value, seconds, got))
+    for fields, status, wait in rate_limit.VECTORS:
+        shown = f"{status} " + "; ".join(f"{k}: {v}" for k, v in fields.items())
+        got = rate_limit_wait(httpx.Headers(fields), status)
+        rows.append(("ratelimit", shown, wait, got))
     return rows
 
 
@@ -106,6 +117,7 @@ def test_each_set_names_its_source_and_commit() -> None:
         *link_header.SOURCES,
         *key_casing.SOURCES,
         retry_after.SOURCE,
+        *rate_limit.SOURCES,
     ]
     for source in sources:
         if source.startswith("RFC"):
@@ -119,3 +131,4 @@ def test_the_sets_are_not_small() -> None:
     assert len(content_disposition.VECTORS) >= 100
     assert len(link_header.VECTORS) >= 25
     assert len(retry_after.VECTORS) >= 10
+    assert len(rate_limit.VECTORS) >= 10

@@ -44,3 +44,16 @@ def test_four_processes_seeing_401_together_refresh_once(
     assert counting_server.counts["token"] == 1
     # each worker: its 401, then one call with the new token
     assert counting_server.counts["me"] == 2 * WORKERS
+
+
+def test_four_processes_sharing_a_rate_in_redis_never_exceed_it(
+    counting_server: CountingServer, redis_url: str
+) -> None:
+    rate, calls = 20, 15  # 60 calls at 20 a second: three seconds or so
+    results = run_all(
+        workers.limited_together, counting_server.origin, redis_url, rate, calls
+    )
+    # nothing lost: every call of every worker completed
+    assert results == [["ok"] * calls] * WORKERS
+    assert len(counting_server.arrivals) == WORKERS * calls
+    assert counting_server.most_in_any_window(1.0) <= rate

@@ -18,9 +18,9 @@ from typing import Any
 import anyio
 
 from restwire import AsyncController, Controller, RestEndpoint, RestwireError
-from restwire.middlewares import AccessToken, SharedToken
+from restwire.middlewares import AccessToken, RateLimit, SharedToken
 
-__all__ = ["refresh_together", "run_worker"]
+__all__ = ["limited_together", "refresh_together", "run_worker"]
 
 Barrier = multiprocessing.synchronize.Barrier
 
@@ -68,3 +68,48 @@ def refresh_together(
             return controller.fetch(me)
         except RestwireError as error:
             return f"error: {error}"
+
+
+def limited_together(
+    asynchronous: bool,
+    origin: str,
+    redis_url: str,
+    rate: int,
+    calls: int,
+    barrier: Barrier,
+) -> Any:
+    """Make ``calls`` calls to ``/limited`` under a rate shared through
+    Redis; how many completed, and the error of each that did not."""
+    limit = RateLimit(rate, per=1.0, redis=redis_url, name="test-rate")
+    endpoint = RestEndpoint(url_prefix=origin, path="/limited").use(limit)
+    outcomes: list[str] = []
+
+    if asynchronous:
+
+        async def main() -> None:
+            async with AsyncController() as controller:
+                barrier.wait()
+                async with anyio.create_task_group() as tasks:
+                    for n in range(calls):
+                        tasks.start_soon(one_async, controller, n)
+
+        async def one_async(controller: AsyncController, n: int) -> None:
+            try:
+                # distinct params: identical concurrent reads would share
+                # one request, and the server would see fewer
+                await controller.fetch(endpoint, {"n": n})
+                outcomes.append("ok")
+            except RestwireError as error:
+                outcomes.append(f"error: {error}")
+
+        anyio.run(main)
+    else:
+        with Controller() as controller:
+            barrier.wait()
+            for n in range(calls):
+                try:
+                    controller.fetch(endpoint, {"n": n})
+                    outcomes.append("ok")
+                except RestwireError as error:
+                    outcomes.append(f"error: {error}")
+    return outcomes

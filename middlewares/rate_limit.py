@@ -1,0 +1,421 @@
+"""``RateLimit``: stay under an API's rate limit, in one process or many.
+
+Two sources of waiting, both taken before a request is sent::
+
+    RateLimit(10, per=1.0)                       # 10 a second per origin
+    RateLimit(10, per=1.0, redis="redis://...")  # shared by every process
+    RateLimit()                                  # only what the server says
+
+- **A configured rate**, per origin (``scope="origin"``, the default), per
+  endpoint (``scope="endpoint"``) or per any key a function of the exchange
+  gives. No more than ``limit`` calls reach the server within any ``per``
+  seconds, as the server counts them: a call holds its slot from the moment
+  it is let go until its response has come, and ``per`` seconds more. (A
+  log of admission times, as rate-limit libraries keep, lets a call that
+  was let go early but arrived late share a server's window with the
+  ``limit``-th after it: four processes on a shared pyrate-limiter log put
+  21 calls into one second of a server limited to 20, see issue 16's note.)
+  In this process by default; with ``redis=``, every process shares the
+  log, kept by two short atomic scripts on Redis's own clock, so processes
+  on machines whose clocks differ still agree. A call that never completes
+  (its process died) gives its slot back after ``lease`` seconds.
+- **What the server says**, read from every response of that scope:
+  ``Retry-After`` on a 429 or 503 (which takes precedence, as the drafts
+  say), and the quota left reaching 0 in ``RateLimit`` (the IETF drafts'
+  ``"policy";r=0;t=5`` and ``limit=10, remaining=0, reset=5`` forms),
+  ``RateLimit-Remaining``/``-Reset``, or ``X-RateLimit-Remaining``/
+  ``-Reset`` (delta seconds or an epoch time). Every call of that scope
+  then waits that long; with Redis, every process does. A response served
+  from an HTTP cache is not read (its fields are not current). Malformed
+  fields are ignored.
+
+Guarantees:
+
+- Waiting is a ``Sleep`` effect: one definition for both drivers, never
+  blocking an event loop; Redis commands are ``Blocking`` effects.
+- Nothing waits without bound: a call that would wait past ``max_wait``
+  seconds in all (60 by default) raises :class:`RateLimited` at once,
+  naming the URL and the wait, without sending. Nothing is dropped: every
+  call is sent or gets that error.
+- The 429 itself still reaches the caller (or a ``Retry`` outside this
+  middleware, which then finds the pause in place).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import math
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+import httpx
+
+from restwire import (
+    Blocking,
+    CallNext,
+    Exchange,
+    Flow,
+    NetworkError,
+    RestwireError,
+    Sleep,
+)
+
+from .retry import retry_after_seconds
+
+if TYPE_CHECKING:
+    import redis
+
+__all__ = ["RateLimit", "RateLimited", "rate_limit_wait"]
+
+Scope = Literal["origin", "endpoint"] | Callable[[Exchange], str]
+
+#: An epoch time rather than a delay: X-RateLimit-Reset is either.
+_EPOCH = 1_000_000_000
+_INTEGER = re.compile(r"\d{1,12}")
+
+
+class RateLimited(RestwireError):
+    """A call would wait longer than ``max_wait`` for its rate limit; it was
+    not sent. ``wait`` is the seconds it would have waited."""
+
+    def __init__(self, label: str, scope: str, wait: float, max_wait: float) -> None:
+        super().__init__(
+            f"{label}: the rate limit for {scope} asks to wait {wait:.1f} s, "
+            f"more than max_wait ({max_wait:g} s); not sent"
+        )
+        self.wait = wait
+
+
+def rate_limit_wait(
+    headers: httpx.Headers, status: int, now: Callable[[], float] = time.time
+) -> float | None:
+    """Seconds the server asks a client to wait before its next request, by
+    these response ``headers`` (of a ``status`` response); ``None`` when
+    they ask for no wait, or say nothing readable."""
+    if status in (429, 503):
+        after = retry_after_seconds(headers.get("retry-after"))
+        if after is not None:
+            return after  # takes precedence over the RateLimit fields
+    waits = [
+        wait
+        for wait in (
+            _structured(headers.get_list("ratelimit", split_commas=False)),
+            _remaining_reset(
+                headers.get("ratelimit-remaining"), headers.get("ratelimit-reset"), now
+            ),
+            _remaining_reset(
+                headers.get("x-ratelimit-remaining"),
+                headers.get("x-ratelimit-reset"),
+                now,
+            ),
+        )
+        if wait is not None
+    ]
+    return max(waits) if waits else None
+
+
+def _structured(values: list[str]) -> float | None:
+    """The wait a ``RateLimit`` field asks for: the draft-08+ list of items
+    (``"default";r=0;t=30``) or the draft-07 dictionary (``limit=10,
+    remaining=0, reset=30``). Exhausted quota with a window: that window."""
+    waits: list[float] = []
+    for value in values:
+        for member in value.split(","):
+            member = member.strip()
+            if not member:
+                continue
+            if member.startswith('"'):  # an item with parameters: draft-08+
+                params = _parameters(member.split(";")[1:])
+                left, window = params.get("r"), params.get("t")
+            else:  # draft-07: one dictionary over the members
+                params = _parameters(value.split(","))
+                left, window = params.get("remaining"), params.get("reset")
+                if left == 0 and window is not None:
+                    waits.append(float(window))
+                break
+            if left == 0 and window is not None:
+                waits.append(float(window))
+    return max(waits) if waits else None
+
+
+def _parameters(parts: list[str]) -> dict[str, int]:
+    """``name=integer`` pairs; anything else (strings, byte sequences,
+    malformed) is left out."""
+    out: dict[str, int] = {}
+    for part in parts:
+        name, _, value = part.strip().partition("=")
+        if _INTEGER.fullmatch(value.strip()):
+            out[name.strip().lower()] = int(value.strip())
+    return out
+
+
+def _remaining_reset(
+    remaining: str | None, reset: str | None, now: Callable[[], float]
+) -> float | None:
+    if remaining is None or reset is None:
+        return None
+    if not (_INTEGER.fullmatch(remaining.strip()) and int(remaining) == 0):
+        return None
+    text = reset.strip()
+    if not _INTEGER.fullmatch(text):
+        return None
+    value = int(text)
+    if value >= _EPOCH:  # an epoch time (GitHub, Twitter): the wait until it
+        return max(0.0, value - now())
+    return float(value)
+
+
+class _Window:
+    """The log of one process: per key, when each recent call completed,
+    and the calls in flight; and the server's pauses."""
+
+    def __init__(self, limit: int | None, window: float, lease: float) -> None:
+        self.limit, self.window, self.lease = limit, window, lease
+        self.lock = threading.Lock()
+        self.done: dict[str, collections.deque[float]] = {}
+        self.flying: dict[str, dict[int, float]] = {}  # key -> {id: lease end}
+        self.pauses: dict[str, float] = {}  # key -> until
+        self.ids = itertools.count()
+
+    def admit(self, key: str) -> tuple[float, int]:
+        """``(0, id)`` if a call of ``key`` may go now (its slot taken until
+        :meth:`complete`), else ``(seconds to wait, -1)``."""
+        now = time.monotonic()
+        with self.lock:
+            paused = self.pauses.get(key, now) - now
+            if paused > 0:
+                return paused, -1
+            self.pauses.pop(key, None)
+            if self.limit is None:
+                return 0.0, -1
+            done = self.done.setdefault(key, collections.deque())
+            while done and done[0] <= now - self.window:
+                done.popleft()
+            flying = self.flying.setdefault(key, {})
+            for lost in [ident for ident, end in flying.items() if end <= now]:
+                del flying[lost]  # a call that never completed: its lease ran out
+            used = len(done) + len(flying)
+            if used < self.limit:
+                ident = next(self.ids)
+                flying[ident] = now + self.lease
+                return 0.0, ident
+            return _wait(list(done), used - self.limit, now, self.window), -1
+
+    def complete(self, key: str, ident: int) -> None:
+        """The call ``ident`` of ``key`` is over: its slot is logged now."""
+        with self.lock:
+            self.flying.get(key, {}).pop(ident, None)
+            self.done.setdefault(key, collections.deque()).append(time.monotonic())
+
+    def pause(self, key: str, seconds: float) -> None:
+        with self.lock:
+            until = time.monotonic() + seconds
+            self.pauses[key] = max(self.pauses.get(key, 0.0), until)
+
+
+def _wait(done: list[float], over: int, now: float, window: float) -> float:
+    """Seconds until a slot frees: when the ``over``-th oldest logged call
+    leaves the window; while every slot is in flight, a short poll."""
+    if over < len(done):
+        return max(done[over] + window - now, 0.001)
+    return min(window, 0.05)
+
+
+#: Admit a call in Redis, atomically, by Redis's clock: KEYS = log, flight,
+#: pause; ARGV = window ms, limit, id, lease ms. Returns 0 (admitted), or
+#: the milliseconds to wait.
+_ADMIT = """
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+local window, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local paused = redis.call('PTTL', KEYS[3])
+if paused > 0 then return paused end
+if limit < 1 then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local logged = redis.call('ZCARD', KEYS[1])
+local used = logged + redis.call('ZCARD', KEYS[2])
+if used < limit then
+  local lease = tonumber(ARGV[4])
+  redis.call('ZADD', KEYS[2], now + lease, ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], lease + window)
+  return 0
+end
+local over = used - limit
+if over < logged then
+  local oldest = redis.call('ZRANGE', KEYS[1], over, over, 'WITHSCORES')
+  return math.max(tonumber(oldest[2]) + window - now, 1)
+end
+return math.min(window, 50)
+"""
+
+#: A call is over: KEYS = log, flight; ARGV = id, window ms.
+_COMPLETE = """
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
+return 0
+"""
+
+
+class _RedisWindow:
+    """The same, kept in Redis (its clock, its atomic scripts) and shared by
+    every process that uses it."""
+
+    def __init__(
+        self,
+        limit: int | None,
+        window: float,
+        lease: float,
+        client: redis.Redis,
+        name: str,
+    ) -> None:
+        self.limit, self.client, self.name = limit, client, name
+        self.window_ms = max(1, round(window * 1000))
+        self.lease_ms = max(1, round(lease * 1000))
+        self._admit = client.register_script(_ADMIT)
+        self._complete = client.register_script(_COMPLETE)
+
+    def _keys(self, key: str) -> list[str]:
+        return [f"{self.name}:{part}:{key}" for part in ("log", "flight", "pause")]
+
+    def admit(self, key: str) -> tuple[float, str]:
+        ident = uuid.uuid4().hex
+        limit = 0 if self.limit is None else self.limit
+        waited = self._admit(
+            keys=self._keys(key), args=[self.window_ms, limit, ident, self.lease_ms]
+        )
+        milliseconds = int(waited)
+        if milliseconds <= 0:
+            return 0.0, ident if self.limit is not None else ""
+        return milliseconds / 1000, ""
+
+    def complete(self, key: str, ident: str) -> None:
+        self._complete(keys=self._keys(key)[:2], args=[ident, self.window_ms])
+
+    def pause(self, key: str, seconds: float) -> None:
+        milliseconds = max(1, math.ceil(seconds * 1000))
+        pause_key = self._keys(key)[2]
+        # one round trip: made if absent, else only ever lengthened
+        pipeline = self.client.pipeline()
+        pipeline.set(pause_key, b"1", px=milliseconds, nx=True)
+        pipeline.pexpire(pause_key, milliseconds, gt=True)
+        pipeline.execute()
+
+
+class RateLimit:
+    """Waits before each call so it stays under a rate limit (see the module)."""
+
+    sends_credentials = False
+
+    def __init__(
+        self,
+        limit: int | None = None,
+        per: float = 1.0,
+        *,
+        scope: Scope = "origin",
+        redis: str | redis.Redis | None = None,
+        name: str = "restwire:rate",
+        max_wait: float = 60.0,
+        lease: float = 60.0,
+    ) -> None:
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1, not {limit!r}")
+        if per <= 0 or lease <= 0 or max_wait < 0:
+            raise ValueError("per and lease must be positive, max_wait not negative")
+        if not (callable(scope) or scope in ("origin", "endpoint")):
+            raise ValueError(
+                f"scope must be 'origin', 'endpoint' or a function, not {scope!r}"
+            )
+        self.limit, self.per, self.scope = limit, per, scope
+        self.max_wait, self.lease = max_wait, lease
+        self._window: _Window | _RedisWindow
+        if redis is None:
+            self._window = _Window(limit, per, lease)
+        else:
+            if isinstance(redis, str):
+                import redis as redis_module
+
+                redis = redis_module.Redis.from_url(redis)
+            self._window = _RedisWindow(limit, per, lease, redis, name)
+
+    def _key(self, exchange: Exchange) -> str:
+        if self.scope == "origin":
+            url = exchange.url
+            port = f":{url.port}" if url.port else ""  # None: the scheme's own
+            return f"{url.scheme}://{url.host}{port}"
+        if self.scope == "endpoint":
+            return exchange.endpoint.label
+        assert callable(self.scope)
+        return str(self.scope(exchange))
+
+    def _admit(self, key: str) -> Flow[tuple[float, Any]]:
+        window = self._window
+        if isinstance(window, _RedisWindow):
+            admitted: tuple[float, str] = yield Blocking(window.admit, (key,))
+            return admitted
+        return window.admit(key)
+
+    def _complete(self, key: str, ident: Any) -> Flow[None]:
+        window = self._window
+        if ident in (-1, ""):
+            return  # nothing was taken: no configured rate
+        if isinstance(window, _RedisWindow):
+            yield Blocking(window.complete, (key, ident))
+        else:
+            window.complete(key, ident)
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        key = self._key(exchange)
+        started = time.monotonic()
+        while True:
+            wait, ident = yield from self._admit(key)
+            if wait <= 0:
+                break
+            waited = time.monotonic() - started
+            if waited + wait > self.max_wait:
+                raise RateLimited(exchange.label, key, waited + wait, self.max_wait)
+            yield Sleep(wait)
+        try:
+            response = yield from call_next(exchange)
+        except NetworkError as error:
+            yield from self._complete(key, ident)
+            yield from self._learn(key, error.response)
+            raise
+        except GeneratorExit:
+            # abandoned (cancelled): no effect can be yielded now; a slot in
+            # this process is given back at once, one in Redis by its lease
+            if isinstance(self._window, _Window) and ident != -1:
+                self._window.complete(key, ident)
+            raise
+        except BaseException:
+            yield from self._complete(key, ident)
+            raise
+        yield from self._complete(key, ident)
+        yield from self._learn(key, response)
+        return response
+
+    def _learn(self, key: str, response: httpx.Response) -> Flow[None]:
+        """Pause ``key`` as long as ``response`` asks, if it asks."""
+        cached = response.extensions.get("caching")
+        if isinstance(cached, dict) and cached.get("from_cache"):
+            return  # a stored response's fields are not current
+        wait = rate_limit_wait(response.headers, response.status_code)
+        if wait is None or wait <= 0:
+            return
+        if isinstance(self._window, _RedisWindow):
+            yield Blocking(self._window.pause, (key, wait))
+        else:
+            self._window.pause(key, wait)
+
+    def __repr__(self) -> str:
+        rate = "server's" if self.limit is None else f"{self.limit}/{self.per:g}s"
+        where = "redis" if isinstance(self._window, _RedisWindow) else "process"
+        return f"RateLimit({rate}, scope={self.scope!r}, in {where})"

@@ -1,0 +1,250 @@
+"""RateLimit: a configured rate, what the server says, bounded waits.
+
+Each test runs under both drivers (the ``controller`` fixture). The shared
+(Redis) tests use a real redis-server; the four-process promise is in
+``tests/processes/test_many_processes.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from restwire import NetworkError, RestEndpoint
+from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
+from restwire.middlewares.rate_limit import _Window
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+OTHER = "https://other.example.com"
+
+
+def most_in_any_window(times: list[float], seconds: float) -> int:
+    times = sorted(times)
+    most, start = 0, 0
+    for end, at in enumerate(times):
+        while at - times[start] >= seconds:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
+
+def arrivals(httpx_mock: HTTPXMock, status: int = 200) -> list[float]:
+    """Record when each request reaches the mock transport."""
+    seen: list[float] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(time.monotonic())
+        return httpx.Response(status, json={})
+
+    httpx_mock.add_callback(answer, is_reusable=True)
+    return seen
+
+
+async def test_no_more_than_limit_in_any_window(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    seen = arrivals(httpx_mock)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit(3, per=0.2))
+    started = time.monotonic()
+    for _ in range(7):
+        await controller.fetch(endpoint)
+    assert len(seen) == 7
+    assert most_in_any_window(seen, 0.2) == 3
+    assert time.monotonic() - started >= 0.4  # two full windows waited
+
+
+async def test_each_origin_has_its_own_window_unless_scoped_by_endpoint(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    arrivals(httpx_mock)
+    limit = RateLimit(1, per=10, max_wait=0)
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/a").use(limit))
+    await controller.fetch(RestEndpoint(url_prefix=OTHER, path="/a").use(limit))
+    with pytest.raises(
+        RateLimited, match=r"the rate limit for https://api\.example\.com asks"
+    ):
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/b").use(limit))
+    by_endpoint = RateLimit(1, per=10, scope="endpoint", max_wait=0)
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/a").use(by_endpoint))
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/b").use(by_endpoint))
+
+
+async def test_a_wait_past_max_wait_fails_at_once_without_sending(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    seen = arrivals(httpx_mock)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(
+        RateLimit(1, per=30, max_wait=1)
+    )
+    await controller.fetch(endpoint)
+    started = time.monotonic()
+    with pytest.raises(RateLimited) as caught:
+        await controller.fetch(endpoint)
+    assert time.monotonic() - started < 0.5
+    assert len(seen) == 1
+    assert 29.5 < caught.value.wait <= 30.01  # 30 s after the first completed
+    message = str(caught.value)
+    assert "GET https://api.example.com/x" in message
+    assert "more than max_wait (1 s); not sent" in message
+
+
+async def test_a_429_with_retry_after_pauses_the_calls_that_follow(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=429, headers={"Retry-After": "120"})
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit(max_wait=5))
+    with pytest.raises(NetworkError) as first:
+        await controller.fetch(endpoint)
+    assert first.value.status == 429  # the 429 itself reaches the caller
+    with pytest.raises(RateLimited, match=r"asks to wait 1[12][0-9]\.[0-9] s"):
+        await controller.fetch(endpoint)
+    assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_quota_at_zero_waits_the_window_then_sends(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(headers={"RateLimit": '"default";r=0;t=1'}, json={})
+    httpx_mock.add_response(json={"second": True})
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit())
+    await controller.fetch(endpoint)
+    started = time.monotonic()
+    assert await controller.fetch(endpoint) == {"second": True}
+    assert time.monotonic() - started >= 0.95
+
+
+async def test_x_ratelimit_reset_as_an_epoch_time(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    reset = str(int(time.time()) + 300)
+    headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
+    httpx_mock.add_response(headers=headers, json={})
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit(max_wait=10))
+    await controller.fetch(endpoint)
+    with pytest.raises(RateLimited) as caught:
+        await controller.fetch(endpoint)
+    assert 295 <= caught.value.wait <= 301
+
+
+async def test_retry_outside_finds_the_pause_and_sends_after_it(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=429, headers={"Retry-After": "1"})
+    httpx_mock.add_response(json={"ok": True})
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(
+        Retry(attempts=2, backoff=0), RateLimit()
+    )
+    started = time.monotonic()
+    assert await controller.fetch(endpoint) == {"ok": True}
+    assert time.monotonic() - started >= 0.95
+    assert len(httpx_mock.get_requests()) == 2
+
+
+def test_the_fields_of_a_cached_response_are_not_read() -> None:
+    limit = RateLimit()
+    stale = httpx.Response(
+        200,
+        headers={"RateLimit": '"default";r=0;t=60'},
+        extensions={"caching": {"from_cache": True}},
+    )
+    flow = limit._learn("k", stale)
+    with pytest.raises(StopIteration):
+        next(flow)
+    window = limit._window
+    assert isinstance(window, _Window)
+    assert window.pauses == {}
+
+
+def test_malformed_fields_are_ignored() -> None:
+    for fields in (
+        {"RateLimit": '"default";r=zero;t=10'},
+        {"RateLimit": '"default";r=0;t=-5'},
+        {"RateLimit": "limit=10, remaining=0, reset=soon"},
+        {"RateLimit-Remaining": "0", "RateLimit-Reset": "1e9"},
+        {"X-RateLimit-Remaining": "none", "X-RateLimit-Reset": "10"},
+        {"X-RateLimit-Remaining": "0"},
+        {"RateLimit": "\x00;;;==,,"},
+    ):
+        assert rate_limit_wait(httpx.Headers(fields), 200) is None, fields
+    assert rate_limit_wait(httpx.Headers({"Retry-After": "soon"}), 429) is None
+
+
+def test_a_definition_that_cannot_work_is_refused_where_it_is_written() -> None:
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        RateLimit(0)
+    with pytest.raises(ValueError, match="per and lease must be positive"):
+        RateLimit(1, per=0)
+    with pytest.raises(ValueError, match="scope must be"):
+        RateLimit(1, scope="host")  # type: ignore[arg-type]
+    assert repr(RateLimit(5, per=2)) == "RateLimit(5/2s, scope='origin', in process)"
+
+
+async def test_a_pause_in_redis_holds_every_process_that_shares_it(
+    controller: Any, httpx_mock: HTTPXMock, redis_url: str
+) -> None:
+    httpx_mock.add_response(status_code=429, headers={"Retry-After": "60"})
+    one = RateLimit(redis=redis_url, max_wait=5)  # as two processes would
+    two = RateLimit(redis=redis_url, max_wait=5)
+    with pytest.raises(NetworkError):
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(one))
+    with pytest.raises(RateLimited, match=r"asks to wait (59|60)\.[0-9] s"):
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/y").use(two))
+
+
+async def test_a_window_in_redis_is_shared(
+    controller: Any, httpx_mock: HTTPXMock, redis_url: str
+) -> None:
+    arrivals(httpx_mock)
+    one = RateLimit(2, per=30, redis=redis_url, max_wait=0)
+    two = RateLimit(2, per=30, redis=redis_url, max_wait=0)
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(one))
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(two))
+    with pytest.raises(RateLimited):
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(one))
+    assert repr(one) == "RateLimit(2/30s, scope='origin', in redis)"
+
+
+async def test_a_slot_is_held_while_its_call_is_in_flight(
+    httpx_mock: HTTPXMock,
+) -> None:
+    """Three calls at once under a limit of 2: the third is let go only
+    after one of the first two has its response (and its window passed)."""
+    import anyio
+
+    from restwire import AsyncController
+
+    sent: list[float] = []
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(time.monotonic())
+        await anyio.sleep(0.3)
+        return httpx.Response(200, json={})
+
+    httpx_mock.add_callback(answer, is_reusable=True)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit(2, per=0.1))
+    async with AsyncController() as controller, anyio.create_task_group() as tasks:
+        for n in range(3):
+            tasks.start_soon(controller.fetch, endpoint, {"n": n})
+    sent.sort()
+    assert sent[1] - sent[0] < 0.1  # two let go together
+    assert sent[2] - sent[0] >= 0.4  # the third: 0.3 s in flight, then 0.1 s
+
+
+async def test_a_slot_whose_call_never_completed_is_freed_by_its_lease(
+    controller: Any, httpx_mock: HTTPXMock, redis_url: str
+) -> None:
+    arrivals(httpx_mock)
+    limit = RateLimit(1, per=0.05, redis=redis_url, lease=0.3, max_wait=5)
+    # a process that took the only slot and died: admitted, never completed
+    wait, ident = limit._window.admit("https://api.example.com")
+    assert wait == 0.0
+    assert ident
+    started = time.monotonic()
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(limit))
+    assert 0.2 <= time.monotonic() - started < 2
