@@ -65,6 +65,7 @@ from ._header_params import (
 )
 from ._hops import Credentials
 from ._http import IDEMPOTENT_METHODS, SAFE_METHODS
+from ._http_cache import HttpCache
 from ._managers import LogoutManager, Manager
 from ._page import Page, paged
 from ._polling import Subscription
@@ -97,6 +98,7 @@ __all__ = [
     "FlowMiddleware",
     "Form",
     "HookifiedResource",
+    "HttpCache",
     "InvalidRequest",
     "Invalidate",
     "JsonContent",

@@ -43,6 +43,7 @@ from ._effects import (
 )
 from ._endpoint import RestEndpoint
 from ._hops import cookie_scope
+from ._http_cache import HttpCache
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
@@ -164,8 +165,9 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         *,
         managers: Iterable[object] = (),
         clock: Callable[[], float] = time.monotonic,
+        cache: HttpCache | None = None,
     ) -> None:
-        super().__init__(client, httpx.AsyncClient, anyio.Event, managers, clock)
+        super().__init__(client, httpx.AsyncClient, anyio.Event, managers, clock, cache)
         self._tasks: anyio.abc.TaskGroup | None = None
         self._closed = False
 

@@ -64,11 +64,12 @@ from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from ._exchange import Exchange
 from ._header_params import links_by_rel, parse_link_header
 from ._hops import identity_of, origin_of
+from ._http_cache import HttpCache, Ticket, body_digest, cache_key
 from ._managers import ManagerHooks, run_hooks
 from ._models import plain_body
 from ._polling import Poller
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
-from ._terminal import Terminal
+from ._terminal import UNCHANGED, Terminal
 
 __all__ = ["BaseController", "Flight", "Job", "Params"]
 
@@ -233,9 +234,13 @@ class BaseController(Generic[ClientT, EventT]):
         new_event: Callable[[], EventT],
         managers: Iterable[object],
         clock: Callable[[], float],
+        cache: HttpCache | None = None,
     ) -> None:
         self._owns_client = client is None
         self._client: ClientT = client if client is not None else new_client()
+        self._cache = cache
+        if cache is not None:
+            cache.install(self._client)
         self._terminal = Terminal(self._client)
         self._hooks = ManagerHooks.of(managers)
         self._clock = clock
@@ -420,7 +425,44 @@ class BaseController(Generic[ClientT, EventT]):
             job.sent = True
             if self._hooks.on_call:
                 run_hooks(self._hooks.on_call, "the call", self, exchange)
-        return (yield from self._terminal(exchange))
+        if self._cache is None or self._client.auth is not None:
+            # (a client's own auth is applied after the identity is known:
+            # such calls pass by the HTTP cache)
+            return (yield from self._terminal(exchange))
+        ticket = Ticket(
+            cache_key(identity, _plain(exchange.url)), frozenset(exchange.sensitive)
+        )
+        stale = None
+        if job.mode == GET and exchange.page is None:
+            stale = self._store.result(identity, job.key, exchange.endpoint.shape)
+        unchanged = None if stale is None or stale.error else stale.digest
+        response = yield from self._terminal(exchange, ticket, unchanged)
+        if exchange.value is UNCHANGED:
+            assert stale is not None
+            served = self._renewed(job, stale)
+            if served is None:  # its records are gone: read the body after all
+                exchange.value = exchange.endpoint.parse_response(response)
+            else:
+                self._land(job, served.value)
+                raise served
+        return response
+
+    def _renewed(self, job: Job[EventT], stale: Result) -> _Served | None:
+        """The stored value of ``job``, kept fresh for another expiry length
+        since the HTTP cache gave the very body it was read from; ``None``
+        if it can no longer be read (its records were reclaimed)."""
+        endpoint = job.exchange.endpoint
+        value = self._store.read(job.identity, stale.schema, stale.value)
+        if value is MISSING:
+            return None
+        now = self._clock()
+        renewed = stale._replace(
+            fetched_at=now, expires_at=now + endpoint.data_expiry_length
+        )
+        self._store.commit(
+            job.identity, Batch(), job.key, endpoint.shape, renewed, job.generation
+        )
+        return _Served(value)
 
     def _from_store(self, endpoint: RestEndpoint, params: Params) -> Any:
         """For ``get``: a fresh stored value found without running the chain,
@@ -568,7 +610,11 @@ class BaseController(Generic[ClientT, EventT]):
         result = None
         if not endpoint.side_effect:
             expires = now + endpoint.data_expiry_length
-            result = Result(endpoint.schema, normalized, now, expires)
+            digest = None
+            response = exchange.response
+            if response is not None and "caching" in response.extensions:
+                digest = body_digest(response.content)  # see _front
+            result = Result(endpoint.schema, normalized, now, expires, None, digest)
         store, identity, shape = self._store, job.identity, endpoint.shape
         if store.commit(identity, batch, job.key, shape, result, job.generation):
             read = store.read(identity, endpoint.schema, normalized)

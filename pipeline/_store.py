@@ -365,6 +365,9 @@ class Result(NamedTuple):
     fetched_at: float
     expires_at: float
     error: Exception | None = None
+    #: The digest of the body the value was read from, when an HTTP cache
+    #: served it: a later identical body need not be parsed again.
+    digest: bytes | None = None
 
     def fresh(self, now: float) -> bool:
         return now < self.expires_at

@@ -62,6 +62,7 @@ from ._effects import (
 )
 from ._endpoint import RestEndpoint
 from ._hops import cookie_scope
+from ._http_cache import HttpCache
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
@@ -167,8 +168,9 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         *,
         managers: Iterable[object] = (),
         clock: Callable[[], float] = time.monotonic,
+        cache: HttpCache | None = None,
     ) -> None:
-        super().__init__(client, httpx.Client, threading.Event, managers, clock)
+        super().__init__(client, httpx.Client, threading.Event, managers, clock, cache)
         self._threads: dict[Poller, threading.Thread] = {}
         self._closing = threading.Event()
 

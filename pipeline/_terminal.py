@@ -26,11 +26,22 @@ from ._errors import (
 )
 from ._exchange import Exchange
 from ._hops import HopPolicy, redirect_request, userinfo_as_basic
+from ._http_cache import CACHE_TICKET, Ticket, body_digest
 from ._wire import build_request
 
-__all__ = ["Terminal"]
+__all__ = ["UNCHANGED", "Terminal"]
 
 logger = logging.getLogger("restwire")
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+#: ``exchange.value`` when the body came from the HTTP cache and is the one
+#: the caller's stored value was read from: not parsed again.
+UNCHANGED: object = _Unchanged()
 
 
 class Terminal:
@@ -41,13 +52,27 @@ class Terminal:
     def __init__(self, client: httpx.Client | httpx.AsyncClient) -> None:
         self.client = client
 
-    def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
-        """Send the exchange's request, follow redirects, read and parse the body."""
+    def __call__(
+        self,
+        exchange: Exchange,
+        ticket: Ticket | None = None,
+        unchanged: bytes | None = None,
+    ) -> Flow[httpx.Response]:
+        """Send the exchange's request, follow redirects, read and parse the body.
+
+        With ``ticket``, the first hop may be answered by the client's HTTP
+        cache (``_http_cache``); with ``unchanged`` too, a body the cache
+        gives whose digest is ``unchanged`` is not parsed: the value is
+        :data:`UNCHANGED`, and the caller keeps what it has.
+        """
         endpoint = exchange.endpoint
         exchange.response = None
         exchange.value = None
         exchange.hops = []
-        response = yield from self._follow(exchange, self._first_request(exchange))
+        request = self._first_request(exchange)
+        if ticket is not None:
+            request.extensions[CACHE_TICKET] = ticket
+        response = yield from self._follow(exchange, request)
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
             yield from _read(response, endpoint.max_body_size)
@@ -57,6 +82,13 @@ class Terminal:
             # fetch_response returns; a value needs a 2xx.
             raise NetworkError(response)
         if exchange.parse:
+            if (
+                unchanged is not None
+                and _from_cache(response)
+                and body_digest(response.content) == unchanged
+            ):
+                exchange.value = UNCHANGED
+                return response
             exchange.value = endpoint.parse_response(response)
         return response
 
@@ -133,7 +165,24 @@ class Terminal:
             yield from _discard(response)
             history.append(response)
             request = redirect_request(request, response)
+            if CACHE_TICKET in request.extensions:
+                # the ticket says who the first hop's caller is: later hops
+                # (another URL, maybe another origin) pass by the cache
+                request.extensions = {
+                    name: value
+                    for name, value in request.extensions.items()
+                    if name != CACHE_TICKET
+                }
             redirects += 1
+
+
+def _from_cache(response: httpx.Response) -> bool:
+    """Whether the HTTP cache answered with a body it holds (fresh, or
+    revalidated with a 304)."""
+    status = response.extensions.get("caching")
+    return isinstance(status, dict) and bool(
+        status.get("from_cache") or status.get("revalidated")
+    )
 
 
 #: A redirect body read (and dropped) to keep its connection: at most this.

@@ -34,6 +34,7 @@ RESTWIRE = [
     "Controller",
     "AsyncController",
     "Subscription",
+    "HttpCache",
     "Manager",
     "LogoutManager",
     # writing middleware
