@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.counting_server import CountingServer
 from tests.processes import workers
@@ -57,3 +60,32 @@ def test_four_processes_sharing_a_rate_in_redis_never_exceed_it(
     assert results == [["ok"] * calls] * WORKERS
     assert len(counting_server.arrivals) == WORKERS * calls
     assert counting_server.most_in_any_window(1.0) <= rate
+
+
+@pytest.mark.parametrize("storage", ["sqlite", "redis", "none"])
+def test_four_processes_share_one_http_cache(
+    storage: str, counting_server: CountingServer, tmp_path: Path, request: Any
+) -> None:
+    """Each URL is fetched with its full body once, then revalidated (304)
+    once a freshness window (1 s) has passed, or served from the cache; the
+    stored values are read again only through the cache. With no cache,
+    every worker fetches every URL in full each round, as before."""
+    where = ""
+    if storage == "sqlite":
+        where = str(tmp_path / "shared.db")
+    elif storage == "redis":
+        where = request.getfixturevalue("redis_url")
+    results = run_all(workers.cached_together, counting_server.origin, storage, where)
+    expected = list(workers.NAMES) * workers.ROUNDS
+    assert results == [expected] * WORKERS
+    counts = counting_server.counts
+    for name in workers.NAMES:
+        if storage == "none":
+            assert counts[f"{name}:full"] == WORKERS * workers.ROUNDS
+            assert counts[f"{name}:not_modified"] == 0
+        else:
+            # one full body in all; rounds at about 0, 0.7 and 1.4 s span
+            # two freshness windows: at most one revalidation each after
+            # the first
+            assert counts[f"{name}:full"] == 1, (name, dict(counts))
+            assert counts[f"{name}:not_modified"] <= 2, (name, dict(counts))

@@ -10,6 +10,7 @@ middleware is one definition for both.
 from __future__ import annotations
 
 import multiprocessing.synchronize
+import time
 import traceback
 from collections.abc import Callable
 from multiprocessing import Queue
@@ -17,10 +18,10 @@ from typing import Any
 
 import anyio
 
-from restwire import AsyncController, Controller, RestEndpoint, RestwireError
+from restwire import AsyncController, Controller, HttpCache, RestEndpoint, RestwireError
 from restwire.middlewares import AccessToken, RateLimit, SharedToken
 
-__all__ = ["limited_together", "refresh_together", "run_worker"]
+__all__ = ["cached_together", "limited_together", "refresh_together", "run_worker"]
 
 Barrier = multiprocessing.synchronize.Barrier
 
@@ -113,3 +114,52 @@ def limited_together(
                 except RestwireError as error:
                     outcomes.append(f"error: {error}")
     return outcomes
+
+
+#: The resources each worker reads, and how many rounds.
+NAMES = ("x", "y", "z")
+ROUNDS = 3
+
+
+def cached_together(
+    asynchronous: bool, origin: str, storage: str, where: str, barrier: Barrier
+) -> Any:
+    """Read each of ``NAMES`` (fresh for 1 s by HTTP, 0.3 s in the store)
+    ``ROUNDS`` times, 0.7 s apart, through an HTTP cache on ``storage``
+    (``"sqlite"`` at the path ``where``, ``"redis"`` at the URL ``where``)
+    or none (``"none"``); the values read."""
+    cache = None
+    if storage == "sqlite":
+        cache = HttpCache.sqlite(where)
+    elif storage == "redis":
+        cache = HttpCache.redis(where)
+    endpoints = [
+        RestEndpoint(
+            url_prefix=origin, path=f"/resource/{name}", data_expiry_length=0.3
+        )
+        for name in NAMES
+    ]
+    params = {"max_age": 1}
+    read: list[Any] = []
+
+    if asynchronous:
+
+        async def main() -> None:
+            async with AsyncController(cache=cache) as controller:
+                barrier.wait()
+                for round_ in range(ROUNDS):
+                    for endpoint in endpoints:
+                        read.append((await controller.get(endpoint, params))["name"])
+                    if round_ < ROUNDS - 1:
+                        await anyio.sleep(0.7)
+
+        anyio.run(main)
+    else:
+        with Controller(cache=cache) as controller:
+            barrier.wait()
+            for round_ in range(ROUNDS):
+                for endpoint in endpoints:
+                    read.append(controller.get(endpoint, params)["name"])
+                if round_ < ROUNDS - 1:
+                    time.sleep(0.7)
+    return read
