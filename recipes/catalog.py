@@ -12,7 +12,9 @@ from . import (
     casing,
     download,
     exchange_price,
+    http_cache,
     logout,
+    many_workers,
     pagination,
     posts,
     redirects,
@@ -38,6 +40,8 @@ RECIPES: tuple[ModuleType, ...] = (
     pagination,
     body_pagination,
     download,
+    http_cache,
+    many_workers,
 )
 
 

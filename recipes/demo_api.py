@@ -22,6 +22,12 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
 | ``GET /away`` | 302 to the other origin's ``/echo``, which reports the credentials it got |
+| ``GET /rates/<base>`` | exchange rates with an ``ETag`` and ``Cache-Control: max-age=2``; a matching ``If-None-Match`` gets 304 (HTTP caching) |
+| ``GET /quota`` | at most 5 calls in any second, from everybody: past that 429 with ``Retry-After``; every answer says the quota left in ``RateLimit`` (rate limits) |
+
+A login after ``/sessions/expire`` issues a new access token, as a refresh
+would. ``DemoApi.served`` counts the full bodies and 304s ``/rates`` sent,
+and the 200s and 429s of ``/quota``.
 
 ``DemoApi.requests`` holds the last 256 requests the API origin answered, so
 a test can see what went over the wire.
@@ -36,6 +42,7 @@ import re
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -208,6 +215,9 @@ class DemoApi:
         self.next_id = len(self.posts)
         self.rabbits: dict[str, int] = {"1": 12}
         self.ticks = 0
+        #: What /rates and /quota answered, and logins after expiry.
+        self.served: collections.Counter[str] = collections.Counter()
+        self.quota_times: collections.deque[float] = collections.deque()
         #: The last requests the API origin answered, newest last.
         self.requests: collections.deque[Request] = collections.deque(maxlen=256)
         self.routes: list[tuple[str, re.Pattern[str], Route]] = [
@@ -230,6 +240,8 @@ class DemoApi:
             ("GET", re.compile(r"/files/(?P<id>[^/]+)/download"), self._file),
             ("GET", re.compile(r"/events"), self._events),
             ("GET", re.compile(r"/away"), self._away),
+            ("GET", re.compile(r"/rates/(?P<base>[A-Z]{3})"), self._rates),
+            ("GET", re.compile(r"/quota"), self._quota),
         ]
         self.main = _Server(("127.0.0.1", port), _Handler)
         try:
@@ -262,6 +274,9 @@ class DemoApi:
 
     def _login(self, request: Request, match: re.Match[str]) -> Answer:
         with self.lock:
+            if not self.signed_in:  # after expiry: a new token, as a refresh
+                self.access_token = secrets.token_hex(16)
+                self.served["logins after expiry"] += 1
             self.signed_in = True
             self.csrf_token = secrets.token_hex(8)  # rotates at login, as Django's
         cookies = [
@@ -438,6 +453,45 @@ class DemoApi:
 
     def _away(self, request: Request, match: re.Match[str]) -> Answer:
         return Answer(302, {}, {"location": f"{self.other_origin}/echo"})
+
+    # -- caching and rate limits -------------------------------------------------
+
+    def _rates(self, request: Request, match: re.Match[str]) -> Answer:
+        base = match["base"]
+        headers: dict[str, str | list[str]] = {
+            "etag": f'"{base}-2024-05-01"',
+            "cache-control": "max-age=2",
+        }
+        if request.headers.get("if-none-match") == headers["etag"]:
+            with self.lock:
+                self.served["rates 304"] += 1
+            return Answer(304, raw=b"", headers=headers)
+        with self.lock:
+            self.served["rates full"] += 1
+        rates = {"USD": "1.0842", "GBP": "0.8531", "JPY": "169.12"}
+        return Answer(200, {"base": base, "rates": rates}, headers)
+
+    QUOTA = 5
+
+    def _quota(self, request: Request, match: re.Match[str]) -> Answer:
+        now = time.monotonic()
+        with self.lock:
+            times = self.quota_times
+            while times and times[0] <= now - 1.0:
+                times.popleft()
+            if len(times) >= self.QUOTA:
+                self.served["quota 429"] += 1
+                return Answer(
+                    429, {"detail": "too many requests"}, {"retry-after": "1"}
+                )
+            times.append(now)
+            self.served["quota 200"] += 1
+            left = self.QUOTA - len(times)
+        fields: dict[str, str | list[str]] = {
+            "ratelimit": f'"default";r={left};t=1',
+            "ratelimit-policy": f'"default";q={self.QUOTA};w=1',
+        }
+        return Answer(200, {"served": True}, fields)
 
     # -- lifecycle -----------------------------------------------------------------
 

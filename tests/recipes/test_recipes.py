@@ -64,6 +64,17 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
             "products": [f"Product {n}" for n in range(1, 9)],
         }
     ),
+    "http_cache": lambda r: (
+        r["answers"]
+        == [
+            "answered from the cache, nothing sent",
+            "the server said 304 Not Modified; the cached body was used",
+        ]
+        and r["same value"]
+    ),
+    "many_workers": lambda r: (
+        r == {"served": 12, "refused": [], "signed in again": 3, "refreshes": 1}
+    ),
     "download": lambda r: (
         r == {"saved as": "résumé-7.pdf", "bytes": 1 << 20, "kept in the store": 0}
     ),
