@@ -14,6 +14,9 @@ Trace one call in a handful of modules, top to bottom:
 | ``_content`` | bodies both ways: content kinds, request encoding |
 | ``_store`` | normalizing by schema, the store, reading back |
 
+With ``cache=``, ``_http_cache`` puts hishel under the client's transports
+(``_fill_lock`` lets one process fill an entry while others wait).
+
 Beside them: ``_effects`` (what a flow may ask a driver to do), ``_entity``,
 ``_resource``, ``_managers``, ``_polling``, ``_download``, ``_header_params``
 (``Link`` and ``Content-Disposition``), ``_http`` (method classes, origins),

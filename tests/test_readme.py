@@ -79,7 +79,10 @@ def run_example(code: str, namespace: dict[str, Any]) -> None:
 
 def test_every_python_example_runs_against_the_demo_api(
     capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # a reader's own folder: the cache file lands here
     assert len(EXAMPLES) >= 17
     namespace: dict[str, Any] = {"__name__": "readme"}
     outputs: list[str] = []
