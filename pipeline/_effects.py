@@ -183,31 +183,27 @@ def progress_report(response: httpx.Response) -> tuple[int, int | None]:
     return response.num_bytes_downloaded, total
 
 
-def not_awaitable(function: Any, result: Any) -> Any:
-    """``result`` of calling ``function`` under the sync driver, which cannot
-    await: an awaitable is closed and refused with a clear ``TypeError``."""
+#: What to do instead, by where an awaitable was refused.
+_SYNC_ONLY = "under a sync Controller give a plain function, or use AsyncController"
+_BLOCKING_ONLY = (
+    "Blocking takes a plain function (yield a Call for a coroutine function)"
+)
+
+
+def not_awaitable(function: Any, result: Any, instead: str = _SYNC_ONLY) -> Any:
+    """``result`` of calling ``function`` where nothing can be awaited (the
+    sync driver; a ``Blocking`` call under either): an awaitable is closed
+    and refused with a ``TypeError`` saying what to do ``instead``."""
     if inspect.isawaitable(result):
         if inspect.iscoroutine(result):
             result.close()
-        raise TypeError(
-            f"{function!r} is async; under a sync Controller give a plain "
-            "function, or use AsyncController"
-        )
+        raise TypeError(f"{function!r} is async; {instead}")
     return result
 
 
 def blocking_result(function: Any, result: Any) -> Any:
-    """``result`` of a ``Blocking`` call, under either driver: an awaitable
-    is closed and refused, since a blocking call is a plain function (a
-    coroutine function is yielded as a ``Call``)."""
-    if inspect.isawaitable(result):
-        if inspect.iscoroutine(result):
-            result.close()
-        raise TypeError(
-            f"{function!r} is async; Blocking takes a plain function (yield a "
-            "Call for a coroutine function)"
-        )
-    return result
+    """``result`` of a ``Blocking`` call, under either driver."""
+    return not_awaitable(function, result, _BLOCKING_ONLY)
 
 
 def not_an_effect(value: Never) -> TypeError:

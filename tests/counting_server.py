@@ -29,7 +29,18 @@ from urllib.parse import parse_qsl, urlsplit
 
 from recipes.demo_api import QuietHandler, QuietServer, read_body
 
-__all__ = ["CountingServer"]
+__all__ = ["CountingServer", "most_in_any_window"]
+
+
+def most_in_any_window(times: list[float], seconds: float) -> int:
+    """The most of ``times`` that fall within any span of ``seconds``."""
+    ordered = sorted(times)
+    most, start = 0, 0
+    for end, at in enumerate(ordered):
+        while at - ordered[start] >= seconds:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
 
 
 class _Handler(QuietHandler):
@@ -123,13 +134,7 @@ class CountingServer:
     def most_in_any_window(self, seconds: float) -> int:
         """The most requests to ``/limited`` that arrived within any span of
         ``seconds``."""
-        times = sorted(self.arrivals)
-        most, start = 0, 0
-        for end, at in enumerate(times):
-            while at - times[start] >= seconds:
-                start += 1
-            most = max(most, end - start + 1)
-        return most
+        return most_in_any_window(self.arrivals, seconds)
 
     def url(self, path: str) -> str:
         return self.origin + path

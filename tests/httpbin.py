@@ -17,7 +17,17 @@ from types import TracebackType
 
 import httpx
 
-__all__ = ["Httpbin"]
+__all__ = ["Httpbin", "stop"]
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """End a server the tests started: politely, then for sure after 10 s."""
+    process.terminate()
+    try:
+        process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
 
 
 class Httpbin:
@@ -79,10 +89,5 @@ class Httpbin:
     ) -> None:
         if self._process is None:
             return
-        self._process.terminate()
-        try:
-            self._process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.communicate()
+        stop(self._process)
         self._process = None

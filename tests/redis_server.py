@@ -17,6 +17,8 @@ import tempfile
 import time
 from types import TracebackType
 
+from tests.httpbin import stop
+
 __all__ = ["REDIS_SERVER", "RedisServer"]
 
 #: The server binary, if installed.
@@ -100,11 +102,6 @@ class RedisServer:
         traceback: TracebackType | None,
     ) -> None:
         if self._process is not None:
-            self._process.terminate()
-            try:
-                self._process.communicate(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.communicate()
+            stop(self._process)
             self._process = None
         self._folder.cleanup()

@@ -17,21 +17,12 @@ from pytest_httpx import HTTPXMock
 from restwire import NetworkError, RestEndpoint
 from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
 from restwire.middlewares.rate_limit import _Window
+from tests.counting_server import most_in_any_window
 
 pytestmark = pytest.mark.anyio
 
 API = "https://api.example.com"
 OTHER = "https://other.example.com"
-
-
-def most_in_any_window(times: list[float], seconds: float) -> int:
-    times = sorted(times)
-    most, start = 0, 0
-    for end, at in enumerate(times):
-        while at - times[start] >= seconds:
-            start += 1
-        most = max(most, end - start + 1)
-    return most
 
 
 def arrivals(httpx_mock: HTTPXMock, status: int = 200) -> list[float]:
