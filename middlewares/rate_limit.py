@@ -35,8 +35,10 @@ Guarantees:
   blocking an event loop; Redis commands are ``Blocking`` effects.
 - Nothing waits without bound: a call that would wait past ``max_wait``
   seconds in all (60 by default) raises :class:`RateLimited` at once,
-  naming the URL and the wait, without sending. Nothing is dropped: every
-  call is sent or gets that error.
+  naming the URL and the wait, without sending; so does a call whose
+  shared limit cannot be reached (Redis down, or silent past
+  ``redis_timeout``): the limit is never exceeded for want of Redis.
+  Nothing is dropped: every call is sent or gets that error.
 - The 429 itself still reaches the caller (or a ``Retry`` outside this
   middleware, which then finds the pause in place).
 """
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import logging
 import math
 import re
 import threading
@@ -72,6 +75,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RateLimit", "RateLimited", "rate_limit_wait"]
 
+logger = logging.getLogger("restwire")
+
 Scope = Literal["origin", "endpoint"] | Callable[[Exchange], str]
 
 #: An epoch time rather than a delay: X-RateLimit-Reset is either.
@@ -80,15 +85,31 @@ _INTEGER = re.compile(r"\d{1,12}")
 
 
 class RateLimited(RestwireError):
-    """A call would wait longer than ``max_wait`` for its rate limit; it was
-    not sent. ``wait`` is the seconds it would have waited."""
+    """A call was not sent: it would have waited longer than ``max_wait``
+    for its rate limit (``wait``, the seconds it would have waited), or the
+    shared limit in Redis could not be reached (``wait`` is ``None``)."""
 
-    def __init__(self, label: str, scope: str, wait: float, max_wait: float) -> None:
-        super().__init__(
-            f"{label}: the rate limit for {scope} asks to wait {wait:.1f} s, "
-            f"more than max_wait ({max_wait:g} s); not sent"
-        )
+    def __init__(self, message: str, wait: float | None) -> None:
+        super().__init__(message)
         self.wait = wait
+
+    @classmethod
+    def too_long(
+        cls, label: str, scope: str, wait: float, max_wait: float
+    ) -> RateLimited:
+        return cls(
+            f"{label}: the rate limit for {scope} asks to wait {wait:.1f} s, "
+            f"more than max_wait ({max_wait:g} s); not sent",
+            wait,
+        )
+
+    @classmethod
+    def unreachable(cls, label: str, error: Exception) -> RateLimited:
+        return cls(
+            f"{label}: the shared rate limit in Redis could not be reached "
+            f"({type(error).__name__}); not sent",
+            None,
+        )
 
 
 def rate_limit_wait(
@@ -325,6 +346,7 @@ class RateLimit:
         name: str = "restwire:rate",
         max_wait: float = 60.0,
         lease: float = 60.0,
+        redis_timeout: float = 5.0,
     ) -> None:
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit!r}")
@@ -343,7 +365,11 @@ class RateLimit:
             if isinstance(redis, str):
                 import redis as redis_module
 
-                redis = redis_module.Redis.from_url(redis)
+                redis = redis_module.Redis.from_url(
+                    redis,
+                    socket_timeout=redis_timeout,
+                    socket_connect_timeout=redis_timeout,
+                )
             self._window = _RedisWindow(limit, per, lease, redis, name)
 
     def _key(self, exchange: Exchange) -> str:
@@ -356,32 +382,43 @@ class RateLimit:
         assert callable(self.scope)
         return str(self.scope(exchange))
 
-    def _admit(self, key: str) -> Flow[tuple[float, Any]]:
+    def _admit(self, key: str, label: str) -> Flow[tuple[float, Any]]:
         window = self._window
-        if isinstance(window, _RedisWindow):
+        if not isinstance(window, _RedisWindow):
+            return window.admit(key)
+        try:
             admitted: tuple[float, str] = yield Blocking(window.admit, (key,))
-            return admitted
-        return window.admit(key)
+        except Exception as error:  # Redis down or silent: refuse, never exceed
+            raise RateLimited.unreachable(label, error) from error
+        return admitted
 
     def _complete(self, key: str, ident: Any) -> Flow[None]:
         window = self._window
         if ident in (-1, ""):
             return  # nothing was taken: no configured rate
-        if isinstance(window, _RedisWindow):
-            yield Blocking(window.complete, (key, ident))
-        else:
+        if not isinstance(window, _RedisWindow):
             window.complete(key, ident)
+            return
+        try:
+            yield Blocking(window.complete, (key, ident))
+        except Exception as error:  # the call is done; its lease frees the slot
+            logger.warning(
+                "could not log a call's end in the shared rate limit (%s)",
+                type(error).__name__,
+            )
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
         key = self._key(exchange)
         started = time.monotonic()
         while True:
-            wait, ident = yield from self._admit(key)
+            wait, ident = yield from self._admit(key, exchange.label)
             if wait <= 0:
                 break
             waited = time.monotonic() - started
             if waited + wait > self.max_wait:
-                raise RateLimited(exchange.label, key, waited + wait, self.max_wait)
+                raise RateLimited.too_long(
+                    exchange.label, key, waited + wait, self.max_wait
+                )
             yield Sleep(wait)
         try:
             response = yield from call_next(exchange)
@@ -410,10 +447,16 @@ class RateLimit:
         wait = rate_limit_wait(response.headers, response.status_code)
         if wait is None or wait <= 0:
             return
-        if isinstance(self._window, _RedisWindow):
-            yield Blocking(self._window.pause, (key, wait))
-        else:
+        if not isinstance(self._window, _RedisWindow):
             self._window.pause(key, wait)
+            return
+        try:
+            yield Blocking(self._window.pause, (key, wait))
+        except Exception as error:  # this process still pauses: its next call
+            logger.warning(  # finds Redis down and is refused, not sent
+                "could not share the server's pause in Redis (%s)",
+                type(error).__name__,
+            )
 
     def __repr__(self) -> str:
         rate = "server's" if self.limit is None else f"{self.limit}/{self.per:g}s"

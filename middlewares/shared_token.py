@@ -17,8 +17,9 @@ Guarantees:
   written to the slot before the lock is given back.
 - A process whose ``AccessToken`` holds no token reads the slot on its
   first call, so a worker started after a refresh uses the current token.
-- A lock not free within ``wait`` seconds, or Redis unreachable, is the
-  refresh failing: the 401 reaches the caller with that error as its
+- A lock not free within ``wait`` seconds, or Redis unreachable or silent
+  past ``timeout`` seconds (for a URL; a client you pass keeps its own
+  settings), is the refresh failing: the 401 reaches the caller with that error as its
   ``__cause__``, as for any failed refresh. Nothing waits without bound.
 - Every Redis command is a ``Blocking`` effect: the same object serves
   ``Controller`` and ``AsyncController`` (in a worker thread there), never
@@ -50,11 +51,14 @@ class SharedToken:
         *,
         lease: float = 30.0,
         wait: float = 30.0,
+        timeout: float = 5.0,
     ) -> None:
         if isinstance(redis_client, str):
             import redis as redis_module
 
-            redis_client = redis_module.Redis.from_url(redis_client)
+            redis_client = redis_module.Redis.from_url(
+                redis_client, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
         self.redis = redis_client
         self.name = name
         self.lease = lease

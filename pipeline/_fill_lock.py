@@ -12,9 +12,9 @@ Guarantees:
   unrelated keys rarely meet) and held until the response body has been
   read into the cache, then given back, however the call ends.
 - Nothing waits without bound: a lock not free within ``wait`` seconds is
-  skipped (the call goes on as it would without a cache lock); a process
-  that dies holding one frees it (the OS closes its file; a Redis lock has
-  a lease).
+  skipped (the call goes on as it would without a cache lock), and so is
+  one Redis cannot give; a process that dies holding one frees it (the OS
+  closes its file; a Redis lock has a lease).
 - Taking a lock never blocks an event loop: the async cache transport asks
   from a worker thread.
 """
@@ -22,6 +22,7 @@ Guarantees:
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     import redis
 
 __all__ = ["FileLocks", "FillLocks", "RedisLocks"]
+
+logger = logging.getLogger("restwire")
 
 #: How often a waiter looks again (seconds).
 _POLL = 0.01
@@ -91,19 +94,30 @@ class RedisLocks:
         self.lease_ms = max(1, round(lease * 1000))
 
     def acquire(self, key: str) -> Any:
+        import redis as redis_module
+
         name = f"{self.prefix}:fill:{key}"
         token = uuid.uuid4().hex
         deadline = time.monotonic() + self.wait
-        while not self.client.set(name, token, nx=True, px=self.lease_ms):
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(_POLL)
+        try:
+            while not self.client.set(name, token, nx=True, px=self.lease_ms):
+                if time.monotonic() >= deadline:
+                    return None
+                time.sleep(_POLL)
+        except redis_module.RedisError as error:  # no lock: go on without
+            logger.warning("cache fill lock unavailable (%s)", type(error).__name__)
+            return None
         return name, token
 
     def release(self, held: Any) -> None:
+        import redis as redis_module
+
         name, token = held
         # only our own lock: after a lease ran out another may hold it
-        self.client.eval(_RELEASE, 1, name, token)
+        try:
+            self.client.eval(_RELEASE, 1, name, token)
+        except redis_module.RedisError as error:  # its lease frees it
+            logger.warning("cache fill lock not given back (%s)", type(error).__name__)
 
 
 _RELEASE = """

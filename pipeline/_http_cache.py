@@ -322,26 +322,31 @@ class HttpCache:
         key_prefix: str = "restwire-cache",
         fill_wait: float = 10.0,
         fill_lease: float = 60.0,
+        timeout: float = 5.0,
         **storage_options: Any,
     ) -> HttpCache:
         """Entries, and fill locks, in the Redis at ``url``, for processes
         on several machines; ``storage_options`` go to hishel's
         ``RedisStorage`` (``default_ttl``, ``max_stream_size``, ...).
         ``fill_wait`` as for :meth:`sqlite`; ``fill_lease``: seconds after
-        which the lock of a process that died frees itself."""
+        which the lock of a process that died frees itself; ``timeout``:
+        seconds any Redis command may take (a Redis that fails is a cache
+        miss, never a hung call)."""
         import hishel
         import redis as redis_module
         import redis.asyncio
 
+        bounded = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+
         def sync_client() -> redis.Redis:
-            return redis_module.Redis.from_url(url)
+            return redis_module.Redis.from_url(url, **bounded)
 
         return cls(
             lambda: hishel.RedisStorage(
                 sync_client(), key_prefix=key_prefix, **storage_options
             ),
             lambda: hishel.AsyncRedisStorage(
-                redis.asyncio.Redis.from_url(url),
+                redis.asyncio.Redis.from_url(url, **bounded),
                 key_prefix=key_prefix,
                 **storage_options,
             ),

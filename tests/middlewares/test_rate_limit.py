@@ -239,3 +239,17 @@ async def test_a_slot_whose_call_never_completed_is_freed_by_its_lease(
     started = time.monotonic()
     await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(limit))
     assert 0.2 <= time.monotonic() - started < 2
+
+
+async def test_an_unreachable_shared_limit_refuses_rather_than_exceed(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    limit = RateLimit(5, redis="redis://127.0.0.1:1/0", redis_timeout=0.5)
+    with pytest.raises(RateLimited) as caught:
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(limit))
+    assert caught.value.wait is None
+    assert str(caught.value) == (
+        "GET https://api.example.com/x: the shared rate limit in Redis could not "
+        "be reached (ConnectionError); not sent"
+    )
+    assert httpx_mock.get_requests() == []

@@ -7,6 +7,7 @@ four-process promise is in ``tests/processes/test_many_processes.py``.
 
 from __future__ import annotations
 
+import socket
 import time
 from typing import Any
 
@@ -119,3 +120,23 @@ def test_reprs_show_no_token(redis_url: str) -> None:
     auth = AccessToken("secret-value", shared=shared)
     assert "secret-value" not in repr(auth)
     assert "SharedToken(name='api'" in repr(auth)
+
+
+async def test_a_silent_redis_ends_the_refresh_within_its_timeout(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A Redis that accepts the connection and never answers: the refresh
+    fails after ``timeout``, it does not hang the call."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+        httpx_mock.add_response(status_code=401)
+        shared = SharedToken(url, timeout=0.3)
+        auth = AccessToken("old", refresh=lambda: "new", shared=shared)
+        started = time.monotonic()
+        with pytest.raises(NetworkError) as caught:
+            await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(auth))
+        assert time.monotonic() - started < 3
+    assert caught.value.status == 401
+    assert isinstance(caught.value.__cause__, redis.TimeoutError)

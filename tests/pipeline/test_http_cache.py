@@ -225,3 +225,15 @@ def test_a_client_takes_one_cache(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="already has an HttpCache"):
             Controller(client, cache=cache)
     assert repr(cache) == f"HttpCache(sqlite:{tmp_path / 'cache.db'})"
+
+
+async def test_a_redis_that_is_down_is_a_cache_miss_not_a_failed_call(
+    make: Make, counting_server: CountingServer
+) -> None:
+    cache = HttpCache.redis("redis://127.0.0.1:1/0", timeout=0.5)
+    controller = make(cache=cache)
+    endpoint = resource(counting_server, "f", data_expiry_length=0)
+    for _ in range(2):
+        value = await controller.fetch(endpoint, {"max_age": 60})
+        assert value["name"] == "f"
+    assert counting_server.counts["f:full"] == 2
