@@ -336,17 +336,19 @@ class HttpCache:
         import redis as redis_module
         import redis.asyncio
 
-        bounded = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
-
         def sync_client() -> redis.Redis:
-            return redis_module.Redis.from_url(url, **bounded)
+            return redis_module.Redis.from_url(
+                url, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
 
         return cls(
             lambda: hishel.RedisStorage(
                 sync_client(), key_prefix=key_prefix, **storage_options
             ),
             lambda: hishel.AsyncRedisStorage(
-                redis.asyncio.Redis.from_url(url, **bounded),
+                redis.asyncio.Redis.from_url(
+                    url, socket_timeout=timeout, socket_connect_timeout=timeout
+                ),
                 key_prefix=key_prefix,
                 **storage_options,
             ),
