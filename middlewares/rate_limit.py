@@ -14,11 +14,15 @@ Two sources of waiting, both taken before a request is sent::
   log of admission times, as rate-limit libraries keep, lets a call that
   was let go early but arrived late share a server's window with the
   ``limit``-th after it: four processes on a shared pyrate-limiter log put
-  21 calls into one second of a server limited to 20, see issue 16's note.)
+  21 calls into one second of a server limited to 20; see
+  ``tests/benchmarks/rate_limit_options.py``.)
   In this process by default; with ``redis=``, every process shares the
   log, kept by two short atomic scripts on Redis's own clock, so processes
   on machines whose clocks differ still agree. A call that never completes
   (its process died) gives its slot back after ``lease`` seconds.
+  A scope function's keys name Redis keys and this process's records:
+  return an id (a user's, a tenant's), never a credential; the records of
+  keys no call has used for a while are dropped.
 - **What the server says**, read from every response of that scope:
   ``Retry-After`` on a 429 or 503 (which takes precedence, as the drafts
   say), and the quota left reaching 0 in ``RateLimit`` (the IETF drafts'
@@ -78,6 +82,9 @@ __all__ = ["RateLimit", "RateLimited", "rate_limit_wait"]
 logger = logging.getLogger("restwire")
 
 Scope = Literal["origin", "endpoint"] | Callable[[Exchange], str]
+
+#: Admissions between two sweeps of an in-process window's records.
+SWEEP_EVERY = 1024
 
 #: An epoch time rather than a delay: X-RateLimit-Reset is either.
 _EPOCH = 1_000_000_000
@@ -224,8 +231,25 @@ class _Window:
             if used < self.limit:
                 ident = next(self.ids)
                 flying[ident] = now + self.lease
+                if ident % SWEEP_EVERY == SWEEP_EVERY - 1:
+                    self._sweep(now)
                 return 0.0, ident
             return _wait(list(done), used - self.limit, now, self.window), -1
+
+    def _sweep(self, now: float) -> None:
+        """Drop the records of keys with nothing in their window, nothing in
+        flight and no pause (the lock is held): memory follows the keys in
+        use, whatever a scope function returns."""
+        for key in [
+            key
+            for key, done in self.done.items()
+            if not done or done[-1] <= now - self.window
+        ]:
+            if not self.flying.get(key):
+                del self.done[key]
+                self.flying.pop(key, None)
+        for key in [key for key, until in self.pauses.items() if until <= now]:
+            del self.pauses[key]
 
     def complete(self, key: str, ident: int) -> None:
         """The call ``ident`` of ``key`` is over: its slot is logged now."""
@@ -416,8 +440,9 @@ class RateLimit:
                 break
             waited = time.monotonic() - started
             if waited + wait > self.max_wait:
+                shown = key if isinstance(self.scope, str) else "its scope"
                 raise RateLimited.too_long(
-                    exchange.label, key, waited + wait, self.max_wait
+                    exchange.label, shown, waited + wait, self.max_wait
                 )
             yield Sleep(wait)
         try:

@@ -257,3 +257,36 @@ async def test_an_unreachable_shared_limit_refuses_rather_than_exceed(
         "be reached (ConnectionError); not sent"
     )
     assert httpx_mock.get_requests() == []
+
+
+def test_an_in_process_window_forgets_keys_no_call_uses() -> None:
+    """A scope function with ever-new keys (a user id per call) keeps the
+    records of the keys in use, not of every key ever seen."""
+    limit = RateLimit(10**6, per=0.01, scope=lambda exchange: "unused")
+    window = limit._window
+    assert isinstance(window, _Window)
+    for n in range(5000):
+        wait, ident = window.admit(f"user-{n}")
+        assert wait == 0.0
+        window.complete(f"user-{n}", ident)
+        if n % 1000 == 0:
+            window.pause(f"user-{n}", 0.001)
+    time.sleep(0.02)  # every user's window and pause has passed
+    for _ in range(1024):  # enough admissions for a sweep to come round
+        wait, ident = window.admit("steady")
+        window.complete("steady", ident)
+    assert set(window.done) == {"steady"}
+    assert window.pauses == {}
+
+
+async def test_a_scope_function_s_key_is_not_shown_in_errors(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    arrivals(httpx_mock)
+    limit = RateLimit(1, per=30, scope=lambda exchange: "user-secret-id", max_wait=0)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    await controller.fetch(endpoint)
+    with pytest.raises(RateLimited) as caught:
+        await controller.fetch(endpoint)
+    assert "user-secret-id" not in str(caught.value)
+    assert "the rate limit for its scope asks to wait" in str(caught.value)
