@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", nargs="*", type=int, default=None, help="case numbers to run"
     )
     arguments = parser.parse_args(argv)
-    chosen = set(arguments.only or range(1, 9))
+    chosen = set(arguments.only or range(1, 10))
     quick = arguments.quick
     rows: list[Row] = []
     if chosen & {1, 8}:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += cases.key_casing(quick)
     if chosen & {6, 8}:
         rows += cases.normalization(quick)
-    if chosen & {2, 3, 4, 7}:
+    if chosen & {2, 3, 4, 7, 9}:
         with BenchServer() as server:
             if 2 in chosen:
                 rows += cases.real_socket(server, quick)
@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows += cases.deduplication(server, quick)
             if 7 in chosen:
                 rows += cases.download(server, quick)
+            if 9 in chosen:
+                rows += cases.http_cache(server, quick)
     rows.sort(key=lambda row: row.case)
     if arguments.json:
         print(to_json(rows))

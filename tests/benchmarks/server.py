@@ -4,11 +4,15 @@ Its own process so that its CPU time is not counted against either client,
 and so the GIL it holds does not slow the client being measured.
 
 Routes: ``/item/<id>`` (a 1 KB JSON object, snake_case), ``/bytes/<n>``
-(``n`` bytes, streamed in 1 MiB writes).
+(``n`` bytes, streamed in 1 MiB writes), ``/prices/<n>`` (``n`` prices as
+case 6 has them, with an ``ETag`` and ``Cache-Control: max-age=0``: every
+read after the first is revalidated, and a matching ``If-None-Match`` gets
+a 304).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import socket
@@ -30,6 +34,22 @@ def item_body(item_id: str) -> bytes:
     return json.dumps({**ITEM, "title": f"item {item_id} " + "x" * 92}).encode()
 
 
+@functools.lru_cache(maxsize=4)
+def prices_body(count: int) -> bytes:
+    return json.dumps(
+        [
+            {
+                "id": str(index),
+                "pair": f"PAIR-{index % 97}",
+                "price": f"{index}.{index % 100:02d}",
+                "updated_at": f"2024-05-01T12:{index % 60:02d}:00+00:00",
+                "volume": index,
+            }
+            for index in range(count)
+        ]
+    ).encode()
+
+
 class _Handler(QuietHandler):
     def do_GET(self) -> None:
         parts = self.path.split("?")[0].strip("/").split("/")
@@ -46,6 +66,17 @@ class _Handler(QuietHandler):
                 piece = chunk[: min(len(chunk), size - sent)]
                 self.wfile.write(piece)
                 sent += len(piece)
+            return
+        if parts[0] == "prices":
+            headers: dict[str, str | list[str]] = {
+                "etag": f'"prices-{parts[1]}"',
+                "cache-control": "max-age=0",
+            }
+            if self.headers.get("if-none-match") == headers["etag"]:
+                self.answer(304, b"", headers)
+                return
+            body = prices_body(int(parts[1]))
+            self.answer(200, body, {**headers, "content-type": "application/json"})
             return
         self.answer(200, item_body(parts[-1]), {"content-type": "application/json"})
 
