@@ -24,10 +24,10 @@ import json
 import threading
 import time
 from collections import Counter
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from recipes.demo_api import QuietHandler, QuietServer, read_body
+from tests.servers import ServedInThread
 
 __all__ = ["CountingServer", "most_in_any_window"]
 
@@ -112,20 +112,16 @@ class _Server(QuietServer):
     owner: CountingServer
 
 
-class CountingServer:
+class CountingServer(ServedInThread):
     """A server on a free port of 127.0.0.1 that counts each route."""
 
     def __init__(self) -> None:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.owner = self
-        self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.lock = threading.Lock()
         self.counts: Counter[str] = Counter()
         self.arrivals: list[float] = []
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), daemon=True
-        )
-        self._thread.start()
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.owner = self
+        super().__init__(server)
 
     def count(self, what: str) -> None:
         with self.lock:
@@ -135,17 +131,3 @@ class CountingServer:
         """The most requests to ``/limited`` that arrived within any span of
         ``seconds``."""
         return most_in_any_window(self.arrivals, seconds)
-
-    def url(self, path: str) -> str:
-        return self.origin + path
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
-
-    def __enter__(self) -> CountingServer:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()

@@ -35,7 +35,7 @@ import time
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Self, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from recipes.demo_api import QuietHandler, QuietServer, read_body
@@ -216,18 +216,17 @@ class _Server(QuietServer):
     owner: RecordingServer
 
 
-class RecordingServer:
-    """A server on a free port of 127.0.0.1; ``url(path)`` gives full URLs."""
+class ServedInThread:
+    """A server already bound (on a free port), served by a thread of the
+    test process until :meth:`close`; ``url(path)`` gives full URLs."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self._server = _Server((host, 0), _Handler)
-        self._server.owner = self
+    def __init__(self, server: QuietServer, host: str = "127.0.0.1") -> None:
+        self._server = server
         self.host = host
-        self.port = self._server.server_address[1]
+        self.port = int(server.server_address[1])
         self.origin = f"http://{host}:{self.port}"
-        self.requests: list[Received] = []
         self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), daemon=True
+            target=server.serve_forever, args=(0.05,), daemon=True
         )
         self._thread.start()
 
@@ -238,3 +237,19 @@ class RecordingServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RecordingServer(ServedInThread):
+    """A server on a free port of 127.0.0.1 that records what it receives."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.requests: list[Received] = []
+        server = _Server((host, 0), _Handler)
+        server.owner = self
+        super().__init__(server, host)
