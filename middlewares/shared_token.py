@@ -98,8 +98,10 @@ class SharedToken:
     def _release(lock: Any) -> None:
         import redis as redis_module
 
-        # a LockError: the lease ran out, and Redis has freed the lock already
-        with contextlib.suppress(redis_module.exceptions.LockError):
+        # A LockError: the lease ran out, and Redis freed the lock already.
+        # Any other failure (Redis down just now): the lease will free it,
+        # and the token, refreshed and written, is good all the same.
+        with contextlib.suppress(redis_module.RedisError):
             lock.release()
 
     def refreshed(
