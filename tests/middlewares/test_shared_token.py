@@ -140,3 +140,26 @@ async def test_a_silent_redis_ends_the_refresh_within_its_timeout(
         assert time.monotonic() - started < 3
     assert caught.value.status == 401
     assert isinstance(caught.value.__cause__, redis.TimeoutError)
+
+
+async def test_a_lock_that_cannot_be_given_back_leaves_the_refresh_standing(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redis fails just as the lock is given back: the lease frees it later,
+    and the call goes on with the token it refreshed."""
+
+    def fails(self: object) -> None:
+        raise redis.ConnectionError("gone just now")
+
+    monkeypatch.setattr(redis.lock.Lock, "release", fails)
+    httpx_mock.add_response(status_code=401, match_headers={"Access-Token": "old"})
+    httpx_mock.add_response(json={"ok": True}, match_headers={"Access-Token": "new"})
+    auth = AccessToken(
+        "old", refresh=lambda: "new", shared=SharedToken(redis_url, "api")
+    )
+    value = await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(auth))
+    assert value == {"ok": True}
+    assert redis.Redis.from_url(redis_url).get("api:token") == b"new"
