@@ -7,11 +7,13 @@ Each test runs under both drivers (the ``controller`` fixture). The shared
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
 import httpx
 import pytest
+import redis
 from pytest_httpx import HTTPXMock
 
 from restwire import NetworkError, RestEndpoint
@@ -290,3 +292,31 @@ async def test_a_scope_function_s_key_is_not_shown_in_errors(
         await controller.fetch(endpoint)
     assert "user-secret-id" not in str(caught.value)
     assert "the rate limit for its scope asks to wait" in str(caught.value)
+
+
+async def test_a_call_whose_end_redis_cannot_log_still_returns(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis fails after the call was let go: the answer stands, the slot's
+    lease frees it, and the server's pause that could not be shared is
+    logged; the next call finds Redis down and is refused, not sent."""
+    from restwire.middlewares.rate_limit import _RedisWindow
+
+    def fails(*args: object) -> None:
+        raise redis.ConnectionError("gone just now")
+
+    monkeypatch.setattr(_RedisWindow, "complete", fails)
+    monkeypatch.setattr(_RedisWindow, "pause", fails)
+    httpx_mock.add_response(json={"ok": True}, headers={"RateLimit": '"d";r=0;t=5'})
+    limit = RateLimit(5, redis=redis_url, lease=0.2)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    with caplog.at_level(logging.WARNING, logger="restwire"):
+        assert await controller.fetch(endpoint) == {"ok": True}
+    assert [record.getMessage() for record in caplog.records] == [
+        "could not log a call's end in the shared rate limit (ConnectionError)",
+        "could not share the server's pause in Redis (ConnectionError)",
+    ]
