@@ -31,7 +31,10 @@ Two sources of waiting, both taken before a request is sent::
   ``-Reset`` (delta seconds or an epoch time). Every call of that scope
   then waits that long; with Redis, every process does. A response served
   from an HTTP cache is not read (its fields are not current). Malformed
-  fields are ignored.
+  fields are ignored. ``RateLimit-Policy`` is read by no one: the drafts
+  call it informative (a client MAY ignore it) and it may name several
+  windows at once; the quota left in ``RateLimit`` says the same thing as
+  it changes, and a rate read off a policy belongs in ``RateLimit(q, per=w)``.
 
 Guarantees:
 
