@@ -509,8 +509,8 @@ def normalization(quick: bool) -> list[Row]:
             milliseconds(ours),
             milliseconds(theirs),
             ours / theirs,
-            "<= 1.00",
-            ours / theirs <= 1.0,
+            "<= 0.50",
+            ours / theirs <= 0.5,
         ),
         Row(
             "6b. whole read path (parse, casing, normalize, read) vs json.loads",
