@@ -320,3 +320,21 @@ async def test_a_call_whose_end_redis_cannot_log_still_returns(
         "could not log a call's end in the shared rate limit (ConnectionError)",
         "could not share the server's pause in Redis (ConnectionError)",
     ]
+
+
+def test_separate_remaining_and_reset_fields() -> None:
+    """The draft-06 form (and X-RateLimit-*): a wait only when nothing is
+    left, of the reset's seconds, or until its epoch time."""
+
+    def wait(fields: dict[str, str]) -> float | None:
+        return rate_limit_wait(httpx.Headers(fields), 200, now=lambda: 1_700_000_000)
+
+    assert wait({"RateLimit-Remaining": "0", "RateLimit-Reset": "7"}) == 7
+    assert wait({"RateLimit-Remaining": "3", "RateLimit-Reset": "7"}) is None
+    assert wait({"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "12"}) == 12
+    epoch = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1700000030"}
+    assert wait(epoch) == 30
+    past = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1699999990"}
+    assert wait(past) == 0
+    both = {"RateLimit": '"d";r=0;t=4', "X-RateLimit-Remaining": "0"}
+    assert wait({**both, "X-RateLimit-Reset": "9"}) == 9  # the longest wait
