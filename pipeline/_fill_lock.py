@@ -26,7 +26,6 @@ import logging
 import os
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -85,47 +84,41 @@ class FileLocks:
 
 
 class RedisLocks:
-    """Locks in Redis, with a lease: for processes on several machines."""
+    """redis-py's ``Lock`` (a key set only if absent, with a lease, given
+    back only by its owner): for processes on several machines."""
 
     def __init__(self, client: redis.Redis, prefix: str, wait: float, lease: float):
         self.client = client
         self.prefix = prefix
         self.wait = wait
-        self.lease_ms = max(1, round(lease * 1000))
+        self.lease = lease
 
     def acquire(self, key: str) -> Any:
         import redis as redis_module
 
-        name = f"{self.prefix}:fill:{key}"
-        token = uuid.uuid4().hex
-        deadline = time.monotonic() + self.wait
+        lock = self.client.lock(
+            f"{self.prefix}:fill:{key}",
+            timeout=self.lease,
+            blocking_timeout=self.wait,
+            sleep=_POLL,
+            # given back from whichever worker thread reads the body's end
+            thread_local=False,
+        )
         try:
-            while not self.client.set(name, token, nx=True, px=self.lease_ms):
-                if time.monotonic() >= deadline:
-                    return None
-                time.sleep(_POLL)
+            return lock if lock.acquire() else None
         except redis_module.RedisError as error:  # no lock: go on without
             logger.warning("cache fill lock unavailable (%s)", type(error).__name__)
             return None
-        return name, token
 
     def release(self, held: Any) -> None:
         import redis as redis_module
 
-        name, token = held
-        # only our own lock: after a lease ran out another may hold it
         try:
-            self.client.eval(_RELEASE, 1, name, token)
+            held.release()
+        except redis_module.exceptions.LockError:
+            pass  # its lease ran out: it is not ours to give back any more
         except redis_module.RedisError as error:  # its lease frees it
             logger.warning("cache fill lock not given back (%s)", type(error).__name__)
-
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
 
 
 class Once:
