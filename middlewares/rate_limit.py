@@ -224,10 +224,14 @@ class _Window:
             self.pauses.pop(key, None)
             if self.limit is None:
                 return 0.0, -1
-            done = self.done.setdefault(key, collections.deque())
+            done = self.done.get(key)
+            if done is None:
+                done = self.done[key] = collections.deque()
             while done and done[0] <= now - self.window:
                 done.popleft()
-            flying = self.flying.setdefault(key, {})
+            flying = self.flying.get(key)
+            if flying is None:
+                flying = self.flying[key] = {}
             for lost in [ident for ident, end in flying.items() if end <= now]:
                 del flying[lost]  # a call that never completed: its lease ran out
             used = len(done) + len(flying)
@@ -237,7 +241,7 @@ class _Window:
                 if ident % SWEEP_EVERY == SWEEP_EVERY - 1:
                     self._sweep(now)
                 return 0.0, ident
-            return _wait(list(done), used - self.limit, now, self.window), -1
+            return _wait(done, used - self.limit, now, self.window), -1
 
     def _sweep(self, now: float) -> None:
         """Drop the records of keys with nothing in their window, nothing in
@@ -266,7 +270,9 @@ class _Window:
             self.pauses[key] = max(self.pauses.get(key, 0.0), until)
 
 
-def _wait(done: list[float], over: int, now: float, window: float) -> float:
+def _wait(
+    done: collections.deque[float], over: int, now: float, window: float
+) -> float:
     """Seconds until a slot frees: when the ``over``-th oldest logged call
     leaves the window; while every slot is in flight, a short poll."""
     if over < len(done):
