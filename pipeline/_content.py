@@ -69,6 +69,7 @@ from decimal import Decimal
 from typing import Any, ClassVar, Literal, Protocol
 
 import httpx
+import msgspec
 
 from ._errors import BodyTooLarge, ContentError, RequestBodyError
 from ._http import BODYLESS_METHODS
@@ -158,6 +159,14 @@ def _is_json_type(content_type: str) -> bool:
     return mime in ("application/json", "text/json") or mime.endswith("+json")
 
 
+#: RFC 8259 JSON in UTF-8, parsed by msgspec: what servers send, in a quarter to
+#: half of ``json.loads``'s time. What it refuses (a byte order mark, UTF-16, NaN, a
+#: lone surrogate, a number out of a double's range, malformed text) goes to
+#: ``json.loads``, so restwire reads exactly what the standard library reads,
+#: with its error messages.
+_strict_json = msgspec.json.Decoder().decode
+
+
 class JsonContent(Content):
     """JSON: the parsed value (``dict``, ``list``, ...)."""
 
@@ -176,6 +185,14 @@ class JsonContent(Content):
                 f"expected JSON, but the content type is {content_type!r}",
                 names_type=True,
             )
+        try:
+            return _strict_json(body)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            pass  # not strict JSON: json.loads says what it makes of it
+        except RecursionError:
+            raise ContentError(
+                response, "the JSON is nested too deeply to parse"
+            ) from None
         try:
             return json.loads(body)
         except ValueError as error:
