@@ -58,7 +58,7 @@ from typing import (
 
 from ._errors import RestwireError
 
-__all__ = ["Entity", "EntityError", "build"]
+__all__ = ["Entity", "EntityError", "build", "deserializer_failed"]
 
 EntityT = TypeVar("EntityT", bound="Entity")
 
@@ -297,17 +297,28 @@ def build(
         try:
             values[name] = deserialize(value)
         except Exception as error:
-            raise EntityError(
-                cls.__name__,
-                name,
-                value,
-                f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
-            ) from error
+            raise deserializer_failed(cls, name, value, deserialize, error) from error
     instance = object.__new__(cls)
     _set_fields(instance, values)
     if extra:
         object.__setattr__(instance, "_extra", extra)
     return instance
+
+
+def deserializer_failed(
+    cls: type[Entity],
+    name: str,
+    value: Any,
+    deserialize: Callable[[Any], Any],
+    error: Exception,
+) -> EntityError:
+    """The error for ``deserialize`` refusing ``value`` of ``cls.name``."""
+    return EntityError(
+        cls.__name__,
+        name,
+        value,
+        f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
+    )
 
 
 #: Sets an instance's ``__dict__`` past the read-only ``__setattr__``.

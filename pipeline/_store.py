@@ -41,6 +41,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn
 
+from ._columns import entities_by_column
 from ._entity import Entity, EntityError, build
 from ._models import is_model, validate, validator
 
@@ -198,6 +199,10 @@ def _entities(
 
     The hot path of normalization: everything per class is looked up once.
     """
+    if type(values) is list:
+        by_column = entities_by_column(cls, values, batch)
+        if by_column is not None:
+            return by_column
     plan = cls._plan()
     nested = plan.nested
     default_pk = cls.pk is Entity.pk
@@ -512,6 +517,9 @@ class Store:
 
 def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
     """Merge ``batch``'s records into ``records``, field by field."""
+    if records.keys().isdisjoint(batch.records):
+        records.update(batch.records)  # nothing to merge with: one C loop
+        return
     for entity_key, instance in batch.records.items():
         existing = records.get(entity_key)
         if (

@@ -1,0 +1,213 @@
+"""Lists of flat entities normalized column by column (``_columns``).
+
+Each test normalizes the same list twice: as a list (the column path) and
+item by item (the record path, which builds one record at a time), and
+finds the same references, records (fields, types, extra keys) and batch.
+"""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any, ClassVar
+
+import pytest
+
+from restwire import Entity, EntityError
+from restwire._columns import SMALLEST, entities_by_column
+from restwire._store import Batch, normalize
+
+
+class Quote(Entity):
+    id: str = ""
+    price: Decimal = Decimal(0)
+    at: datetime.datetime | None = None
+    tags: list[str] = []  # noqa: RUF012 (a field default, copied per instance)
+
+    schema: ClassVar[dict[str, Any]] = {
+        "price": Decimal,
+        "at": datetime.datetime.fromisoformat,
+    }
+
+
+class Pair(Entity):
+    base: str = ""
+    quote: str = ""
+    rate: float = 0.0
+
+    schema: ClassVar[dict[str, Any]] = {"rate": float}
+
+    def pk(self) -> str:
+        return f"{self.base}-{self.quote}"
+
+
+def quotes(count: int = 12) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": str(index),
+            "price": f"{index}.5",
+            "at": f"2024-05-01T12:00:{index % 60:02d}+00:00",
+            "tags": [f"t{index}"],
+        }
+        for index in range(count)
+    ]
+
+
+def both_ways(schema: type[Entity], items: list[Any]) -> tuple[Batch, Batch, Any]:
+    """Normalize ``items`` as a list and one by one; the batches and the
+    list's references, after checking the references agree."""
+    by_column = Batch()
+    refs = normalize([schema], items, by_column, {})
+    by_record = Batch()
+    one_by_one = [normalize(schema, item, by_record, {}) for item in items]
+    assert refs == one_by_one
+    return by_column, by_record, refs
+
+
+def record(batch: Batch, key: tuple[str, str]) -> Any:
+    """The record ``batch`` holds under ``key``, typed loosely for reading."""
+    return batch.records[key]
+
+
+def assert_same(by_column: Batch, by_record: Batch) -> None:
+    assert by_column.records.keys() == by_record.records.keys()
+    for key, record in by_record.records.items():
+        mine = by_column.records[key]
+        assert type(mine) is type(record)
+        assert mine == record
+        assert list(mine.__dict__) == list(record.__dict__)  # field order too
+        for name, value in record.__dict__.items():
+            assert type(mine.__dict__[name]) is type(value)
+        assert mine.extra_fields == record.extra_fields
+    assert by_column.data == by_record.data
+    assert by_column.deleted == by_record.deleted
+
+
+def test_a_list_is_built_by_column_as_by_record() -> None:
+    items = quotes()
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert record(by_column, ("Quote", "3")).price == Decimal("3.5")
+
+
+def test_the_column_path_is_the_one_taken() -> None:
+    batch = Batch()
+    refs = entities_by_column(Quote, quotes(), batch)
+    assert refs == [("Quote", str(index)) for index in range(12)]
+    assert len(batch.records) == 12
+
+
+def test_short_lists_and_nested_entities_take_the_record_path() -> None:
+    assert entities_by_column(Quote, quotes(SMALLEST - 1), Batch()) is None
+    from tests.pipeline.entities import Article
+
+    articles = [{"id": index, "author": {"id": 1}} for index in range(SMALLEST)]
+    assert entities_by_column(Article, articles, Batch()) is None
+
+
+def test_missing_fields_keep_defaults_and_are_not_deserialized() -> None:
+    items = quotes()
+    del items[2]["price"], items[5]["at"], items[7]["tags"]
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert record(by_column, ("Quote", "2")).price == Decimal(0)
+    assert record(by_column, ("Quote", "5")).at is None
+    # a missing mutable field gets its own copy of the default
+    assert record(by_column, ("Quote", "7")).tags == []
+    assert record(by_column, ("Quote", "7")).tags is not Quote._fields["tags"]
+
+
+def test_none_and_values_of_the_deserializers_class_pass_as_they_are() -> None:
+    items = quotes()
+    items[1]["price"] = None
+    items[4]["price"] = Decimal("9.25")
+    items[6]["at"] = None
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert record(by_column, ("Quote", "4")).price == Decimal("9.25")
+
+
+def test_extra_keys_are_kept_apart_as_by_record() -> None:
+    items = quotes()
+    items[3]["note"] = "kept"
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert record(by_column, ("Quote", "3")).extra_fields == {"note": "kept"}
+
+
+def test_a_repeated_key_merges_over_the_earlier_item() -> None:
+    items = quotes()
+    items[9] = {"id": "2", "price": "77"}  # repeats 2, without "at" or "tags"
+    by_column, by_record, refs = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    merged = record(by_column, ("Quote", "2"))
+    assert merged.price == Decimal(77)
+    assert merged.at == datetime.datetime.fromisoformat("2024-05-01T12:00:02+00:00")
+    assert refs.count(("Quote", "2")) == 2
+
+
+def test_a_key_an_earlier_list_of_the_response_holds_is_merged() -> None:
+    by_column, by_record = Batch(), Batch()
+    first = [{"id": "1", "price": "1", "tags": ["a"]}]
+    for batch in (by_column, by_record):
+        normalize([Quote], first, batch, {})
+    items = quotes()
+    del items[1]["tags"]
+    normalize([Quote], items, by_column, {})
+    for item in items:
+        normalize(Quote, item, by_record, {})
+    assert_same(by_column, by_record)
+    assert record(by_column, ("Quote", "1")).tags == ["a"]
+
+
+def test_a_deleted_key_normalized_again_is_no_longer_deleted() -> None:
+    batch = Batch()
+    batch.deleted.update({("Quote", "3"), ("Quote", "99")})
+    normalize([Quote], quotes(), batch, {})
+    assert batch.deleted == {("Quote", "99")}
+
+
+def test_a_custom_primary_key() -> None:
+    items = [
+        {"base": f"B{index}", "quote": "USD", "rate": str(index)} for index in range(10)
+    ]
+    by_column, by_record, refs = both_ways(Pair, items)
+    assert_same(by_column, by_record)
+    assert refs[0] == ("Pair", "B0-USD")
+    assert record(by_column, ("Pair", "B3-USD")).rate == 3.0
+
+
+def test_numeric_ids_are_keyed_as_text() -> None:
+    items = quotes()
+    for index, item in enumerate(items):
+        item["id"] = index
+    by_column, by_record, refs = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert refs[5] == ("Quote", "5")
+
+
+@pytest.mark.parametrize("bad", [None, ""])
+def test_an_item_without_a_primary_key_is_the_record_paths_error(bad: Any) -> None:
+    items = quotes()
+    items[8]["id"] = bad
+    with pytest.raises(EntityError, match="has no primary key"):
+        normalize([Quote], items, Batch(), {})
+
+
+def test_an_item_that_is_not_an_object_is_the_record_paths_error() -> None:
+    items: list[Any] = quotes()
+    items[4] = "4"
+    with pytest.raises(EntityError, match="expected an object"):
+        normalize([Quote], items, Batch(), {})
+
+
+def test_a_failing_deserializer_names_the_value_it_refused() -> None:
+    items = quotes()
+    items[6]["price"] = "six"
+    batch = Batch()
+    with pytest.raises(EntityError) as caught:
+        normalize([Quote], items, batch, {})
+    assert caught.value.field == "price"
+    assert caught.value.value == "six"
+    assert "Quote.price: Decimal failed" in str(caught.value)
+    assert not batch.records  # nothing half-written
