@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from itertools import chain, repeat
+from operator import itemgetter
 from typing import Any
 
 from restwire import Exchange, Form, RestwireError
@@ -155,6 +157,10 @@ def _converter(convert: Callable[[str], str]) -> Callable[[Any], Any]:
                 raise _collision(value, convert)
             return out
         if kind is list:
+            if len(value) >= _ROWS and type(value[0]) is dict:
+                rows = _convert_rows(value, convert, walk)
+                if rows is not None:
+                    return rows
             return [walk(item) if type(item) in _CONTAINERS else item for item in value]
         if kind is tuple:
             return tuple(
@@ -166,6 +172,38 @@ def _converter(convert: Callable[[str], str]) -> Callable[[Any], Any]:
 
 
 _CONTAINERS = frozenset((dict, list, tuple))
+
+#: From this many objects, a list is converted as rows (see ``_convert_rows``).
+_ROWS = 8
+
+
+def _convert_rows(
+    rows: list[Any], convert: Callable[[str], str], walk: Callable[[Any], Any]
+) -> list[Any] | None:
+    """A list of objects that all have the same keys in the same order (a
+    page of records, what most lists are) converted as a table: the keys
+    once, every object in one C loop (``dict(zip(keys, row.values()))``),
+    then only the columns that hold containers walked. ``None`` when the
+    list is not such a table, or two keys become one (the object by object
+    walk then names the collision)."""
+    if set(map(type, rows)) != {dict} or len(set(map(tuple, rows))) != 1:
+        return None
+    keys = [convert(key) if type(key) is str else key for key in rows[0]]
+    if len(set(keys)) != len(keys):
+        return None
+    out: list[dict[Any, Any]] = list(
+        map(dict, map(zip, repeat(keys), map(dict.values, rows)))
+    )
+    values = chain.from_iterable(map(dict.values, out))
+    if _CONTAINERS.isdisjoint(set(map(type, values))):
+        return out  # flat records: nothing below to convert
+    for key in keys:
+        if not _CONTAINERS.isdisjoint(set(map(type, map(itemgetter(key), out)))):
+            for row in out:
+                item = row[key]
+                if type(item) in _CONTAINERS:
+                    row[key] = walk(item)
+    return out
 
 
 def _deep_convert(value: Any, convert: Callable[[str], str]) -> Any:

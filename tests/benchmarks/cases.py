@@ -16,7 +16,14 @@ from typing import Any, ClassVar
 
 import httpx
 
-from restwire import AsyncController, Controller, Entity, HttpCache, RestEndpoint
+from restwire import (
+    AsyncController,
+    Controller,
+    Entity,
+    HttpCache,
+    JsonContent,
+    RestEndpoint,
+)
 from restwire._store import Batch, Store, normalize
 from restwire.middlewares import (
     AccessToken,
@@ -66,6 +73,7 @@ def six_middleware_endpoint(url_prefix: str) -> RestEndpoint:
     )
 
 
+JSON_TYPE = {"content-type": "application/json"}
 COOKIES = {"sessionid": "session-value", "csrftoken": "csrf-value"}
 #: What the baseline sends: the same request restwire's six-middleware call
 #: puts on the wire (a "json" endpoint sends accept and content-type, as the
@@ -499,8 +507,13 @@ def normalization(quick: bool) -> list[Row]:
 
     camel_wire = json.dumps(convert_keys(data, to_camel)).encode()
 
+    json_content = JsonContent()
+
     def read_path() -> Any:
-        return normalize_and_read(convert_keys(json.loads(camel_wire), to_snake))
+        # restwire's own parse of a response: what a fetch does with the bytes
+        response = httpx.Response(200, content=camel_wire, headers=JSON_TYPE)
+        parsed = json_content.parse(response)
+        return normalize_and_read(convert_keys(parsed, to_snake))
 
     whole, parse = paired(read_path, lambda: json.loads(camel_wire), repeat)
     rows = [

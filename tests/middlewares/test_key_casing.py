@@ -10,7 +10,14 @@ from pytest_httpx import HTTPXMock
 
 from restwire import Form, RestEndpoint, RestwireError
 from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
-from restwire.middlewares.key_casing import CACHE_SIZE, convert_keys, to_camel, to_snake
+from restwire.middlewares.key_casing import (
+    _ROWS,
+    CACHE_SIZE,
+    _deep_convert,
+    convert_keys,
+    to_camel,
+    to_snake,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -208,3 +215,55 @@ async def test_a_form_body_is_key_cased_too(
     request = httpx_mock.get_request()
     assert request is not None
     assert request.content == b"first_name=Ann&last_name=Lee"
+
+
+# -- lists of same-shaped objects, converted as rows ------------------------------
+
+
+def rows(count: int = _ROWS) -> list[Any]:
+    return [
+        {
+            "userId": index,
+            "displayName": f"user {index}",
+            "lastSeen": None,
+            "homeTown": {"cityName": "Oslo", "zipCodes": [{"zipCode": "0150"}]},
+            "petNames": ["Rex"] if index % 2 else [],
+        }
+        for index in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        rows(),
+        rows(50),
+        [{"aB": index, "cD": str(index)} for index in range(20)],  # flat rows
+        [*rows(), {"userId": 99}],  # one object of another shape
+        [{"aB": 1, "cD": 2}] * 4 + [{"cD": 2, "aB": 1}] * 4,  # keys in another order
+        [*rows(), "not an object"],
+        [{1: "int key", "aB": 2}] * 10,
+    ],
+)
+def test_a_list_of_objects_converts_as_object_by_object(value: Any) -> None:
+    """The rows path against the explicit-stack walk, an independent
+    implementation of the same rule."""
+    converted = convert_keys(value, to_snake)
+    expected = _deep_convert(value, to_snake)
+    assert converted == expected
+    assert json.dumps(converted, sort_keys=False) == json.dumps(expected)
+    assert convert_keys(converted, to_camel) == value
+
+
+def test_rows_are_new_objects_not_the_parsed_ones() -> None:
+    value = rows()
+    converted = convert_keys(value, to_snake)
+    assert all(new is not old for new, old in zip(converted, value, strict=True))
+    assert value[0]["homeTown"]["zipCodes"][0] == {"zipCode": "0150"}
+    assert converted[0]["home_town"]["zip_codes"][0] == {"zip_code": "0150"}
+
+
+def test_a_collision_in_rows_is_named_as_anywhere() -> None:
+    value = [{"userId": index, "user_id": index} for index in range(_ROWS * 2)]
+    with pytest.raises(KeyCollision, match="userId"):
+        convert_keys(value, to_snake)
