@@ -14,7 +14,8 @@ references, and the same :class:`EntityError` for bad data. It declines
 items that are not plain ``dict``\\ s, keys that are not fields (kept as
 ``extra_fields`` by the record path), and anything that makes a record's
 primary key unusable. The record path then does the work and raises the
-error. Repeated primary keys, fields some items lack, ``None`` and values
+error (so on the way to an error, a deserializer may see a value twice:
+deserializers are conversions, not side effects). Repeated primary keys, fields some items lack, ``None`` and values
 that already have a deserializer's type are handled here, the way the
 record path handles them.
 """

@@ -197,7 +197,9 @@ def _entities(
     """Each value as a record of ``cls`` in ``batch``; their references
     (``(key, pk)`` tuples, equal to :class:`Ref`).
 
-    The hot path of normalization: everything per class is looked up once.
+    The hot path of normalization: a list goes column by column where it
+    can (``_columns``); one record at a time, everything per class is looked
+    up once.
     """
     if type(values) is list:
         by_column = entities_by_column(cls, values, batch)
