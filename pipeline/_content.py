@@ -186,15 +186,11 @@ class JsonContent(Content):
                 names_type=True,
             )
         try:
-            return _strict_json(body)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            pass  # not strict JSON: json.loads says what it makes of it
-        except RecursionError:
-            raise ContentError(
-                response, "the JSON is nested too deeply to parse"
-            ) from None
-        try:
-            return json.loads(body)
+            try:
+                return _strict_json(body)
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                # not strict JSON: json.loads says what it makes of it
+                return json.loads(body)
         except ValueError as error:
             raise ContentError(
                 response, f"the body is not valid JSON ({error})"
