@@ -11,7 +11,10 @@ credential policy), so for each request it does only what is left:
 - :func:`build_request` makes the request in one step, from one header
   list (the client's, then the call's, as ``Headers.update`` orders them),
   reading the client's cookie jar in place rather than copying it; a client
-  with default ``params`` goes through ``build_request`` as before.
+  with default ``params`` goes through ``build_request`` as before. A
+  request without a body (most calls) is put together from the headers'
+  own normalized items, not encoded and lowered again twice by
+  ``httpx.Request``: about 10 us of the 13 ``build_request`` took.
 - :func:`direct_transport` says when a request may go straight to the
   client's transport: no event hooks, and no client ``auth`` for this hop.
   :func:`received` then does what ``Client.send`` does to the response:
@@ -26,8 +29,9 @@ event hook takes effect at once. ``tests/pipeline/test_wire.py`` holds the
 one-step request equal to ``client.build_request``'s over a matrix of
 headers, cookies, params, bodies, base URLs and auth, and the direct send
 equal to ``client.send``'s outcome. This module uses httpx internals
-(``_transport_for_url``, the bound streams, the client state), pinned by
-httpx's ``<0.29`` requirement and by those tests.
+(``_transport_for_url``, the bound streams, the client state,
+``Headers._list``), pinned by httpx's ``<0.29`` requirement and by those
+tests.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from typing import Any
 
 import httpx
 from httpx._client import BoundAsyncStream, BoundSyncStream, ClientState
+
+_EMPTY = httpx.ByteStream(b"")
 
 __all__ = ["build_request", "direct_transport", "now", "received"]
 
@@ -62,22 +68,66 @@ def build_request(
             timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
             **arguments,
         )
-    own = headers.raw
-    names = {name.lower() for name, _ in own}
-    merged = [item for item in client.headers.raw if item[0].lower() not in names]
-    merged.extend(own)
-    return httpx.Request(
-        method,
-        url,
-        headers=merged,
-        # The jar itself, not httpx.Cookies: httpx wraps a CookieJar without
-        # copying it, and an empty one adds nothing.
-        cookies=client.cookies.jar,
-        extensions={
-            "timeout": (client.timeout if timeout is None else timeout).as_dict()
-        },
-        **arguments,
+    extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
+    if arguments:
+        own = headers.raw
+        names = {name.lower() for name, _ in own}
+        merged = [item for item in client.headers.raw if item[0].lower() not in names]
+        merged.extend(own)
+        return httpx.Request(
+            method,
+            url,
+            headers=merged,
+            # The jar itself, not httpx.Cookies: httpx wraps a CookieJar without
+            # copying it, and an empty one adds nothing.
+            cookies=client.cookies.jar,
+            extensions=extensions,
+            **arguments,
+        )
+    return _bodiless_request(client, method, url, headers, extensions)
+
+
+#: The methods httpx gives ``Content-Length: 0`` when they carry no body.
+_EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
+_HOST = b"host"
+_LENGTH_NAMES = frozenset({b"content-length", b"transfer-encoding"})
+
+
+def _bodiless_request(
+    client: httpx.Client | httpx.AsyncClient,
+    method: str,
+    url: httpx.URL,
+    headers: httpx.Headers,
+    extensions: dict[str, Any],
+) -> httpx.Request:
+    """A request without a body, as ``httpx.Request`` makes it: the auto
+    headers first (``Host``, and ``Content-Length: 0`` for the methods that
+    take a body), the client's headers the call does not set, the call's,
+    then the jar's ``Cookie``. Made from ``Headers``' own items, which are
+    already normalized: ``httpx.Request`` would encode and lower every
+    name and value again, twice (``_prepare`` rebuilds them)."""
+    own = headers._list
+    names = {lowered for _, lowered, _ in own}
+    items: list[tuple[bytes, bytes, bytes]] = []
+    if _HOST not in names and url.host:
+        items.append((b"Host", _HOST, url.netloc))
+    method = method.upper()
+    if method in _EMPTY_BODY_LENGTH and names.isdisjoint(_LENGTH_NAMES):
+        items.append((b"Content-Length", b"content-length", b"0"))
+    items.extend(item for item in client.headers._list if item[1] not in names)
+    items.extend(own)
+    merged = httpx.Headers()
+    merged._list = items
+    request = httpx.Request(
+        method, url, headers=merged, stream=_EMPTY, extensions=extensions
     )
+    request.read()
+    jar = client.cookies.jar
+    # CookieJar keeps its cookies in ``_cookies``: an empty jar, the usual
+    # case, is seen without walking it (``httpx.Request`` asks ``len``).
+    if getattr(jar, "_cookies", True) and len(jar):
+        httpx.Cookies(jar).set_cookie_header(request)
+    return request
 
 
 def direct_transport(
