@@ -46,12 +46,11 @@ from collections.abc import (
     Callable,
     Hashable,
     Iterable,
-    Iterator,
     Mapping,
     Sequence,
 )
-from contextlib import contextmanager
-from typing import Any, Generic, Protocol, TypeVar
+from types import TracebackType
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 import httpx
 from multidict import MultiDict, MultiMapping
@@ -134,14 +133,39 @@ class _Served(BaseException):
         return self.value
 
 
-class _Settled:
-    """How a call ended, filled in by ``BaseController._settling``."""
+class _Settling:
+    """Around running a job's chain and finishing it: the one policy for how
+    a call ends, under both drivers (``BaseController._settling``). A class,
+    not a ``contextmanager`` generator: it is entered once per call."""
 
-    __slots__ = ("served", "value")
+    __slots__ = ("controller", "job", "served", "value")
 
-    def __init__(self) -> None:
+    def __init__(self, controller: BaseController[Any, Any], job: Job[Any]) -> None:
+        self.controller = controller
+        self.job = job
         self.value: Any = None
         self.served: _Served | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool:
+        controller, job = self.controller, self.job
+        if error is None:
+            controller._land(job, self.value)
+            return False
+        if isinstance(error, _Served):
+            self.served = error
+            return True  # answered without sending: read by result()
+        if isinstance(error, RestwireError):
+            controller._failed(job, error)
+        controller._land(job, error=error)
+        return False
 
     def result(self) -> Any:
         """The call's value, or its answer from the store or a flight (an
@@ -555,27 +579,13 @@ class BaseController(Generic[ClientT, EventT]):
 
     # -- a call, after the chain -----------------------------------------------------
 
-    @contextmanager
-    def _settling(self, job: Job[EventT]) -> Iterator[_Settled]:
+    def _settling(self, job: Job[EventT]) -> _Settling:
         """Around running ``job``'s chain and finishing it: the one policy for
         how a call ends, under both drivers. Answered without sending: the
         answer is read after the block. A ``RestwireError``: kept (reads) and
         told to the managers. However it ends, the flight ``job`` leads lands
         and its waiters wake."""
-        settled = _Settled()
-        try:
-            yield settled
-        except _Served as served:
-            settled.served = served
-            return
-        except RestwireError as error:
-            self._failed(job, error)
-            self._land(job, error=error)
-            raise
-        except BaseException as error:
-            self._land(job, error=error)
-            raise
-        self._land(job, settled.value)
+        return _Settling(self, job)
 
     def _finish(self, job: Job[EventT], response: httpx.Response) -> Any:
         """What the caller gets: for ``fetch_response``, the response; else
