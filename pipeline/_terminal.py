@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import Any
 
 import httpx
 
@@ -96,17 +97,17 @@ class Terminal:
         endpoint = exchange.endpoint
         headers = exchange.headers
         body = exchange.body
-        arguments, content_type = body_arguments(
-            body,
-            exchange.method,
-            headers.get("content-type"),
-            # the label names the call in a body's errors; a bodiless call
-            # (most of them) has none, and skips redacting the URL for it
-            exchange.label if body is not None else "",
-            asynchronous=isinstance(self.client, httpx.AsyncClient),
-        )
-        if content_type is not None and "content-type" not in headers:
-            headers["content-type"] = content_type
+        arguments: dict[str, Any] = {}
+        if body is not None:  # (most calls have none: nothing to look up)
+            arguments, content_type = body_arguments(
+                body,
+                exchange.method,
+                headers.get("content-type"),
+                exchange.label,  # names the call in the body's errors
+                asynchronous=isinstance(self.client, httpx.AsyncClient),
+            )
+            if content_type is not None and "content-type" not in headers:
+                headers["content-type"] = content_type
         url = userinfo_as_basic(exchange.url, headers)
         try:
             return build_request(

@@ -91,6 +91,9 @@ def build_request(
 _EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
 _HOST = b"host"
 _LENGTH_NAMES = frozenset({b"content-length", b"transfer-encoding"})
+#: The headers a cookie jar reads from a response (lower-case, as ``Headers``
+#: keeps names for lookup).
+_SET_COOKIE = frozenset({b"set-cookie", b"set-cookie2"})
 
 
 def _bodiless_request(
@@ -173,8 +176,8 @@ def received(
             response.stream, response=response, start=started
         )
     response.history = []
-    if store_cookies and (
-        "set-cookie" in response.headers or "set-cookie2" in response.headers
+    if store_cookies and not _SET_COOKIE.isdisjoint(
+        [name for _, name, _ in response.headers._list]
     ):
         client.cookies.extract_cookies(response)
     response.default_encoding = client._default_encoding
