@@ -27,8 +27,14 @@ def _rename(value: Any, names: Mapping[str, str], nested: bool) -> Any:
         return [_rename(item, names, nested) for item in value] if nested else value
     if not isinstance(value, dict):
         return value
-    if not nested and not any(key in names for key in value):
-        return value
+    if not nested:
+        if names.keys().isdisjoint(value):
+            return value
+        # the top level alone: one C loop; two keys that become one shrink it
+        get = names.get
+        renamed = {get(key, key): item for key, item in value.items()}
+        if len(renamed) == len(value):
+            return renamed
     out: dict[Any, Any] = {}
     for key, item in value.items():
         new = names.get(key, key) if isinstance(key, str) else key
