@@ -89,27 +89,31 @@ class AccessToken:
         self.prefix = prefix
         self.refresh = refresh
         self.shared = shared
-        self._token = token
-        self._version = 0
+        #: (token, version), replaced whole under ``_guard``: a call reads
+        #: both in one attribute load, without taking the lock.
+        self._state: tuple[str | None, int] = (token or None, 0)
         self._guard = threading.Lock()
         self._refreshing = FlowLock()
 
     @property
     def token(self) -> str | None:
         """The current token; ``None`` sends no header."""
-        return self._token
+        return self._state[0]
 
     @token.setter
     def token(self, value: str | None) -> None:
         with self._guard:
-            self._token = value or None
-            self._version += 1
+            self._state = (value or None, self._state[1] + 1)
+
+    @property
+    def _version(self) -> int:
+        """How many times the token was set (a refresh compares it)."""
+        return self._state[1]
 
     def _send_with(self, exchange: Exchange) -> tuple[int, str | None]:
         """Set the header for the current token; the token's version and
         the token itself."""
-        with self._guard:
-            token, version = self._token, self._version
+        token, version = self._state
         if token is not None:
             exchange.set_credential(self.header, f"{self.prefix}{token}")
         else:
@@ -120,12 +124,11 @@ class AccessToken:
         """Take ``token`` from the shared slot, unless the token changed
         here meanwhile (since ``version``)."""
         with self._guard:
-            if token and self._version == version:
-                self._token = token
-                self._version += 1
+            if token and self._state[1] == version:
+                self._state = (token, version + 1)
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
-        if self._token is None and self.shared is not None:
+        if self._state[0] is None and self.shared is not None:
             # No token here yet: another process may have one in the slot.
             version = self._version
             try:
@@ -216,7 +219,7 @@ class AccessToken:
         return str(token)
 
     def __repr__(self) -> str:
-        state = "set" if self._token else "unset"
+        state = "set" if self._state[0] else "unset"
         refresh = ", refresh=..." if self.refresh else ""
         shared = f", shared={self.shared!r}" if self.shared else ""
         return f"AccessToken(header={self.header!r}, token={state}{refresh}{shared})"

@@ -129,7 +129,7 @@ class Exchange:
         character (which could inject a header) is refused."""
         check_credential(header, value)
         self.headers[header] = value
-        self.mark_sensitive(header)
+        self.sensitive.add(header.lower())
 
     @property
     def replayable(self) -> bool:
