@@ -50,6 +50,7 @@ from typing import Any, Literal, cast
 import httpx
 
 from ._errors import InvalidRequest, TransportError, redact_url
+from ._wire import add_cookie_header
 
 __all__ = [
     "ALWAYS_SENSITIVE",
@@ -171,7 +172,7 @@ class HopPolicy:
                 headers.pop(name, None)
         allowed = self.cookies_allowed
         if self._hops and allowed:
-            jar.set_cookie_header(request)
+            add_cookie_header(jar.jar, request)
         elif not allowed:
             request.headers.pop("cookie", None)
         self._hops += 1

@@ -3,6 +3,7 @@ direct send equals ``client.send``'s outcome, over a matrix of inputs."""
 
 from __future__ import annotations
 
+import http.cookiejar
 import itertools
 import logging
 from typing import Any
@@ -11,7 +12,13 @@ import httpx
 import pytest
 
 from restwire import Controller, RestEndpoint
-from restwire._wire import build_request, direct_transport, now, received
+from restwire._wire import (
+    add_cookie_header,
+    build_request,
+    direct_transport,
+    now,
+    received,
+)
 from tests.conftest import SSL_CONTEXT
 
 URL = httpx.URL("https://api.example.com/items/1?b=2&a=1")
@@ -20,6 +27,7 @@ CLIENTS: dict[str, dict[str, Any]] = {
     "default": {},
     "own headers": {"headers": {"X-Client": "1", "Accept": "text/plain"}},
     "cookies": {"cookies": {"sessionid": "s", "csrftoken": "c"}},
+    "scoped cookies": {"cookies": httpx.Cookies()},  # filled by scoped_jar()
     "params": {"params": {"page": "2"}},
     "base_url": {"base_url": "https://other.example.org/v1"},
     "auth": {"auth": ("user", "pass")},
@@ -79,6 +87,8 @@ def test_the_one_step_request_is_the_one_httpx_builds(
     timeout: httpx.Timeout | None,
 ) -> None:
     client = httpx.Client(verify=SSL_CONTEXT, **CLIENTS[client_name])
+    if client_name == "scoped cookies":
+        client.cookies = scoped_jar()
     headers = httpx.Headers(HEADERS[headers_name])
     arguments = dict(BODIES[body_name])
     if body_name == "multipart":  # a fixed boundary, so both bodies compare
@@ -94,6 +104,58 @@ def test_the_one_step_request_is_the_one_httpx_builds(
         **arguments,
     )
     assert described(ours) == described(theirs)
+
+
+def scoped_jar() -> httpx.Cookies:
+    """Cookies the jar's policy sorts: by domain (the URL's, a parent, the
+    ``Host`` header's, another), path, secure flag and expiry."""
+    jar = httpx.Cookies()
+    jar.set("host_only", "1", domain="api.example.com")
+    jar.set("parent", "2", domain=".example.com")
+    jar.set("elsewhere", "3", domain="elsewhere.example")
+    jar.set("other", "4", domain="other.example.org")
+    jar.set("deep", "5", domain="api.example.com", path="/items/1/more")
+    jar.set("shallow", "6", domain="api.example.com", path="/items")
+    jar.jar.set_cookie(
+        _cookie("secure_only", "7", "api.example.com", secure=True, expires=None)
+    )
+    jar.jar.set_cookie(_cookie("expired", "8", "api.example.com", expires=1))
+    return jar
+
+
+def _cookie(
+    name: str, value: str, domain: str, *, secure: bool = False, expires: int | None
+) -> http.cookiejar.Cookie:
+    return http.cookiejar.Cookie(
+        0, name, value, None, False, domain, True, False, "/", True, secure,
+        expires, False, None, None, {},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com/items/1/more?x=1",
+        "http://api.example.com/items/2",
+        "https://elsewhere.example/",
+        "https://deeper.api.example.com/",
+    ],
+)
+@pytest.mark.parametrize("headers_name", HEADERS)
+def test_the_jar_adds_the_cookie_header_httpx_adds(url: str, headers_name: str) -> None:
+    """restwire's jar wrapper reads only the headers the jar's policy
+    consults: the same Cookie header, in the same place, over URLs and
+    headers (an explicit Host or Cookie among them) that change it."""
+    jar = scoped_jar()
+    ours = httpx.Request("GET", url, headers=HEADERS[headers_name])
+    theirs = httpx.Request("GET", url, headers=HEADERS[headers_name])
+    add_cookie_header(jar.jar, ours)
+    jar.set_cookie_header(theirs)
+    assert ours.headers.raw == theirs.headers.raw
+    if url.endswith("more?x=1") and headers_name == "none":  # the jar did sort
+        assert ours.headers["cookie"] == (
+            "deep=5; shallow=6; host_only=1; secure_only=7; parent=2"
+        )
 
 
 def test_cookies_are_read_from_the_client_as_it_is_now() -> None:
