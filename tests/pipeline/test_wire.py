@@ -106,6 +106,22 @@ def test_the_one_step_request_is_the_one_httpx_builds(
     assert described(ours) == described(theirs)
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("client_name", CLIENTS)
+async def test_an_async_client_gets_the_same_bodiless_request(client_name: str) -> None:
+    """The same one-step request on an ``AsyncClient``, whose stream must be
+    one it can send."""
+    async with httpx.AsyncClient(verify=SSL_CONTEXT, **CLIENTS[client_name]) as client:
+        if client_name == "scoped cookies":
+            client.cookies = scoped_jar()
+        headers = httpx.Headers(HEADERS["call's own"])
+        ours = build_request(client, "GET", URL, httpx.Headers(headers), None, {})
+        theirs = client.build_request("GET", URL, headers=httpx.Headers(headers))
+        assert described(ours) == described(theirs)
+        assert isinstance(ours.stream, httpx.AsyncByteStream)
+        assert [chunk async for chunk in ours.stream] == [b""]
+
+
 def scoped_jar() -> httpx.Cookies:
     """Cookies the jar's policy sorts: by domain (the URL's, a parent, the
     ``Host`` header's, another), path, secure flag and expiry."""
