@@ -45,8 +45,6 @@ from typing import Any
 import httpx
 from httpx._client import BoundAsyncStream, BoundSyncStream, ClientState
 
-_EMPTY = httpx.ByteStream(b"")
-
 __all__ = [
     "add_cookie_header",
     "build_request",
@@ -95,6 +93,9 @@ def build_request(
     return _bodiless_request(client, method, url, headers, extensions)
 
 
+#: The body of every bodiless request: a stream of no bytes, which both kinds
+#: of client read, and which nothing changes (shared, as an immutable value).
+_EMPTY = httpx.ByteStream(b"")
 #: The methods httpx gives ``Content-Length: 0`` when they carry no body.
 _EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
 _HOST = b"host"
@@ -163,9 +164,9 @@ class _JarRequest(urllib.request.Request):
         )
         self.request = request
 
-    def add_unredirected_header(self, key: str, header: str) -> None:
-        super().add_unredirected_header(key, header)
-        self.request.headers[key] = header
+    def add_unredirected_header(self, key: str, val: str) -> None:
+        super().add_unredirected_header(key, val)
+        self.request.headers[key] = val
 
 
 def add_cookie_header(jar: CookieJar, request: httpx.Request) -> None:
