@@ -85,6 +85,8 @@ def entities_by_column(
         seen.update(
             zip(keys, values, strict=True)
         )  # never mutated: a repeat makes a copy
+        if complete:
+            batch.complete.append((cls, keys))
     else:
         # Rewrite every one of these records the record path's way: the
         # first of a key as it is, a repeat merged over what came before.

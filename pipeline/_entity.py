@@ -116,6 +116,10 @@ class Entity:
     _required: ClassVar[frozenset[str]] = frozenset()
     _compiled: ClassVar[_Plan | None] = None
     _checks: ClassVar[dict[str, tuple[Callable[[Any], bool], str]] | None] = None
+    #: Set on a class (in its own ``__dict__``) once an instance of it is
+    #: built with ``extra_fields``: until then none has any, and the store
+    #: need not ask each record (see ``_store._merge``).
+    _extras_made: ClassVar[bool] = False
 
     # "_extra" holds the keys that are not fields (see extra_fields); it is
     # not annotated, so type checkers do not take it for a field.
@@ -288,6 +292,8 @@ def build(
             else:
                 extra[name] = value
         extra = MappingProxyType(extra)
+        if extra and "_extras_made" not in cls.__dict__:
+            cls._extras_made = True
     for name, deserialize, kind in plan.deserializers:
         if name not in data:
             continue

@@ -1,0 +1,140 @@
+"""``_store._merge``: a list the batch took whole (``Batch.complete``) merges
+into records that already hold its keys exactly as record by record does.
+
+Each case normalizes the same response twice, merges one batch as it is
+and the other with its ``complete`` lists forgotten (the record-by-record
+loop), each into its own copy of the same stored records, and compares.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from restwire import Entity, Invalidate
+from restwire._store import Batch, EntityKey, _merge, normalize
+
+
+# Classes of this module only: whether a class has ever been built with extra
+# keys is remembered per class, for the whole process.
+class Tick(Entity):
+    id: str = ""
+    price: Decimal = Decimal(0)
+    volume: int = 0
+
+    schema: ClassVar[dict[str, Any]] = {"price": Decimal}
+
+
+class Noted(Entity):
+    """A tick that some response sent with a key that is not a field."""
+
+    id: str = ""
+    price: Decimal = Decimal(0)
+    volume: int = 0
+
+    schema: ClassVar[dict[str, Any]] = {"price": Decimal}
+
+
+class OtherTick(Entity):
+    """Another class stored under the same key name."""
+
+    key = "Tick"
+    id: str = ""
+    label: str = ""
+
+
+def ticks(count: int, cents: int) -> list[dict[str, Any]]:
+    return [
+        {"id": str(index), "price": f"{index}.{cents:02d}", "volume": index + cents}
+        for index in range(count)
+    ]
+
+
+def stored(schema: Any, value: Any) -> dict[EntityKey, Entity]:
+    """The records a first response leaves in a store."""
+    batch = Batch()
+    normalize(schema, value, batch, {})
+    records: dict[EntityKey, Entity] = {}
+    _merge(records, batch)
+    return records
+
+
+def merged_both_ways(
+    before: dict[EntityKey, Entity], schema: Any, value: Any
+) -> tuple[dict[EntityKey, Entity], dict[EntityKey, Entity], Batch]:
+    """``before`` after merging ``value`` taken whole, and record by record."""
+    whole, one_by_one = Batch(), Batch()
+    normalize(schema, value, whole, {})
+    normalize(schema, value, one_by_one, {})
+    one_by_one.complete.clear()
+    mine, theirs = dict(before), dict(before)
+    _merge(mine, whole)
+    _merge(theirs, one_by_one)
+    return mine, theirs, whole
+
+
+def assert_same(mine: dict[EntityKey, Entity], theirs: dict[EntityKey, Entity]) -> None:
+    assert mine.keys() == theirs.keys()
+    for key, record in theirs.items():
+        assert type(mine[key]) is type(record)
+        assert mine[key] == record
+        assert mine[key].extra_fields == record.extra_fields
+
+
+def test_a_refetched_list_replaces_its_records_at_once() -> None:
+    before = stored([Tick], ticks(20, 0))
+    mine, theirs, batch = merged_both_ways(before, [Tick], ticks(20, 25))
+    assert "_extras_made" not in Tick.__dict__
+    assert batch.complete  # the list was taken whole
+    # each record is the batch's own instance, not rebuilt by a merge
+    assert all(mine[key] is batch.records[key] for key in batch.records)
+    assert_same(mine, theirs)
+    assert mine[("Tick", "3")] == Tick(id="3", price=Decimal("3.25"), volume=28)
+
+
+def test_records_outside_the_list_are_left_as_they_are() -> None:
+    before = stored([Tick], ticks(30, 0))
+    mine, theirs, _ = merged_both_ways(before, [Tick], ticks(12, 50))
+    assert_same(mine, theirs)
+    assert mine[("Tick", "25")] is before[("Tick", "25")]
+    assert mine[("Tick", "5")] == Tick(id="5", price=Decimal("5.50"), volume=55)
+
+
+def test_extra_keys_a_stored_record_keeps_survive_a_list_without_them() -> None:
+    first = {"id": "4", "price": "1.00", "volume": 1, "note": "kept"}
+    before = stored(Noted, first)
+    assert before[("Noted", "4")].extra_fields == {"note": "kept"}
+    mine, theirs, batch = merged_both_ways(before, [Noted], ticks(12, 75))
+    assert batch.complete
+    assert_same(mine, theirs)
+    assert mine[("Noted", "4")].extra_fields == {"note": "kept"}
+    assert mine[("Noted", "4")].to_dict()["price"] == Decimal("4.75")
+
+
+def test_a_record_of_another_class_under_the_key_is_replaced() -> None:
+    before = stored(OtherTick, {"id": "2", "label": "other"})
+    mine, theirs, _ = merged_both_ways(before, [Tick], ticks(12, 10))
+    assert_same(mine, theirs)
+    assert type(mine[("Tick", "2")]) is Tick
+
+
+def test_a_key_the_same_response_deletes_is_merged_as_by_record() -> None:
+    before = stored([Tick], ticks(12, 0))
+    schema = {"items": [Tick], "deleted": Invalidate(Tick)}
+    value = {"items": ticks(12, 60), "deleted": {"id": "7"}}
+    mine, theirs, batch = merged_both_ways(before, schema, value)
+    assert ("Tick", "7") in batch.deleted
+    assert ("Tick", "7") not in batch.records
+    assert_same(mine, theirs)
+    assert mine[("Tick", "6")] == Tick(id="6", price=Decimal("6.60"), volume=66)
+
+
+def test_a_key_repeated_by_a_later_list_merges_as_by_record() -> None:
+    before = stored([Tick], ticks(12, 0))
+    schema = {"first": [Tick], "again": [Tick]}
+    again = [{"id": "3", "volume": 999}] * 8  # partial, and repeated
+    mine, theirs, _ = merged_both_ways(
+        before, schema, {"first": ticks(12, 40), "again": again}
+    )
+    assert_same(mine, theirs)
+    assert mine[("Tick", "3")] == Tick(id="3", price=Decimal("3.40"), volume=999)
