@@ -11,6 +11,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, ClassVar
 
+import pytest
+
 from restwire import Entity, Invalidate
 from restwire._store import Batch, EntityKey, _merge, normalize
 
@@ -129,10 +131,11 @@ def test_a_key_the_same_response_deletes_is_merged_as_by_record() -> None:
     assert mine[("Tick", "6")] == Tick(id="6", price=Decimal("6.60"), volume=66)
 
 
-def test_a_key_repeated_by_a_later_list_merges_as_by_record() -> None:
+@pytest.mark.parametrize("times", [1, 8])  # by record, and by column
+def test_a_key_repeated_by_a_later_list_merges_as_by_record(times: int) -> None:
     before = stored([Tick], ticks(12, 0))
     schema = {"first": [Tick], "again": [Tick]}
-    again = [{"id": "3", "volume": 999}] * 8  # partial, and repeated
+    again = [{"id": "3", "volume": 999}] * times  # partial, and repeated
     mine, theirs, _ = merged_both_ways(
         before, schema, {"first": ticks(12, 40), "again": again}
     )
