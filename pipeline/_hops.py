@@ -209,7 +209,7 @@ def identity_of(
     credentials = []
     known = _RAW_NAMES
     for source in (client.headers, headers):
-        for name, value in source.raw:
+        for name, _, value in source._list:  # (``raw`` would copy the list)
             seen = known.get(name)
             if seen is None:
                 seen = _learn(name)
