@@ -77,20 +77,20 @@ def entities_by_column(
         return None
     key_name = cls.key
     keys: list[EntityKey] = list(zip(repeat(key_name), pks))
-    records, seen, deleted = batch.records, batch.data, batch.deleted
+    records, deleted = batch.records, batch.deleted
     before = len(records)
     records.update(zip(keys, instances, strict=True))
     if len(records) == before + count:
-        # every key new to the batch and none repeated (the usual case)
-        seen.update(
-            zip(keys, values, strict=True)
-        )  # never mutated: a repeat makes a copy
+        # every key new to the batch and none repeated (the usual case):
+        # the items are its raw data, never mutated (a repeat makes a copy)
+        batch.defer(keys, values)
         if complete:
             batch.complete.append((cls, keys))
     else:
         # Rewrite every one of these records the record path's way: the
-        # first of a key as it is, a repeat merged over what came before.
-        # ``seen`` still holds what this list found in the batch.
+        # first of a key as it is, a repeat merged over what came before
+        # (``seen``: the raw data of what earlier lists put in the batch).
+        seen = batch.data
         for key, instance, value in zip(keys, instances, values, strict=True):
             earlier = seen.get(key)
             if earlier is None:

@@ -37,7 +37,7 @@ older generation does not write its result back.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple, NoReturn
@@ -94,17 +94,40 @@ _NONE = type(None)
 class Batch:
     """What one response normalizes to: records to merge, and deletions."""
 
-    __slots__ = ("complete", "data", "deleted", "records")
+    __slots__ = ("_data", "_pending", "complete", "deleted", "records")
 
     def __init__(self) -> None:
         #: (key, pk) -> the instance built from this response alone
         self.records: dict[EntityKey, Entity] = {}
-        #: (key, pk) -> the raw fields this response had, for merging
-        self.data: dict[EntityKey, Mapping[str, Any]] = {}
+        self._data: dict[EntityKey, Mapping[str, Any]] = {}
+        #: Lists' keys and raw items not yet in ``_data`` (see ``data``).
+        self._pending: list[tuple[list[EntityKey], Sequence[Any]]] = []
         self.deleted: set[EntityKey] = set()
         #: Lists of keys whose data held every field of their entity class
         #: (and nothing else), by class: merged in one step (``_merge``).
         self.complete: list[tuple[type[Entity], list[EntityKey]]] = []
+
+    @property
+    def data(self) -> dict[EntityKey, Mapping[str, Any]]:
+        """(key, pk) -> the raw fields this response had, for merging.
+
+        A list normalized by column hands over its keys and items as they
+        are (:meth:`defer`); they are filed here the first time anything
+        asks, in the order they came. A response merged in one step, or
+        into a store that holds none of its keys, never asks.
+        """
+        pending = self._pending
+        if pending:
+            data = self._data
+            for keys, items in pending:
+                data.update(zip(keys, items, strict=True))
+            pending.clear()
+        return self._data
+
+    def defer(self, keys: list[EntityKey], items: Sequence[Any]) -> None:
+        """``items`` are the raw fields of ``keys`` (new to this batch);
+        file them when ``data`` is first asked for."""
+        self._pending.append((keys, items))
 
 
 def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) -> Any:
@@ -552,6 +575,7 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
     for keys in taken:
         records.update(zip(keys, map(new.__getitem__, keys), strict=True))
     replaced = set(chain.from_iterable(taken))
+    raw = batch.data
     for entity_key, instance in new.items():
         if entity_key in replaced:
             continue
@@ -562,14 +586,14 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
             or (
                 # the new data has every field and every extra key the old
                 # record kept: merging would only rebuild ``instance``
-                (data := batch.data[entity_key]).keys() >= type(instance)._fields.keys()
+                (data := raw[entity_key]).keys() >= type(instance)._fields.keys()
                 and data.keys() >= existing.extra_fields.keys()
             )
         ):
             records[entity_key] = instance
         else:
             records[entity_key] = type(instance).from_data(
-                batch.data[entity_key], base=existing
+                raw[entity_key], base=existing
             )
 
 

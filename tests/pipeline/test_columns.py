@@ -160,6 +160,24 @@ def test_a_key_an_earlier_list_of_the_response_holds_is_merged() -> None:
     assert record(by_column, ("Quote", "1")).tags == ["a"]
 
 
+def test_raw_data_is_filed_in_the_order_it_came() -> None:
+    """A list's raw items are filed when the batch's data is first asked
+    for, and once: by then in the same order, and the same data, as record
+    by record, a later repeat's merge included."""
+    first = quotes(12)
+    repeat = {"id": "5", "price": "2"}  # a short list: the record path
+    lists = [first, [repeat], [{**item, "id": f"1{item['id']}"} for item in first]]
+    by_column, by_record = Batch(), Batch()
+    for items in lists:
+        normalize([Quote], items, by_column, {})
+        for item in items:
+            normalize(Quote, item, by_record, {})
+    assert list(by_column.data) == list(by_record.data)
+    assert by_column.data[("Quote", "5")] == {**first[5], **repeat}
+    assert by_column.data[("Quote", "6")] is first[6]  # filed as it came
+    assert_same(by_column, by_record)
+
+
 def test_a_deleted_key_normalized_again_is_no_longer_deleted() -> None:
     batch = Batch()
     batch.deleted.update({("Quote", "3"), ("Quote", "99")})
