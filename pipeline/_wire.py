@@ -75,22 +75,32 @@ def build_request(
             **arguments,
         )
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
+    # One header list, from ``Headers``' own items (already encoded and
+    # lowered): the client's headers the call does not set, then the call's.
+    own = headers._list
+    names = {lowered for _, lowered, _ in own}
+    items = [item for item in client.headers._list if item[1] not in names]
+    items.extend(own)
     if arguments:
-        own = headers.raw
-        names = {name.lower() for name, _ in own}
-        merged = [item for item in client.headers.raw if item[0].lower() not in names]
-        merged.extend(own)
         return httpx.Request(
             method,
             url,
-            headers=merged,
+            headers=_headers_of(items),
             # The jar itself, not httpx.Cookies: httpx wraps a CookieJar without
             # copying it, and an empty one adds nothing.
             cookies=client.cookies.jar,
             extensions=extensions,
             **arguments,
         )
-    return _bodiless_request(client, method, url, headers, extensions)
+    return _bodiless_request(client, method, url, names, items, extensions)
+
+
+def _headers_of(items: list[tuple[bytes, bytes, bytes]]) -> httpx.Headers:
+    """``Headers`` holding ``items`` as they are: no name or value is
+    encoded or lowered again."""
+    headers = httpx.Headers()
+    headers._list = items
+    return headers
 
 
 #: The body of every bodiless request: a stream of no bytes, which both kinds
@@ -109,27 +119,23 @@ def _bodiless_request(
     client: httpx.Client | httpx.AsyncClient,
     method: str,
     url: httpx.URL,
-    headers: httpx.Headers,
+    names: set[bytes],
+    items: list[tuple[bytes, bytes, bytes]],
     extensions: dict[str, Any],
 ) -> httpx.Request:
-    """A request without a body, as ``httpx.Request`` makes it: the auto
-    headers first (``Host``, and ``Content-Length: 0`` for the methods that
-    take a body), the client's headers the call does not set, the call's,
-    then the jar's ``Cookie``. Made from ``Headers``' own items, which are
-    already normalized: ``httpx.Request`` would encode and lower every
-    name and value again, twice (``_prepare`` rebuilds them)."""
-    own = headers._list
-    names = {lowered for _, lowered, _ in own}
-    items: list[tuple[bytes, bytes, bytes]] = []
+    """A request without a body, as ``httpx.Request`` makes it from
+    ``items`` (the merged headers; ``names``, the call's own, lower-case):
+    the auto headers first (``Host``, and ``Content-Length: 0`` for the
+    methods that take a body), then ``items``, then the jar's ``Cookie``.
+    ``httpx.Request`` would encode and lower every name and value again,
+    twice (``_prepare`` rebuilds them)."""
+    auto: list[tuple[bytes, bytes, bytes]] = []
     if _HOST not in names and url.host:
-        items.append((b"Host", _HOST, url.netloc))
+        auto.append((b"Host", _HOST, url.netloc))
     method = method.upper()
     if method in _EMPTY_BODY_LENGTH and names.isdisjoint(_LENGTH_NAMES):
-        items.append((b"Content-Length", b"content-length", b"0"))
-    items.extend(item for item in client.headers._list if item[1] not in names)
-    items.extend(own)
-    merged = httpx.Headers()
-    merged._list = items
+        auto.append((b"Content-Length", b"content-length", b"0"))
+    merged = _headers_of(auto + items)
     request = httpx.Request(
         method, url, headers=merged, stream=_EMPTY, extensions=extensions
     )
