@@ -8,6 +8,7 @@ finds the same references, records (fields, types, extra keys) and batch.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -15,7 +16,7 @@ import pytest
 
 from restwire import Entity, EntityError
 from restwire._columns import SMALLEST, entities_by_column
-from restwire._store import Batch, normalize
+from restwire._store import Batch, EntityKey, normalize
 
 
 class Quote(Entity):
@@ -69,16 +70,24 @@ def record(batch: Batch, key: tuple[str, str]) -> Any:
     return batch.records[key]
 
 
-def assert_same(by_column: Batch, by_record: Batch) -> None:
-    assert by_column.records.keys() == by_record.records.keys()
-    for key, record in by_record.records.items():
-        mine = by_column.records[key]
-        assert type(mine) is type(record)
-        assert mine == record
-        assert list(mine.__dict__) == list(record.__dict__)  # field order too
+def assert_same_records(
+    mine: Mapping[EntityKey, Entity], theirs: Mapping[EntityKey, Entity]
+) -> None:
+    """The same records under the same keys: class, fields, field order,
+    the type of each value, and extra keys."""
+    assert mine.keys() == theirs.keys()
+    for key, record in theirs.items():
+        ours = mine[key]
+        assert type(ours) is type(record)
+        assert ours == record
+        assert list(ours.__dict__) == list(record.__dict__)  # field order too
         for name, value in record.__dict__.items():
-            assert type(mine.__dict__[name]) is type(value)
-        assert mine.extra_fields == record.extra_fields
+            assert type(ours.__dict__[name]) is type(value)
+        assert ours.extra_fields == record.extra_fields
+
+
+def assert_same(by_column: Batch, by_record: Batch) -> None:
+    assert_same_records(by_column.records, by_record.records)
     assert by_column.data == by_record.data
     assert by_column.deleted == by_record.deleted
 

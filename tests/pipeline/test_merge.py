@@ -15,6 +15,7 @@ import pytest
 
 from restwire import Entity, Invalidate
 from restwire._store import Batch, EntityKey, _merge, normalize
+from tests.pipeline.test_columns import assert_same_records
 
 
 # Classes of this module only: whether a class has ever been built with extra
@@ -75,14 +76,6 @@ def merged_both_ways(
     return mine, theirs, whole
 
 
-def assert_same(mine: dict[EntityKey, Entity], theirs: dict[EntityKey, Entity]) -> None:
-    assert mine.keys() == theirs.keys()
-    for key, record in theirs.items():
-        assert type(mine[key]) is type(record)
-        assert mine[key] == record
-        assert mine[key].extra_fields == record.extra_fields
-
-
 def test_a_refetched_list_replaces_its_records_at_once() -> None:
     before = stored([Tick], ticks(20, 0))
     mine, theirs, batch = merged_both_ways(before, [Tick], ticks(20, 25))
@@ -90,14 +83,14 @@ def test_a_refetched_list_replaces_its_records_at_once() -> None:
     assert batch.complete  # the list was taken whole
     # each record is the batch's own instance, not rebuilt by a merge
     assert all(mine[key] is batch.records[key] for key in batch.records)
-    assert_same(mine, theirs)
+    assert_same_records(mine, theirs)
     assert mine[("Tick", "3")] == Tick(id="3", price=Decimal("3.25"), volume=28)
 
 
 def test_records_outside_the_list_are_left_as_they_are() -> None:
     before = stored([Tick], ticks(30, 0))
     mine, theirs, _ = merged_both_ways(before, [Tick], ticks(12, 50))
-    assert_same(mine, theirs)
+    assert_same_records(mine, theirs)
     assert mine[("Tick", "25")] is before[("Tick", "25")]
     assert mine[("Tick", "5")] == Tick(id="5", price=Decimal("5.50"), volume=55)
 
@@ -108,7 +101,7 @@ def test_extra_keys_a_stored_record_keeps_survive_a_list_without_them() -> None:
     assert before[("Noted", "4")].extra_fields == {"note": "kept"}
     mine, theirs, batch = merged_both_ways(before, [Noted], ticks(12, 75))
     assert batch.complete
-    assert_same(mine, theirs)
+    assert_same_records(mine, theirs)
     assert mine[("Noted", "4")].extra_fields == {"note": "kept"}
     assert mine[("Noted", "4")].to_dict()["price"] == Decimal("4.75")
 
@@ -116,7 +109,7 @@ def test_extra_keys_a_stored_record_keeps_survive_a_list_without_them() -> None:
 def test_a_record_of_another_class_under_the_key_is_replaced() -> None:
     before = stored(OtherTick, {"id": "2", "label": "other"})
     mine, theirs, _ = merged_both_ways(before, [Tick], ticks(12, 10))
-    assert_same(mine, theirs)
+    assert_same_records(mine, theirs)
     assert type(mine[("Tick", "2")]) is Tick
 
 
@@ -127,7 +120,7 @@ def test_a_key_the_same_response_deletes_is_merged_as_by_record() -> None:
     mine, theirs, batch = merged_both_ways(before, schema, value)
     assert ("Tick", "7") in batch.deleted
     assert ("Tick", "7") not in batch.records
-    assert_same(mine, theirs)
+    assert_same_records(mine, theirs)
     assert mine[("Tick", "6")] == Tick(id="6", price=Decimal("6.60"), volume=66)
 
 
@@ -139,5 +132,5 @@ def test_a_key_repeated_by_a_later_list_merges_as_by_record(times: int) -> None:
     mine, theirs, _ = merged_both_ways(
         before, schema, {"first": ticks(12, 40), "again": again}
     )
-    assert_same(mine, theirs)
+    assert_same_records(mine, theirs)
     assert mine[("Tick", "3")] == Tick(id="3", price=Decimal("3.40"), volume=999)
