@@ -5,7 +5,10 @@ prices, of users, of items) is the bulk of what a REST client reads. Built
 one record at a time, every record runs a few dozen bytecodes around a
 handful of C calls; built column by column, each step is one C loop over
 the whole list (``map``, ``zip``, ``dict`` updates), and the interpreter
-runs a few dozen bytecodes per *list*.
+runs a few dozen bytecodes per *list*. Each field is one column, taken from
+the items, deserialized in one ``map``; the records are then made from the
+columns, one C call each (entities are compiled records), with no dict
+per record in between.
 
 :func:`entities_by_column` gives exactly what ``_store._entities`` gives one
 record at a time: the same records, in the same batch, under the same
@@ -15,9 +18,9 @@ items that are not plain ``dict``\\ s, keys that are not fields (kept as
 ``extra_fields`` by the record path), and anything that makes a record's
 primary key unusable. The record path then does the work and raises the
 error (so on the way to an error, a deserializer may see a value twice:
-deserializers are conversions, not side effects). Repeated primary keys, fields some items lack, ``None`` and values
-that already have a deserializer's type are handled here, the way the
-record path handles them.
+deserializers are conversions, not side effects). Repeated primary keys,
+fields some items lack, ``None`` and values that already have a
+deserializer's type are handled here, the way the record path handles them.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from itertools import repeat
-from operator import contains, itemgetter, setitem
+from operator import contains, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ._entity import Entity, _set_fields, build, deserializer_failed
+from ._entity import _MUTABLE, Entity, _make, build, deserializer_failed
 
 if TYPE_CHECKING:
     from ._store import Batch, EntityKey
@@ -40,7 +43,6 @@ __all__ = ["SMALLEST", "entities_by_column"]
 SMALLEST = 8
 
 _NONE = type(None)
-_new = object.__new__
 
 
 def entities_by_column(
@@ -50,29 +52,39 @@ def entities_by_column(
     ``None`` (``batch`` untouched) when the record path must do it."""
     plan = cls._plan()
     count = len(values)
-    if count < SMALLEST or plan.nested:
+    defaults = plan.defaults
+    if count < SMALLEST or plan.nested or not defaults:
         return None
     if set(map(type, values)) != {dict}:
         return None  # not plain objects: the record path checks each
-    defaults = plan.defaults
-    width = len(defaults)
-    rows: list[dict[str, Any]] = [{**defaults, **value} for value in values]
-    if set(map(len, rows)) != {width}:
+    if not all(map(plan.field_names.issuperset, values)):
         return None  # keys that are not fields: the record path keeps them apart
     # every item has every field (no defaults to tell apart), the usual case
-    complete = set(map(len, values)) == {width}
-    for name in plan.mutable:
-        if not complete and not all(map(contains, values, repeat(name))):
-            default = defaults[name]
-            for row, value in zip(rows, values, strict=True):
-                if name not in value:
-                    row[name] = copy.copy(default)  # as the record path does
-    for name, deserialize, kind in plan.deserializers:
-        _deserialize_column(cls, name, deserialize, kind, rows, values, complete)
-    instances: list[Entity] = list(map(_new, repeat(cls, count)))
-    for _ in map(_set_fields, instances, rows):
-        pass
-    pks = _primary_keys(cls, instances, rows)
+    complete = set(map(len, values)) == {len(defaults)}
+    deserializers = {
+        name: (deserialize, kind) for name, deserialize, kind in plan.deserializers
+    }
+    columns: list[list[Any]] = []
+    for name, default in defaults.items():
+        if complete:
+            column = list(map(itemgetter(name), values))
+            present = True
+        else:
+            column = list(map(dict.get, values, repeat(name), repeat(default)))
+            present = all(map(contains, values, repeat(name)))
+            if not present and isinstance(default, _MUTABLE):
+                for index, value in enumerate(values):
+                    if name not in value:
+                        column[index] = copy.copy(default)  # as the record path does
+        if name in deserializers:
+            deserialize, kind = deserializers[name]
+            _deserialize_column(cls, name, deserialize, kind, column, values, present)
+        columns.append(column)
+    # one C call per record: the values in field order
+    instances: list[Entity] = list(map(_make, repeat(cls, count), *columns))
+    pks = _primary_keys(
+        cls, instances, columns[plan.id_column] if plan.id_column >= 0 else None
+    )
     if pks is None:
         return None
     key_name = cls.key
@@ -110,36 +122,33 @@ def _deserialize_column(
     name: str,
     deserialize: Callable[[Any], Any],
     kind: type | None,
-    rows: list[dict[str, Any]],
+    column: list[Any],
     values: list[Any] | tuple[Any, ...],
-    complete: bool,
+    present: bool,
 ) -> None:
-    """Apply one field's deserializer down the column, in place in ``rows``.
+    """Apply one field's deserializer down ``column``, in place.
 
     Values that are ``None``, already of the deserializer's class, or absent
     from the data (a default) are kept, as the record path keeps them. When
     every value is to be converted, that is one ``map``; otherwise a loop.
     """
-    if complete or all(map(contains, values, repeat(name))):
-        column = list(map(itemgetter(name), rows))
+    if present:
         kinds = set(map(type, column))
         if _NONE not in kinds and (kind is None or kind not in kinds):
             try:
-                converted = list(map(deserialize, column))
+                column[:] = map(deserialize, column)
             except Exception:
                 _raise_first_failure(cls, name, deserialize, column)
                 raise  # the deserializer failed once only: let it show as it is
-            for _ in map(setitem, rows, repeat(name), converted):
-                pass
             return
-    for row, value in zip(rows, values, strict=True):
+    for index, value in enumerate(values):
         if name not in value:
             continue
-        item = row[name]
+        item = column[index]
         if item is None or (kind is not None and type(item) is kind):
             continue
         try:
-            row[name] = deserialize(item)
+            column[index] = deserialize(item)
         except Exception as error:
             raise deserializer_failed(cls, name, item, deserialize, error) from error
 
@@ -160,12 +169,14 @@ def _raise_first_failure(
 
 
 def _primary_keys(
-    cls: type[Entity], instances: list[Entity], rows: list[dict[str, Any]]
+    cls: type[Entity], instances: list[Entity], ids: list[Any] | None
 ) -> list[str] | None:
     """Each record's primary key as text, or ``None`` if any is unusable
-    (the record path then raises the error naming it)."""
+    (the record path then raises the error naming it). ``ids`` is the
+    ``id`` column, if the class has that field."""
     if cls.pk is Entity.pk:
-        ids = list(map(dict.get, rows, repeat("id")))
+        if ids is None:
+            return None
         kinds = set(map(type, ids))
         if _NONE in kinds:
             return None

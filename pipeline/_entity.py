@@ -25,7 +25,13 @@ Guarantees:
   not silently dropped.
 - A deserializer that fails raises :class:`EntityError` naming the entity, the
   field and the value.
-- Instances are read-only, compare by value and have a readable repr.
+- Instances are read-only, compare by value and have a readable repr; a
+  copy or a pickle keeps the extra keys.
+- Each subclass is a compiled record (a ``msgspec.Struct``, made by
+  ``_EntityMeta``): an instance is made from its values in one C call, its
+  fields are slots, and equality and repr run in C. msgspec only holds the
+  values: the fields, defaults, deserializers and checks are the seed's
+  rules, as above, and no conversion of msgspec's is applied.
 - The constructor is checked, by a type checker and at runtime alike
   (``typing.dataclass_transform``): ``Post(id=1)`` for a ``str`` field is a
   mypy error and, at runtime, an :class:`EntityError` naming the field;
@@ -37,12 +43,14 @@ Guarantees:
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import sys
 import types
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     ClassVar,
@@ -56,6 +64,8 @@ from typing import (
     get_origin,
 )
 
+import msgspec
+
 from ._errors import RestwireError
 
 __all__ = ["Entity", "EntityError", "build", "deserializer_failed"]
@@ -65,6 +75,9 @@ EntityT = TypeVar("EntityT", bound="Entity")
 _RESERVED = frozenset(("key", "schema"))
 _MUTABLE = (list, dict, set)
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+#: A record's fields as a dict, and as a tuple in field order (C, shallow).
+_asdict: Callable[[Any], dict[str, Any]] = msgspec.structs.asdict
+_astuple: Callable[[Any], tuple[Any, ...]] = msgspec.structs.astuple
 
 
 class _Plan(NamedTuple):
@@ -76,6 +89,8 @@ class _Plan(NamedTuple):
     #: defaults that need no copy, and the fields whose default is copied
     defaults: dict[str, Any]
     mutable: tuple[str, ...]
+    #: where ``id`` is among the fields, in order; -1 if it is not a field
+    id_column: int
 
 
 class EntityError(RestwireError):
@@ -102,9 +117,133 @@ class EntityError(RestwireError):
         return self
 
 
+def _is_classvar(annotation: Any) -> bool:
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return get_origin(annotation) is ClassVar
+
+
+_StructMeta = msgspec.StructMeta
+#: Makes an instance from values in ``__struct_fields__`` order (or by
+#: keyword) in C, past the checks of :meth:`_EntityMeta.__call__`: for data
+#: the record path and the column path have already checked.
+_make: Callable[..., Any] = _StructMeta.__call__
+#: Sets a field, or an instance's ``_extra``, past the read-only ``__setattr__``.
+_force_setattr: Callable[[Any, str, Any], None] = msgspec.structs.force_setattr
+
+
+class _EntityMeta(_StructMeta):
+    """Makes each ``Entity`` subclass a compiled record (a ``msgspec.Struct``).
+
+    It works out the fields the seed's rules give (annotated, not private,
+    not ``key`` or ``schema``, not ``ClassVar``; a field redeclared without a
+    default keeps the inherited one) and hands msgspec exactly those, each
+    with a default: a required field's is ``None`` (its absence is checked
+    by the constructor, and data lacking it reads ``None``, as before), a
+    mutable one's a factory copying it. Every record can so be made from its
+    values in field order by one C call.
+    """
+
+    def __new__(
+        mcls,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        **kwargs: Any,
+    ) -> Any:
+        inherited: dict[str, Any] = {}
+        required: set[str] = set()
+        for base in reversed(bases):
+            inherited.update(getattr(base, "_fields", {}))
+            required.update(getattr(base, "_required", ()))
+        own = dict(namespace.get("__annotations__", {}))
+        declared: dict[str, Any] = {}
+        for field, annotation in own.items():
+            if field.startswith("_") or field in _RESERVED or _is_classvar(annotation):
+                continue
+            declared[field] = annotation
+            if field in namespace:
+                required.discard(field)
+                default = namespace[field]
+            elif field in inherited:
+                default = inherited[field]
+            else:
+                required.add(field)
+                default = None
+            if isinstance(default, _MUTABLE):
+                namespace[field] = msgspec.field(
+                    default_factory=functools.partial(copy.copy, default)
+                )
+            else:
+                namespace[field] = default
+            inherited[field] = default
+        # msgspec sees the fields alone; the rest stays plain class attributes
+        namespace["__annotations__"] = declared
+        cls: Any = super().__new__(mcls, name, bases, namespace, **kwargs)
+        if not hasattr(cls, "_plan"):
+            return cls  # the compiled base itself
+        if "key" not in namespace:
+            cls.key = name
+        cls._fields = MappingProxyType(
+            {field: inherited[field] for field in cls.__struct_fields__}
+        )
+        cls._required = frozenset(required)
+        cls._checks = None  # worked out at the first construction
+        cls._plan()
+        return cls
+
+    def __call__(self, *args: Any, **fields: Any) -> Any:
+        """The checked constructor: keywords only, every field known, the
+        required ones given, each value of its annotated type."""
+        cls: Any = self
+        if args:
+            raise TypeError(
+                f"{cls.__name__}() takes keyword arguments only "
+                f"({len(args)} positional given)"
+            )
+        unknown = fields.keys() - cls._fields.keys()
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        missing = cls._required - fields.keys()
+        if missing:
+            raise TypeError(f"{cls.__name__} needs field(s) {sorted(missing)}")
+        checks = cls._checks
+        if checks is None:
+            checks = cls._checks = _annotation_checks(cls)
+        for name, value in fields.items():
+            check = checks.get(name)
+            if check is not None and not check[0](value):
+                raise EntityError(
+                    cls.__name__,
+                    name,
+                    value,
+                    f"expected {check[1]}, got {type(value).__name__}",
+                )
+        return _make(cls, **fields)
+
+
+if TYPE_CHECKING:
+    # What type checkers see: a plain class whose fields ``dataclass_transform``
+    # reads (keyword-only, read-only), as it always was.
+    class _Record:
+        pass
+
+else:
+
+    class _Record(msgspec.Struct, metaclass=_EntityMeta, dict=True):
+        """The compiled base: ``dict=True`` holds an instance's extra keys."""
+
+        _fields = MappingProxyType({})
+        _required = frozenset()
+
+
 @dataclass_transform(kw_only_default=True, frozen_default=True)
-class Entity:
-    """Base class of typed records kept once in a controller's store."""
+class Entity(_Record):
+    """Base class of typed records kept once in a controller's store.
+
+    Each subclass is a compiled record (a ``msgspec.Struct``): made, read,
+    compared and shown in C, with the seed's rules on top.
+    """
 
     #: The type's name in the store. Default: the class name.
     key: ClassVar[str] = "Entity"
@@ -120,34 +259,9 @@ class Entity:
     #: built with ``extra_fields``: until then none has any, and the store
     #: need not ask each record (see ``_store._merge``).
     _extras_made: ClassVar[bool] = False
-
-    # "_extra" holds the keys that are not fields (see extra_fields); it is
-    # not annotated, so type checkers do not take it for a field.
-    __slots__ = ("__dict__", "_extra")
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "key" not in cls.__dict__:
-            cls.key = cls.__name__
-        fields: dict[str, Any] = {}
-        required: set[str] = set()
-        for klass in reversed(cls.__mro__):
-            for name, annotation in inspect.get_annotations(klass).items():
-                if (
-                    name.startswith("_")
-                    or name in _RESERVED
-                    or _is_classvar(annotation)
-                ):
-                    continue
-                if name in klass.__dict__:
-                    required.discard(name)
-                elif name not in fields:
-                    required.add(name)
-                fields[name] = klass.__dict__.get(name, fields.get(name))
-        cls._fields = MappingProxyType(fields)
-        cls._required = frozenset(required)
-        cls._checks = None  # worked out at the first construction
-        cls._plan()
+    #: The keys that are not fields (see extra_fields): this, unless an
+    #: instance has its own. Not annotated, so not a field.
+    _extra = _NO_EXTRA
 
     @classmethod
     def _plan(cls) -> _Plan:
@@ -189,33 +303,10 @@ class Entity:
             tuple(
                 name for name, value in fields.items() if isinstance(value, _MUTABLE)
             ),
+            list(fields).index("id") if "id" in fields else -1,
         )
         cls._compiled = plan
         return plan
-
-    def __init__(self, **fields: Any) -> None:
-        cls = type(self)
-        unknown = fields.keys() - cls._fields.keys()
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
-        missing = cls._required - fields.keys()
-        if missing:
-            raise TypeError(f"{cls.__name__} needs field(s) {sorted(missing)}")
-        checks = cls._checks
-        if checks is None:
-            checks = cls._checks = _annotation_checks(cls)
-        for name, value in fields.items():
-            check = checks.get(name)
-            if check is not None and not check[0](value):
-                raise EntityError(
-                    cls.__name__,
-                    name,
-                    value,
-                    f"expected {check[1]}, got {type(value).__name__}",
-                )
-        values = {name: _fresh(default) for name, default in self._fields.items()}
-        values.update(fields)
-        self.__dict__.update(values)
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], base: Self | None = None) -> Self:
@@ -231,17 +322,17 @@ class Entity:
 
     def pk(self) -> str | None:
         """The primary key as text; default: the ``id`` field."""
-        value = self.__dict__.get("id")
+        value = self.id if "id" in self._fields else None  # type: ignore[attr-defined]
         return None if value is None else str(value)
 
     @property
     def extra_fields(self) -> Mapping[str, Any]:
         """Keys of the data this entity was built from that are not fields."""
-        return getattr(self, "_extra", _NO_EXTRA)
+        return self._extra
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict (nested entities as dicts too)."""
-        return {name: _plain(value) for name, value in self.__dict__.items()}
+        return {name: _plain(value) for name, value in _asdict(self).items()}
 
     def to_json(self) -> dict[str, Any]:
         """The fields, so an entity can be sent as a JSON body."""
@@ -253,17 +344,32 @@ class Entity:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.__dict__ == other.__dict__
-
     def __hash__(self) -> int:
         return hash((type(self), self.pk()))
 
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items())
-        return f"{type(self).__name__}({shown})"
+    def __reduce__(self) -> tuple[Any, ...]:
+        # msgspec's own passes the fields by position, which the checked
+        # constructor refuses; this also keeps the extra keys
+        return (_restore, (type(self), _astuple(self), dict(self._extra)))
+
+    def __copy__(self) -> Self:
+        return _restore(type(self), _astuple(self), self._extra)
+
+    # Equality (same class, equal fields; extra keys aside) and the repr
+    # (``Price(id='1', ...)``) are msgspec's, in C.
+    if TYPE_CHECKING:
+
+        def __eq__(self, other: object) -> bool: ...
+
+
+def _restore(
+    cls: type[EntityT], values: tuple[Any, ...], extra: Mapping[str, Any]
+) -> EntityT:
+    """An instance of ``cls`` from its field values and extra keys."""
+    instance: EntityT = _make(cls, *values)
+    if extra:
+        _force_setattr(instance, "_extra", MappingProxyType(dict(extra)))
+    return instance
 
 
 def build(
@@ -273,18 +379,16 @@ def build(
     base: EntityT | None = None,
 ) -> EntityT:
     """``cls.from_data`` without its checks, for callers that made them."""
-    extra: Mapping[str, Any] = _NO_EXTRA if base is None else base.extra_fields
+    extra: Mapping[str, Any] = _NO_EXTRA if base is None else base._extra
     if data.keys() <= plan.field_names:
-        values = {**(plan.defaults if base is None else base.__dict__), **data}
         if base is None:
-            for name in plan.mutable:
-                if name not in data:
-                    values[name] = copy.copy(values[name])
+            if not plan.deserializers:
+                return _make(cls, **data)  # type: ignore[no-any-return]
+            values = dict(data)
+        else:
+            values = {**_asdict(base), **data}
     else:
-        values = dict(plan.defaults if base is None else base.__dict__)
-        if base is None:
-            for name in plan.mutable:
-                values[name] = copy.copy(values[name])
+        values = {} if base is None else _asdict(base)
         extra = dict(extra)
         for name, value in data.items():
             if name in plan.field_names:
@@ -304,10 +408,9 @@ def build(
             values[name] = deserialize(value)
         except Exception as error:
             raise deserializer_failed(cls, name, value, deserialize, error) from error
-    instance = object.__new__(cls)
-    _set_fields(instance, values)
+    instance: EntityT = _make(cls, **values)
     if extra:
-        object.__setattr__(instance, "_extra", extra)
+        _force_setattr(instance, "_extra", extra)
     return instance
 
 
@@ -325,12 +428,6 @@ def deserializer_failed(
         value,
         f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
     )
-
-
-#: Sets an instance's ``__dict__`` past the read-only ``__setattr__``.
-_set_fields: Callable[[Entity, dict[str, Any]], None] = Entity.__dict__[
-    "__dict__"
-].__set__
 
 
 def _annotation_checks(
@@ -403,12 +500,6 @@ def _check_for(annotation: Any) -> Callable[[Any], bool] | None:
     return None
 
 
-def _is_classvar(annotation: Any) -> bool:
-    if isinstance(annotation, str):
-        return annotation.startswith(("ClassVar", "typing.ClassVar"))
-    return get_origin(annotation) is ClassVar
-
-
 def _is_entity_schema(target: Any) -> bool:
     if isinstance(target, list) and len(target) == 1:
         target = target[0]
@@ -417,10 +508,6 @@ def _is_entity_schema(target: Any) -> bool:
 
 def _name(function: Callable[[Any], Any]) -> str:
     return getattr(function, "__qualname__", None) or repr(function)
-
-
-def _fresh(default: Any) -> Any:
-    return copy.copy(default) if isinstance(default, _MUTABLE) else default
 
 
 def _plain(value: Any) -> Any:

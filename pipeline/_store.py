@@ -43,7 +43,7 @@ from itertools import chain
 from typing import Any, NamedTuple, NoReturn
 
 from ._columns import entities_by_column
-from ._entity import Entity, EntityError, build
+from ._entity import Entity, EntityError, _astuple, _force_setattr, _restore, build
 from ._models import is_model, validate, validator
 
 __all__ = [
@@ -236,7 +236,6 @@ def _entities(
             return by_column
     plan = cls._plan()
     nested = plan.nested
-    default_pk = cls.pk is Entity.pk
     key_name = cls.key
     records, seen, deleted = batch.records, batch.data, batch.deleted
     refs: list[EntityKey] = []
@@ -250,11 +249,7 @@ def _entities(
                 if name in data:
                     data[name] = normalize(inner, data[name], batch, params)
         instance = build(cls, data, plan)
-        if default_pk:
-            pk = instance.__dict__.get("id")
-            pk = None if pk is None else str(pk)
-        else:
-            pk = instance.pk()
+        pk = instance.pk()
         if type(pk) is not str or not pk:
             _bad_pk(cls, pk, value)
         key = (key_name, pk)  # equal to Ref(key_name, pk); a plain tuple is cheaper
@@ -363,15 +358,13 @@ def _record(
     done = memo.get(key)
     if done is not None:
         return done
-    resolved = object.__new__(type(record))
+    # made first and filled after, so a record that reaches itself resolves
+    # to itself (the cycle is the collector's to reclaim)
+    resolved = _restore(type(record), _astuple(record), record.extra_fields)
     memo[key] = resolved
-    fields = dict(record.__dict__)
     for name, inner in nested.items():
-        read = denormalize(inner, fields.get(name), records, memo)
-        fields[name] = None if read is MISSING else read
-    resolved.__dict__.update(fields)
-    if record.extra_fields:
-        object.__setattr__(resolved, "_extra", record.extra_fields)
+        read = denormalize(inner, getattr(record, name), records, memo)
+        _force_setattr(resolved, name, None if read is MISSING else read)
     return resolved
 
 
@@ -616,7 +609,7 @@ def _reachable(partition: Partition) -> dict[EntityKey, Entity]:
             continue
         reached[key] = record
         for name, inner in type(record)._plan().nested.items():
-            _refs(inner, record.__dict__.get(name), pending)
+            _refs(inner, getattr(record, name), pending)
     return reached
 
 

@@ -224,3 +224,61 @@ def test_a_field_without_a_default_is_required_by_the_constructor() -> None:
         Named(id="1")  # type: ignore[call-arg]
     assert Named(name="Ann").name == "Ann"
     assert Named.from_data({"id": "1"}).name is None  # wire data: as before
+
+
+def test_a_non_empty_mutable_default_is_copied_for_each_record() -> None:
+    class Tagged(Entity):
+        id: str = ""
+        tags: list[str] = ["new"]  # noqa: RUF012
+
+    first, second = Tagged(id="1"), Tagged.from_data({"id": "2"})
+    assert first.tags == second.tags == ["new"]
+    assert first.tags is not second.tags
+    assert Tagged._fields["tags"] == ["new"]
+
+
+def test_private_and_reserved_annotations_are_not_fields() -> None:
+    class Noted(Entity):
+        id: str = ""
+        _note: str = "kept on the class"
+        key: str = "noted"  # type: ignore[misc]
+
+    assert list(Noted._fields) == ["id"]
+    assert Noted.key == "noted"
+    assert Noted._note == "kept on the class"
+    assert Noted.from_data({"id": "1", "_note": "x"}).extra_fields == {"_note": "x"}
+
+
+def test_a_field_redeclared_without_a_default_keeps_the_inherited_one() -> None:
+    class Base(Entity):
+        id: str = ""
+        name: str = "base"
+
+    class Child(Base):
+        name: str
+
+    # (a type checker reads the redeclaration as required; at runtime it is not)
+    assert Child(id="1").name == "base"  # type: ignore[call-arg]
+    assert list(Child._fields) == ["id", "name"]
+
+
+def test_constructor_arguments_are_keywords_only() -> None:
+    with pytest.raises(TypeError, match="keyword arguments only"):
+        Post("1")  # type: ignore[call-arg]
+
+
+def test_a_copy_or_a_pickle_keeps_the_fields_and_the_extra_keys() -> None:
+    import copy
+    import pickle
+
+    post = Post.from_data({"id": "1", "title": "t", "views": 3})
+    for again in (
+        copy.copy(post),
+        copy.deepcopy(post),
+        pickle.loads(pickle.dumps(post)),
+    ):
+        assert again == post
+        assert again.extra_fields == {"views": 3}
+    plain = pickle.loads(pickle.dumps(Post(id="2")))
+    assert plain == Post(id="2")
+    assert plain.extra_fields == {}
