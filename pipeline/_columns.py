@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from contextlib import suppress
 from itertools import repeat
 from operator import contains, itemgetter
 from typing import TYPE_CHECKING, Any
@@ -57,17 +58,23 @@ def entities_by_column(
         return None
     if set(map(type, values)) != {dict}:
         return None  # not plain objects: the record path checks each
-    if not all(map(plan.field_names.issuperset, values)):
+    # Every item has every field and nothing else (the usual case): as many
+    # keys as fields, and each field found in each item. Then the columns
+    # are taken as they are, with nothing to tell apart.
+    taken: list[list[Any]] | None = None
+    if set(map(len, values)) == {len(defaults)}:
+        with suppress(KeyError):  # a key that is not a field, in place of one
+            taken = [list(map(itemgetter(name), values)) for name in defaults]
+    complete = taken is not None
+    if taken is None and not all(map(plan.field_names.issuperset, values)):
         return None  # keys that are not fields: the record path keeps them apart
-    # every item has every field (no defaults to tell apart), the usual case
-    complete = set(map(len, values)) == {len(defaults)}
     deserializers = {
         name: (deserialize, kind) for name, deserialize, kind in plan.deserializers
     }
     columns: list[list[Any]] = []
-    for name, default in defaults.items():
-        if complete:
-            column = list(map(itemgetter(name), values))
+    for position, (name, default) in enumerate(defaults.items()):
+        if taken is not None:
+            column = taken[position]
             present = True
         else:
             column = list(map(dict.get, values, repeat(name), repeat(default)))

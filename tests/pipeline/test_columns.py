@@ -144,6 +144,16 @@ def test_extra_keys_are_kept_apart_as_by_record() -> None:
     assert record(by_column, ("Quote", "3")).extra_fields == {"note": "kept"}
 
 
+def test_an_extra_key_in_place_of_a_field_is_kept_apart_as_by_record() -> None:
+    items = quotes()
+    del items[3]["tags"]
+    items[3]["note"] = "kept"  # as many keys as fields, one not a field
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert record(by_column, ("Quote", "3")).extra_fields == {"note": "kept"}
+    assert record(by_column, ("Quote", "3")).tags == []
+
+
 def test_a_repeated_key_merges_over_the_earlier_item() -> None:
     items = quotes()
     items[9] = {"id": "2", "price": "77"}  # repeats 2, without "at" or "tags"
