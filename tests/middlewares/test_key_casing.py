@@ -9,8 +9,9 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Form, RestEndpoint, RestwireError
-from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
+from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys, key_casing
 from restwire.middlewares.key_casing import (
+    _BUILT_ROWS,
     _ROWS,
     CACHE_SIZE,
     _deep_convert,
@@ -243,6 +244,13 @@ def rows(count: int = _ROWS) -> list[Any]:
         [{"aB": 1, "cD": 2}] * 4 + [{"cD": 2, "aB": 1}] * 4,  # keys in another order
         [*rows(), "not an object"],
         [{1: "int key", "aB": 2}] * 10,
+        # from _BUILT_ROWS rows on, each row is built by a function made for
+        # its keys: nested, flat, keys that look like code, int keys
+        rows(_BUILT_ROWS),
+        [{"aB": index, "cD": str(index)} for index in range(_BUILT_ROWS + 1)],
+        [{"it's": 1, 'say "x"': 2, "a\\b\n": 3, "}]); import os #": 4}] * _BUILT_ROWS,
+        [{1: "int key", "aB": 2}] * _BUILT_ROWS,
+        [{"aB": 1, "cD": 2}] * _BUILT_ROWS + [{"cD": 2, "aB": 1}],
     ],
 )
 def test_a_list_of_objects_converts_as_object_by_object(value: Any) -> None:
@@ -253,6 +261,26 @@ def test_a_list_of_objects_converts_as_object_by_object(value: Any) -> None:
     assert converted == expected
     assert json.dumps(converted, sort_keys=False) == json.dumps(expected)
     assert convert_keys(converted, to_camel) == value
+
+
+def test_row_builders_kept_are_bounded_and_reused() -> None:
+    key_casing._builders.clear()
+    table = [{"aB": index, "cD": index} for index in range(_BUILT_ROWS)]
+    convert_keys(table, to_snake)
+    ((shape, build),) = key_casing._builders.items()
+    built: list[Any] = []
+
+    def counted(row: dict[Any, Any]) -> Any:
+        built.append(row)
+        return build(row)
+
+    key_casing._builders[shape] = counted
+    short = table[:_ROWS]  # too short to make a builder for, but one is kept
+    assert convert_keys(short, to_snake) == _deep_convert(short, to_snake)
+    assert built == short
+    for number in range(key_casing._BUILDERS_KEPT + 5):
+        convert_keys([{f"k{number}X": 1}] * _BUILT_ROWS, to_snake)
+    assert 0 < len(key_casing._builders) <= key_casing._BUILDERS_KEPT
 
 
 def test_rows_are_new_objects_not_the_parsed_ones() -> None:
