@@ -123,6 +123,32 @@ def _is_classvar(annotation: Any) -> bool:
     return get_origin(annotation) is ClassVar
 
 
+def _own_annotations(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The annotations a class body declares, from its namespace.
+
+    From Python 3.14 annotations are evaluated lazily (PEP 649, 749): a body
+    without ``from __future__ import annotations`` holds an annotate
+    function instead of ``__annotations__``. It is called for references
+    (``annotationlib``'s documented way for a metaclass) and then dropped,
+    so that the class, and msgspec, see the ``__annotations__`` the caller
+    puts in its place. (Not run here: CI runs Python 3.11.)
+    """
+    if "__annotations__" in namespace:
+        return dict(namespace["__annotations__"])
+    try:
+        import annotationlib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return {}
+    annotate = annotationlib.get_annotate_from_class_namespace(namespace)
+    if annotate is None:
+        return {}
+    for name in ("__annotate_func__", "__annotate__"):
+        namespace.pop(name, None)
+    return dict(
+        annotationlib.call_annotate_function(annotate, annotationlib.Format.FORWARDREF)
+    )
+
+
 _StructMeta = msgspec.StructMeta
 #: Makes an instance from values in ``__struct_fields__`` order (or by
 #: keyword) in C, past the checks of :meth:`_EntityMeta.__call__`: for data
@@ -156,7 +182,7 @@ class _EntityMeta(_StructMeta):
         for base in reversed(bases):
             inherited.update(getattr(base, "_fields", {}))
             required.update(getattr(base, "_required", ()))
-        own = dict(namespace.get("__annotations__", {}))
+        own = _own_annotations(namespace)
         declared: dict[str, Any] = {}
         for field, annotation in own.items():
             if field.startswith("_") or field in _RESERVED or _is_classvar(annotation):
