@@ -68,34 +68,25 @@ def entities_by_column(
     complete = taken is not None
     if taken is None and not all(map(plan.field_names.issuperset, values)):
         return None  # keys that are not fields: the record path keeps them apart
-    deserializers = {
-        name: (deserialize, kind) for name, deserialize, kind in plan.deserializers
-    }
     columns: list[list[Any]] = []
+    present: list[bool] = []
     for position, (name, default) in enumerate(defaults.items()):
         if taken is not None:
-            column = taken[position]
-            present = True
-        else:
-            column = list(map(dict.get, values, repeat(name), repeat(default)))
-            present = all(map(contains, values, repeat(name)))
-            if not present and isinstance(default, _MUTABLE):
-                for index, value in enumerate(values):
-                    if name not in value:
-                        column[index] = copy.copy(default)  # as the record path does
-        if name in deserializers:
-            deserialize, kind = deserializers[name]
-            _deserialize_column(cls, name, deserialize, kind, column, values, present)
+            columns.append(taken[position])
+            present.append(True)
+            continue
+        column = list(map(dict.get, values, repeat(name), repeat(default)))
+        everywhere = all(map(contains, values, repeat(name)))
+        if not everywhere and isinstance(default, _MUTABLE):
+            for index, value in enumerate(values):
+                if name not in value:
+                    column[index] = copy.copy(default)  # as the record path does
         columns.append(column)
-    # one C call per record: the values in field order
-    instances: list[Entity] = list(map(_make, repeat(cls, count), *columns))
-    pks = _primary_keys(
-        cls, instances, columns[plan.id_column] if plan.id_column >= 0 else None
-    )
-    if pks is None:
+        present.append(everywhere)
+    made = records_from_columns(cls, columns, count, values, present)
+    if made is None:
         return None
-    key_name = cls.key
-    keys: list[EntityKey] = list(zip(repeat(key_name), pks))
+    instances, keys = made
     records, deleted = batch.records, batch.deleted
     before = len(records)
     records.update(zip(keys, instances, strict=True))
@@ -122,6 +113,44 @@ def entities_by_column(
     if deleted:
         deleted.difference_update(keys)
     return keys
+
+
+def records_from_columns(
+    cls: type[Entity],
+    columns: list[list[Any]],
+    count: int,
+    values: list[Any] | tuple[Any, ...] = (),
+    present: list[bool] | None = None,
+) -> tuple[list[Entity], list[EntityKey]] | None:
+    """Records of ``cls`` made from ``columns`` (each field's values, in
+    field order; deserialized here, in place) and their references; or
+    ``None`` if a primary key is unusable (the record path says which).
+
+    ``present[i]`` is false when some item lacks field ``i`` (its column
+    then holds the default there, which is not deserialized: ``values``,
+    the items, say which); by default every item has every field.
+    """
+    plan = cls._plan()
+    for name, deserialize, kind in plan.deserializers:
+        index = plan.field_index[name]
+        _deserialize_column(
+            cls,
+            name,
+            deserialize,
+            kind,
+            columns[index],
+            values,
+            True if present is None else present[index],
+        )
+    # one C call per record: the values in field order
+    instances: list[Entity] = list(map(_make, repeat(cls, count), *columns))
+    pks = _primary_keys(
+        cls, instances, columns[plan.id_column] if plan.id_column >= 0 else None
+    )
+    if pks is None:
+        return None
+    keys: list[EntityKey] = list(zip(repeat(cls.key), pks))
+    return instances, keys
 
 
 def _deserialize_column(

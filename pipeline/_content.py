@@ -93,6 +93,7 @@ __all__ = [
     "body_arguments",
     "content_kind",
     "is_json_body",
+    "is_json_type",
     "json_default",
     "replayable",
 ]
@@ -154,7 +155,8 @@ class Content(abc.ABC):
         return f"{type(self).__name__}()"
 
 
-def _is_json_type(content_type: str) -> bool:
+def is_json_type(content_type: str) -> bool:
+    """Whether a ``content-type`` value names JSON (``+json`` types too)."""
     mime = content_type.split(";", 1)[0].strip().lower()
     return mime in ("application/json", "text/json") or mime.endswith("+json")
 
@@ -179,7 +181,7 @@ class JsonContent(Content):
         if not body or body.isspace():  # (strip() would copy the whole body)
             return None  # an empty 2xx (Flask's 'return "", 201' says text/html)
         content_type = response.headers.get("content-type")
-        if content_type is not None and not _is_json_type(content_type):
+        if content_type is not None and not is_json_type(content_type):
             raise ContentError(
                 response,
                 f"expected JSON, but the content type is {content_type!r}",

@@ -91,6 +91,8 @@ class _Plan(NamedTuple):
     mutable: tuple[str, ...]
     #: where ``id`` is among the fields, in order; -1 if it is not a field
     id_column: int
+    #: each field's place in field order
+    field_index: dict[str, int]
 
 
 class EntityError(RestwireError):
@@ -330,6 +332,7 @@ class Entity(_Record):
                 name for name, value in fields.items() if isinstance(value, _MUTABLE)
             ),
             list(fields).index("id") if "id" in fields else -1,
+            {name: index for index, name in enumerate(fields)},
         )
         cls._compiled = plan
         return plan

@@ -37,7 +37,7 @@ older generation does not write its result back.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple, NoReturn
@@ -101,7 +101,7 @@ class Batch:
         self.records: dict[EntityKey, Entity] = {}
         self._data: dict[EntityKey, Mapping[str, Any]] = {}
         #: Lists' keys and raw items not yet in ``_data`` (see ``data``).
-        self._pending: list[tuple[list[EntityKey], Sequence[Any]]] = []
+        self._pending: list[tuple[list[EntityKey], Iterable[Any]]] = []
         self.deleted: set[EntityKey] = set()
         #: Lists of keys whose data held every field of their entity class
         #: (and nothing else), by class: merged in one step (``_merge``).
@@ -124,7 +124,7 @@ class Batch:
             pending.clear()
         return self._data
 
-    def defer(self, keys: list[EntityKey], items: Sequence[Any]) -> None:
+    def defer(self, keys: list[EntityKey], items: Iterable[Any]) -> None:
         """``items`` are the raw fields of ``keys`` (new to this batch);
         file them when ``data`` is first asked for."""
         self._pending.append((keys, items))
