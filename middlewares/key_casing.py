@@ -39,13 +39,14 @@ per direction, so hostile payloads cannot grow memory without bound).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any, cast
 
-from restwire import Exchange, Form, RestwireError
+from restwire import Exchange, Form, RestwireError, Unparsed
 
 __all__ = [
     "CamelCaseKeys",
@@ -329,11 +330,27 @@ class _KeyCasing:
             raise error.at(f"{exchange.label}: the request body") from None
 
     def on_response(self, exchange: Exchange) -> None:
-        if type(exchange.value) in _CONTAINERS:
-            try:
-                exchange.value = convert_keys(exchange.value, type(self).response_keys)
-            except KeyCollision as error:
-                raise error.at(f"{exchange.label}: the response") from None
+        value = exchange.value
+        if type(value) in _CONTAINERS:
+            exchange.value = self._response_value(exchange.label, value)
+        elif type(value) is Unparsed:
+            # the body is read later, maybe straight into entities: say how
+            # its keys are cased (and how a field's name is spelt on the wire)
+            kind = type(self)
+            value.rename_keys(
+                functools.partial(self._response_value, exchange.label),
+                kind.response_keys,
+                kind.body_keys,
+            )
+
+    def _response_value(self, label: str, value: Any) -> Any:
+        """``value`` with its keys cased for the client, if it has keys."""
+        if type(value) not in _CONTAINERS:
+            return value
+        try:
+            return convert_keys(value, type(self).response_keys)
+        except KeyCollision as error:
+            raise error.at(f"{label}: the response") from None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -344,6 +361,8 @@ class CamelCaseKeys(_KeyCasing):
 
     #: Never changes the credentials a call sends (see ``restwire.Stack``).
     sends_credentials = False
+    #: Records its casing on an unparsed body (see ``restwire.Unparsed``).
+    takes_unparsed = True
 
     response_keys = staticmethod(to_camel)
     body_keys = staticmethod(to_snake)
@@ -354,6 +373,8 @@ class SnakeCaseKeys(_KeyCasing):
 
     #: Never changes the credentials a call sends (see ``restwire.Stack``).
     sends_credentials = False
+    #: Records its casing on an unparsed body (see ``restwire.Unparsed``).
+    takes_unparsed = True
 
     response_keys = staticmethod(to_snake)
     body_keys = staticmethod(to_camel)

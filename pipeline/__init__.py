@@ -75,6 +75,7 @@ from ._polling import Subscription
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
 from ._store import Invalidate
 from ._sync import Controller
+from ._unparsed import Unparsed
 
 __all__ = [
     "IDEMPOTENT_METHODS",
@@ -123,6 +124,7 @@ __all__ = [
     "TextContent",
     "TooManyRedirects",
     "TransportError",
+    "Unparsed",
     "filename_from",
     "hookify_resource",
     "links_by_rel",

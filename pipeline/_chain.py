@@ -22,6 +22,13 @@ endpoint that uses it is made, it raises (a ``TypeError``) to refuse an
 endpoint it cannot serve, so the mistake shows where it is written, not at
 the first response.
 
+A middleware that leaves ``exchange.value`` alone, or that handles an
+:class:`~restwire._unparsed.Unparsed` one (key casing records its renaming
+on it), may say so with ``takes_unparsed = True``. When every layer says so,
+a list of entities may go from the body's bytes to the store without a dict
+per item (``_unparsed``); such a body's parse errors are then raised after
+the chain, where no ``on_error`` sees them.
+
 A middleware that never changes what a call sends as credentials (headers,
 cookies, the credentials mode) may say so with a class attribute
 ``sends_credentials = False``. When every layer says so, a controller's
@@ -144,11 +151,18 @@ def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
 class Stack:
     """An immutable, ordered sequence of middleware; the first is outermost."""
 
-    __slots__ = ("_handlers", "_hash", "_layers", "_sends_credentials")
+    __slots__ = (
+        "_handlers",
+        "_hash",
+        "_layers",
+        "_sends_credentials",
+        "_takes_unparsed",
+    )
 
     _layers: tuple[object, ...]
     _handlers: tuple[Handler, ...]
     _sends_credentials: bool
+    _takes_unparsed: bool
     _hash: int
 
     def __init__(self, *layers: object) -> None:
@@ -170,6 +184,11 @@ class Stack:
             "_sends_credentials",
             any(getattr(layer, "sends_credentials", True) for layer in flat),
         )
+        object.__setattr__(
+            self,
+            "_takes_unparsed",
+            all(getattr(layer, "takes_unparsed", False) for layer in flat),
+        )
         object.__setattr__(self, "_hash", hash(tuple(id(layer) for layer in flat)))
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -185,6 +204,11 @@ class Stack:
         """Whether some layer may change what a call sends as credentials
         (every layer that does not say ``sends_credentials = False``)."""
         return self._sends_credentials
+
+    @property
+    def takes_unparsed(self) -> bool:
+        """Whether every layer says ``takes_unparsed = True``."""
+        return self._takes_unparsed
 
     @property
     def handlers(self) -> tuple[Handler, ...]:

@@ -69,6 +69,7 @@ from ._models import plain_body
 from ._polling import Poller
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._terminal import UNCHANGED, Terminal
+from ._unparsed import Unparsed
 
 __all__ = ["BaseController", "Flight", "Job", "Params"]
 
@@ -607,7 +608,16 @@ class BaseController(Generic[ClientT, EventT]):
             return value
         batch = Batch()
         try:
-            normalized = normalize(endpoint.schema, value, batch, exchange.params)
+            if type(value) is Unparsed:
+                # a list of entities read straight from the bytes, if it can be
+                normalized = value.entities(endpoint.schema[0], batch)
+                if normalized is None:
+                    exchange.value = value = value.value()
+                    normalized = normalize(
+                        endpoint.schema, value, batch, exchange.params
+                    )
+            else:
+                normalized = normalize(endpoint.schema, value, batch, exchange.params)
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__
         except RecursionError:

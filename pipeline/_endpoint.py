@@ -52,7 +52,8 @@ else:
     from typing import TypeVar
 
 from ._chain import Stack
-from ._content import Content, content_kind, is_json_body
+from ._content import Content, JsonContent, content_kind, is_json_body
+from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
 from ._http import SAFE_METHODS
 from ._page import Page, PageSchema
@@ -575,6 +576,32 @@ class RestEndpoint(Generic[ValueT]):
             )
             self.__dict__["_shape"] = shape
         return shape
+
+    @property
+    def defers_parse(self) -> bool:
+        """Whether a 2xx body may be left unparsed for the store to read
+        straight into entities (``_unparsed``): JSON content, the default
+        ``parse_response`` and ``process``, a schema of one entity class in
+        a list, and middleware that all take an unparsed value. Worked out
+        once."""
+        defers: bool | None = self.__dict__.get("_defers")
+        if defers is None:
+            kind = type(self)
+            schema = self.schema
+            defers = (
+                type(self.content) is JsonContent
+                and "parse_response" not in self.__dict__
+                and kind.parse_response is RestEndpoint.parse_response
+                and "process" not in self.__dict__
+                and kind.process is RestEndpoint.process
+                and type(schema) is list
+                and len(schema) == 1
+                and isinstance(schema[0], type)
+                and issubclass(schema[0], Entity)
+                and self.middleware.takes_unparsed
+            )
+            self.__dict__["_defers"] = defers
+        return defers
 
     @property
     def side_effect(self) -> bool:

@@ -12,7 +12,7 @@
 | ``sensitive``        | header names kept to the first origin   | same                              |
 | ``response``         | ``None``                                | the final ``httpx.Response``      |
 | ``hops``             | ``[]``                                  | the URL of every hop, in order    |
-| ``value``            | ``None``                                | the parsed value; replace it      |
+| ``value``            | ``None``                                | the parsed value; replace it (an ``Unparsed`` body where every layer ``takes_unparsed``) |
 | ``parse``            | ``False`` for ``fetch_response``        | same                              |
 | ``page``             | under ``paginate``, the page number (1, 2, ...); else ``None`` | same           |
 | ``state``            | a dict for middleware of this call      | same                              |

@@ -28,6 +28,7 @@ from ._errors import (
 from ._exchange import Exchange
 from ._hops import HopPolicy, redirect_request, userinfo_as_basic
 from ._http_cache import CACHE_TICKET, Ticket, body_digest
+from ._unparsed import Unparsed
 from ._wire import build_request
 
 __all__ = ["UNCHANGED", "Terminal"]
@@ -90,7 +91,11 @@ class Terminal:
             ):
                 exchange.value = UNCHANGED
                 return response
-            exchange.value = endpoint.parse_response(response)
+            exchange.value = (
+                Unparsed(endpoint, response)
+                if endpoint.defers_parse and response.is_success
+                else endpoint.parse_response(response)
+            )
         return response
 
     def _first_request(self, exchange: Exchange) -> httpx.Request:

@@ -39,6 +39,7 @@ RESTWIRE = [
     "LogoutManager",
     # writing middleware
     "Exchange",
+    "Unparsed",
     "Credentials",
     "CallNext",
     "FlowMiddleware",
