@@ -332,25 +332,25 @@ class _KeyCasing:
     def on_response(self, exchange: Exchange) -> None:
         value = exchange.value
         if type(value) in _CONTAINERS:
-            exchange.value = self._response_value(exchange.label, value)
+            exchange.value = self._response_value(exchange, value)
         elif type(value) is Unparsed:
             # the body is read later, maybe straight into entities: say how
             # its keys are cased (and how a field's name is spelt on the wire)
             kind = type(self)
             value.rename_keys(
-                functools.partial(self._response_value, exchange.label),
+                functools.partial(self._response_value, exchange),
                 kind.response_keys,
                 kind.body_keys,
             )
 
-    def _response_value(self, label: str, value: Any) -> Any:
+    def _response_value(self, exchange: Exchange, value: Any) -> Any:
         """``value`` with its keys cased for the client, if it has keys."""
         if type(value) not in _CONTAINERS:
             return value
         try:
             return convert_keys(value, type(self).response_keys)
         except KeyCollision as error:
-            raise error.at(f"{label}: the response") from None
+            raise error.at(f"{exchange.label}: the response") from None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
