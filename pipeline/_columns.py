@@ -37,7 +37,7 @@ from ._entity import _MUTABLE, Entity, _make, build, deserializer_failed
 if TYPE_CHECKING:
     from ._store import Batch, EntityKey
 
-__all__ = ["SMALLEST", "entities_by_column"]
+__all__ = ["SMALLEST", "entities_by_column", "records_from_columns"]
 
 #: Below this many items, the record path is as fast: columns cost a few
 #: list allocations each.

@@ -86,9 +86,9 @@ class _Plan(NamedTuple):
     deserializers: tuple[tuple[str, Callable[[Any], Any], type | None], ...]
     nested: dict[str, Any]
     field_names: frozenset[str]
-    #: defaults that need no copy, and the fields whose default is copied
+    #: each field's default, in field order (a list, dict or set is copied
+    #: for each record that takes it)
     defaults: dict[str, Any]
-    mutable: tuple[str, ...]
     #: where ``id`` is among the fields, in order; -1 if it is not a field
     id_column: int
     #: each field's place in field order
@@ -328,9 +328,6 @@ class Entity(_Record):
             nested,
             frozenset(fields),
             dict(fields),
-            tuple(
-                name for name, value in fields.items() if isinstance(value, _MUTABLE)
-            ),
             list(fields).index("id") if "id" in fields else -1,
             {name: index for index, name in enumerate(fields)},
         )

@@ -93,7 +93,7 @@ class Terminal:
                 return response
             exchange.value = (
                 Unparsed(endpoint, response)
-                if endpoint.defers_parse and response.is_success
+                if endpoint.defers_parse
                 else endpoint.parse_response(response)
             )
         return response
