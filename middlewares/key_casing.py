@@ -215,8 +215,8 @@ def _convert_rows(
 _BUILT_ROWS = 256
 #: Wider rows are built by ``zip``: the function would grow with them.
 _BUILT_WIDTH = 64
-#: Functions kept, by the keys they read and write; emptied when full, so a hostile
-#: stream of shapes cannot grow memory.
+#: Functions kept, by the keys they read and write; emptied when full, so
+#: a hostile stream of shapes cannot grow memory.
 _BUILDERS_KEPT = 256
 _builders: dict[tuple[tuple[Any, ...], ...], Callable[[dict[Any, Any]], Any]] = {}
 
