@@ -608,16 +608,17 @@ class BaseController(Generic[ClientT, EventT]):
             return value
         batch = Batch()
         try:
+            read = None
             if type(value) is Unparsed:
                 # a list of entities read straight from the bytes, if it can be
-                normalized = value.entities(endpoint.schema[0], batch)
-                if normalized is None:
-                    exchange.value = value = value.value()
-                    normalized = normalize(
-                        endpoint.schema, value, batch, exchange.params
-                    )
-            else:
-                normalized = normalize(endpoint.schema, value, batch, exchange.params)
+                read = value.entities(endpoint.schema[0], batch)
+                if read is None:
+                    exchange.value = value = value.value()  # parsed as usual
+            normalized = (
+                read
+                if read is not None
+                else normalize(endpoint.schema, value, batch, exchange.params)
+            )
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__
         except RecursionError:

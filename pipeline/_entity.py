@@ -391,10 +391,14 @@ class Entity(_Record):
 def _restore(
     cls: type[EntityT], values: tuple[Any, ...], extra: Mapping[str, Any]
 ) -> EntityT:
-    """An instance of ``cls`` from its field values and extra keys."""
+    """An instance of ``cls`` from its field values and extra keys (a
+    record's own read-only view is shared as it is; anything else, such as
+    a pickle's dict, is copied into one)."""
     instance: EntityT = _make(cls, *values)
     if extra:
-        _force_setattr(instance, "_extra", MappingProxyType(dict(extra)))
+        if type(extra) is not MappingProxyType:
+            extra = MappingProxyType(dict(extra))
+        _force_setattr(instance, "_extra", extra)
     return instance
 
 
