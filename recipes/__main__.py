@@ -18,6 +18,7 @@ terminal; plain text when piped.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import signal
 import sys
@@ -38,12 +39,30 @@ def _style(out: TextIO, text: str, code: str) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if out.isatty() else text
 
 
+def missing_extra(recipe: ModuleType) -> str | None:
+    """The extra of restwire that ``recipe`` needs and that is not installed
+    (``NEEDS`` maps a module to the extra that brings it), or ``None``."""
+    needs: dict[str, str] = getattr(recipe, "NEEDS", {})
+    for module, extra in needs.items():
+        if importlib.util.find_spec(module) is None:
+            return extra
+    return None
+
+
 def run_one(
     recipe: ModuleType, base_url: str, number: int, total: int, out: TextIO
 ) -> bool:
-    """Run ``recipe`` against ``base_url``, telling ``out``; True if it worked."""
+    """Run ``recipe`` against ``base_url``, telling ``out``; True if it worked
+    (or was skipped, in one line, for an extra that is not installed)."""
     title = _style(out, f"[{number}/{total}] {name_of(recipe)}", "1")
     out.write(f"{title}: {recipe.TITLE}\n  seed: {recipe.SEED}\n")
+    extra = missing_extra(recipe)
+    if extra is not None:
+        out.write(
+            f"  skipped: needs restwire[{extra}]; install it with "
+            f'pip install -e ".[{extra}]"\n'
+        )
+        return True
     tour = Tour(out)
     try:
         result = recipe.run(base_url, tour)

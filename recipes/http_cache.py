@@ -31,6 +31,8 @@ from .tour import Tour
 
 TITLE = "an HTTP cache under the store: 304s instead of bodies"
 SEED = "section 4, dataExpiryLength: time that fetched data stays valid"
+#: What this recipe needs beyond restwire itself: module -> the extra that brings it.
+NEEDS = {"hishel": "cache"}
 
 
 def how_answered(response: httpx.Response) -> str:

@@ -193,3 +193,38 @@ def test_serve_gives_back_the_callers_sigterm_handler() -> None:
     stop.set()  # serve, then stop at once, on this (the main) thread
     assert tour_main.serve(0, io.StringIO(), stop) == 0
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_recipe_whose_extra_is_missing_is_skipped_in_one_line() -> None:
+    # hishel hidden, as after the bare `pip install -e .`: the tour says what
+    # to install and still exits 0 (the README's first command must not fail)
+    script = (
+        "import sys; sys.modules['hishel'] = None; "
+        "from recipes.__main__ import main; sys.exit(main(['run', 'http_cache']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        '  skipped: needs restwire[cache]; install it with pip install -e ".[cache]"'
+        in done.stdout
+    )
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "tour: 1 of 1 recipes ran" in done.stdout
+
+
+def test_the_readme_first_command_installs_what_the_tour_needs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = next(line for line in readme.splitlines() if "python -m recipes" in line)
+    extras: set[str] = set()
+    for recipe in RECIPES:
+        extras.update(getattr(recipe, "NEEDS", {}).values())
+    assert extras  # (http_cache needs hishel)
+    for extra in extras:
+        assert f".[{extra}]" in first, (extra, first)
