@@ -1,28 +1,57 @@
-"""Awaited I/O: the async driver, and ``AsyncController``.
+"""The driver and the controller, written once: awaited I/O.
 
-The twin of ``_sync``: :func:`run_async` runs a flow on an
-``httpx.AsyncClient`` with awaits (asyncio or trio, through anyio), and
-``AsyncController`` has ``Controller``'s surface, awaited. ``subscribe`` runs
-pollers in the controller's task group, which exists inside
-``async with AsyncController(...)``.
+:func:`run_async` runs a flow: it performs each effect the flow yields,
+sends the result back, and throws any exception back in, so a middleware
+catches a failed send the same way under both drivers. However the flow
+ends (finished, answered without sending, failed, cancelled), it is closed,
+and every lock and lease it still holds is given back.
+
+``AsyncController`` has this surface (``Controller`` the same, not awaited):
+
+| member | does |
+|---|---|
+| ``fetch(endpoint, params, body)`` | always sends; stores; returns the typed value |
+| ``get(endpoint, params)`` | the stored value while fresh, else a ``fetch`` (the seed's ``useSuspense``) |
+| ``fetch_response(...)`` | the raw ``httpx.Response`` after the same chain |
+| ``poll(endpoint, params)`` | an iterator of fresh values, ``poll_frequency`` apart |
+| ``paginate(endpoint, params)`` | an iterator of pages (or items), following ``rel="next"`` |
+| ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
+| ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
+
+and the members of :class:`~restwire._controller.BaseController`. Given no
+client, a controller makes one (on ``transport``, if given) and closes it
+on ``close()`` or at the end of its ``with`` block; a client it was given
+stays open. Closing ends every poll, poller and wait at once.
+
+This file is the source of ``_sync``: ``.ci/unasync.py`` writes that one
+from this one, and the tests fail when the two differ.
 """
 
 from __future__ import annotations
 
-import inspect
+import functools
 import os
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar, cast, overload
+from typing import Any, Literal, Self, TypeVar, overload
 
-import anyio
-import anyio.abc
 import httpx
 
-from ._chain import run_exchange
-from ._controller import GET, RAW, BaseController, Job, Params, logger
+from ._adapter import Adapter
+from ._concurrency import (
+    AsyncBackground,
+    AsyncClosing,
+    AsyncEvent,
+    AsyncWaker,
+    aacquire,
+    ablocking,
+    acall,
+    ashielded,
+    asleep_or_close,
+)
+from ._controller import BaseController, Params, logger
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
@@ -31,23 +60,27 @@ from ._effects import (
     Effect,
     Flow,
     FlowLock,
+    Lease,
     Release,
     Sleep,
+    _Answer,
     _Await,
     _Close,
+    _Lease,
+    _Load,
     _Read,
     _Send,
-    blocking_result,
+    _Unlease,
     not_an_effect,
-    progress_report,
 )
 from ._endpoint import RestEndpoint
-from ._hops import cookie_scope
+from ._errors import ControllerClosed
 from ._http_cache import HttpCache
+from ._job import GET, RAW, Job
+from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
-from ._wire import direct_transport, now, received
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -56,104 +89,105 @@ ValueT = TypeVar("ValueT")
 ItemT = TypeVar("ItemT")
 
 
+class _Held:
+    """What a flow holds (locks, leases), given back when it ends."""
+
+    __slots__ = ("leases", "locks")
+
+    def __init__(self) -> None:
+        self.locks: list[FlowLock] = []
+        self.leases: list[Lease] = []
+
+
 async def _perform(
-    effect: Effect, client: httpx.AsyncClient, held: list[FlowLock]
+    effect: Effect, adapter: Adapter, closing: AsyncClosing, held: _Held, label: str
 ) -> Any:
-    """Carry out one effect with awaited I/O."""
+    """Carry out one effect (``label`` names the call in an error)."""
     match effect:
         case _Send():
-            request = effect.request
-            transport = direct_transport(client, request, effect.with_client_auth)
-            if transport is None:
-                auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
-                with cookie_scope(client, effect.store_cookies):
-                    return await client.send(
-                        request, stream=True, follow_redirects=False, auth=auth
-                    )
-            assert isinstance(transport, httpx.AsyncBaseTransport)
-            started = now()
-            try:
-                response = await transport.handle_async_request(request)
-            except httpx.RequestError as error:
-                error.request = request  # as httpx's own send does
-                raise
-            return received(client, request, response, started, effect.store_cookies)
+            return await adapter.asend(
+                effect.request, effect.with_client_auth, effect.store_cookies
+            )
+        case _Load():
+            return await adapter.aload(effect.response, effect.reader)
         case _Read():
-            response, progress = effect.response, effect.progress
-            chunks = cast(AsyncGenerator[bytes, None], response.aiter_raw())
-            reported = False
-            try:
-                async for chunk in chunks:
-                    if not effect.sink.feed(chunk):
-                        break
-                    if progress is not None:
-                        await _awaited(progress(*progress_report(response)))
-                        reported = True
-                if progress is not None and not reported:
-                    await _awaited(progress(*progress_report(response)))
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await chunks.aclose()
-                    await response.aclose()
-            return None
+            return await adapter.aread_into(
+                effect.response, effect.sink, effect.progress
+            )
         case _Close():
-            await effect.response.aclose()
-            return None
+            return await adapter.aclose(effect.response)
         case _Await():
-            await effect.event.wait()
+            if not closing.is_set():
+                await effect.event.wait()
             return None
         case Sleep():
-            await anyio.sleep(max(effect.seconds, 0.0))
+            if await asleep_or_close(closing, effect.seconds):
+                raise ControllerClosed(label)
             return None
         case Call():
-            return await _awaited(effect.function(*effect.args))
+            return await acall(effect.function, *effect.args)
         case Blocking():
-            result = await anyio.to_thread.run_sync(effect.function, *effect.args)
-            return blocking_result(effect.function, result)
+            return await ablocking(effect.function, *effect.args)
         case Acquire():
-            pause = 0.001
-            while not effect.lock.thread_lock.acquire(blocking=False):
-                await anyio.sleep(pause)
-                pause = min(pause * 2, 0.02)
-            held.append(effect.lock)
+            await aacquire(effect.lock)
+            held.locks.append(effect.lock)
             return None
         case Release():
-            held.remove(effect.lock)
+            held.locks.remove(effect.lock)
             effect.lock.thread_lock.release()
             return None
+        case _Lease():
+            with ashielded():  # a lease taken is held, even if cancelled now
+                lease = await ablocking(effect.take, *effect.args)
+                if lease is not None:
+                    held.leases.append(lease)
+            return lease
+        case _Unlease():
+            held.leases.remove(effect.lease)
+            with ashielded():
+                await ablocking(effect.lease.release)
+            return None
+        case _Answer():
+            raise TypeError("an answer ends a flow; it is not performed")
         case _:
             raise not_an_effect(effect)
 
 
-async def _awaited(result: Any) -> Any:
-    """``result``, awaited if it is awaitable (a coroutine function's call)."""
-    return await result if inspect.isawaitable(result) else result
-
-
-async def run_async(flow: Flow[T], client: httpx.AsyncClient) -> T:
-    """Run ``flow`` to its end with awaited I/O on ``client``; return its result."""
+async def run_async(
+    flow: Flow[T], adapter: Adapter, closing: AsyncClosing, label: str = ""
+) -> T | _Answer:
+    """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
+    ``label`` names the call in the errors the driver raises."""
     result: Any = None
     error: Exception | None = None
-    held: list[FlowLock] = []
+    held = _Held()
     try:
         while True:
             try:
                 effect = flow.send(result) if error is None else flow.throw(error)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
+            if type(effect) is _Answer:
+                return effect
             result, error = None, None
             try:
-                result = await _perform(effect, client, held)
+                result = await _perform(effect, adapter, closing, held, label)
             except Exception as exc:
                 error = exc
     finally:
-        flow.close()
-        for lock in held:
-            lock.thread_lock.release()
+        try:
+            flow.close()
+        finally:
+            for lock in held.locks:
+                lock.thread_lock.release()
+            if held.leases:
+                with ashielded():
+                    for lease in held.leases:
+                        await ablocking(lease.release)
 
 
-class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
-    """Makes calls with awaited I/O on an ``httpx.AsyncClient``.
+class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
+    """Makes calls on an ``httpx.AsyncClient`` (see the module).
 
     ``subscribe`` runs pollers in the controller's task group, which exists
     inside ``async with AsyncController(...)``.
@@ -163,20 +197,22 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         self,
         client: httpx.AsyncClient | None = None,
         *,
-        managers: Iterable[object] = (),
+        transport: httpx.AsyncBaseTransport | None = None,
+        managers: Iterable[Manager] = (),
         clock: Callable[[], float] = time.monotonic,
         cache: HttpCache | None = None,
     ) -> None:
-        super().__init__(client, httpx.AsyncClient, anyio.Event, managers, clock, cache)
-        self._tasks: anyio.abc.TaskGroup | None = None
-        self._closed = False
+        adapter = Adapter.of(client, transport, asynchronous=True)
+        super().__init__(adapter, AsyncEvent, managers, clock, cache)
+        self._closing = AsyncClosing()
+        self._background = AsyncBackground()
 
     async def fetch(
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
     ) -> ValueT:
         """Call ``endpoint`` and return its value, from the network (or from a
-        call of the same identity already in flight)."""
-        value: ValueT = await self._send(self._job(endpoint, params, body))
+        job of the same identity already in flight)."""
+        value: ValueT = await self._run(self._job(endpoint, params, body))
         return value
 
     async def get(
@@ -187,23 +223,33 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         value: ValueT = self._from_store(endpoint, params)
         if value is not MISSING:
             return value
-        fetched: ValueT = await self._send(self._job(endpoint, params, None, GET))
+        fetched: ValueT = await self._run(self._job(endpoint, params, None, GET))
         return fetched
-
-    async def _send(self, job: Job[anyio.Event]) -> Any:
-        with self._settling(job) as settled:
-            flow = run_exchange(job.exchange, job)
-            response = await run_async(flow, self._client)
-            settled.value = self._finish(job, response)
-        return settled.result()
 
     async def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
     ) -> httpx.Response:
-        """Call ``endpoint`` through the same chain; return the raw response."""
+        """Call ``endpoint`` through the same chain; return the raw response.
+
+        The body is read unless the endpoint's content is ``"stream"``; a
+        4xx or 5xx raises :class:`NetworkError` as ``fetch`` does, and a 3xx
+        not followed (``follow_redirects=False``) is returned. A followed
+        chain lists its hops in ``response.history``.
+        """
         job = self._job(endpoint, params, body, RAW)
-        response: httpx.Response = await self._send(job)
+        response: httpx.Response = await self._run(job)
         return response
+
+    async def _run(self, job: Job[AsyncEvent]) -> Any:
+        with self._settling(job) as settled:
+            outcome = await run_async(
+                self._flow(job), self._adapter, self._closing, job.label
+            )
+            if isinstance(outcome, _Answer):
+                settled.answer = outcome
+            else:
+                settled.value = self._finish(job, outcome)
+        return settled.result()
 
     @overload
     def paginate(
@@ -254,14 +300,16 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         max_pages: int = 100,
         cross_origin: bool = False,
     ) -> AsyncIterator[Any]:
-        """Each page (or each item) of a listing, following ``rel="next"``;
-        see :meth:`Controller.paginate`."""
+        """Each page (or, with ``items``, each item) of a listing, following
+        ``rel="next"`` links until there is none, for at most ``max_pages``
+        pages; a next link back to a page already fetched ends it, and one to
+        another origin is refused unless ``cross_origin``."""
         job = self._job(endpoint, params, None)
         seen: set[str] = set()
         for page in range(1, max_pages + 1):
             job.exchange.page = page
             seen.add(str(job.exchange.url))
-            value = await self._send(job)
+            value = await self._run(job)
             for each in self._page_items(job, value) if items else (value,):
                 yield each
             following = self._next_page(job, seen, cross_origin)
@@ -279,12 +327,21 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         progress: Progress | None = None,
         fallback: str = "download",
     ) -> Path:
-        """Stream the body to a file in ``to``; see :meth:`Controller.download`."""
+        """Stream the body to a file in the folder ``to``, named by the
+        response's ``Content-Disposition`` (else ``fallback``); return its path.
+
+        Constant memory; the file appears under its final name only when the
+        body is complete; an existing file is not replaced unless
+        ``overwrite`` (a numbered name instead); ``progress(done, total)``
+        is called as bytes arrive.
+        """
         target = Download(to)
         try:
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
-            response = await self._send(job)
-            await run_async(target.save(response, progress), self._client)
+            response = await self._run(job)
+            await run_async(
+                target.save(response, progress), self._adapter, self._closing, job.label
+            )
         except BaseException:
             target.discard()
             raise
@@ -301,12 +358,12 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
         seconds, until the controller closes. Errors are raised."""
         interval = self._frequency(endpoint, frequency)
-        while not self._closed:
+        while not self._closing.is_set():
             started = self._clock()
             yield await self.fetch(endpoint, params)
             remaining = started + interval - self._clock()
-            if remaining > 0:
-                await anyio.sleep(remaining)
+            if await asleep_or_close(self._closing, remaining):
+                return
 
     def subscribe(
         self,
@@ -317,68 +374,54 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         frequency: float | None = None,
         on_error: ErrorCallback | None = None,
     ) -> Subscription:
-        """Call ``callback(value)`` (a function or a coroutine function) with a
-        fresh value at once and every ``frequency`` seconds, from one poller
-        task shared by every subscriber to the same request."""
-        if callback is None:
-            raise TypeError("subscribe() needs a callback")
-        if self._closed:
-            raise RuntimeError("this controller is closed")
-        if self._tasks is None:
-            raise RuntimeError("subscribe() needs `async with AsyncController(...)`")
-        seconds = self._frequency(endpoint, frequency)
-        identity = self._probe(endpoint, params)
-        with self._pollers_lock:
-            poller, new = self._poller(endpoint, params, identity)
-            ident = poller.add(seconds, callback, on_error)
-        if new:
-            # The task runs in a copy of this (the first subscriber's)
-            # context: the one whose identity keys the poller.
-            self._tasks.start_soon(
-                self._run_poller, poller, name=f"restwire poll {poller.request_key}"
+        """Call ``callback(value)`` with a fresh value at once and every
+        ``frequency`` seconds, from one poller shared by every subscriber to
+        the same request and identity (it polls at the shortest interval
+        asked for). The poller fetches in the first subscriber's context."""
+        subscription, poller = self._subscribe(
+            endpoint, params, frequency, callback, on_error
+        )
+        if poller is not None:
+            self._background.start(
+                functools.partial(self._run_poller, poller),
+                name=f"restwire poll {poller.request_key}",
             )
-        return Subscription(poller, ident)
+        return subscription
 
     async def _run_poller(self, poller: Poller) -> None:
+        waker = AsyncWaker()
+        poller.wake = waker.wake
         while True:
             for step in poller.steps():
                 if isinstance(step, Wait):
-                    woken = anyio.Event()
-                    poller.wake = woken.set
-                    with anyio.move_on_after(step.seconds):
-                        await woken.wait()
+                    await waker.wait(step.seconds)
                     continue
                 try:
                     value = await self.fetch(poller.endpoint, poller.params)
                 except Exception as error:
-                    returned = self._deliver(poller, None, error)
+                    deliveries = self._deliveries(poller, None, error)
                 else:
-                    returned = self._deliver(poller, value, None)
-                for result in returned:
-                    if inspect.isawaitable(result):
-                        try:
-                            await result
-                        except Exception:
-                            logger.exception(
-                                "subscriber of %s failed", poller.request_key
-                            )
-            if self._poller_done(poller):
+                    deliveries = self._deliveries(poller, value, None)
+                for function, argument in deliveries:
+                    try:
+                        await acall(function, argument)
+                    except Exception:
+                        logger.exception("subscriber of %s failed", poller.request_key)
+            if self._pollers.done(poller):
                 return
 
     async def close(self) -> None:
-        """Stop every poller, then close the client if this controller made it.
-
-        Pollers end at their next step; inside ``async with`` the block's end
-        waits for (and, past a poll in progress, cancels) them first.
-        """
-        self._closed = True
-        self._stop_pollers()
-        if self._owns_client and self._tasks is None:
+        """Stop every poller and poll, wake every wait, then close the client
+        if this controller made it."""
+        self._closing.set()
+        self._stopping()
+        await self._background.stop()
+        self._let_go()
+        if self._adapter.owned:
             await self._client.aclose()
 
     async def __aenter__(self) -> Self:
-        self._tasks = anyio.create_task_group()
-        await self._tasks.__aenter__()
+        await self._background.__aenter__()
         return self
 
     async def __aexit__(
@@ -387,16 +430,4 @@ class AsyncController(BaseController[httpx.AsyncClient, anyio.Event]):
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        tasks = self._tasks
-        try:
-            self._closed = True
-            self._stop_pollers()
-            if tasks is not None:
-                tasks.cancel_scope.cancel()
-                # The task group only runs the pollers: it ends them here, and
-                # an error raised in the block reaches the caller as itself,
-                # not wrapped in the group's ExceptionGroup.
-                await tasks.__aexit__(None, None, None)
-        finally:
-            self._tasks = None
-            await self.close()
+        await self.close()

@@ -509,29 +509,39 @@ class Decoded:
             self._write(piece)
 
 
-class BodyReader(Decoded):
-    """A ``_Read`` sink that keeps a body: decoded as it arrives, refused
-    with :class:`BodyTooLarge` as soon as the decoded bytes pass ``limit``
-    (``None``: no limit). What it holds is what the limit counts."""
+class BodyReader:
+    """What a body is read through when it is kept (a ``_Load``): decoded as
+    it arrives, in bounded pieces, and refused with :class:`BodyTooLarge` as
+    soon as the decoded bytes pass ``limit`` (``None``: no limit). The limit
+    counts what is kept."""
+
+    __slots__ = ("_limit", "_request", "_size", "decoder")
 
     def __init__(self, response: httpx.Response, limit: int | None) -> None:
-        super().__init__(response, self._keep)
-        self._response = response
+        self.decoder = Decoder(response)
+        self._request = response.request
         self._limit = limit
-        self._pieces: list[bytes] = []
         self._size = 0
 
-    def finish(self) -> bytes:
-        """The whole decoded body, once the raw body has ended."""
-        self.flush()
-        return b"".join(self._pieces)
+    @property
+    def identity(self) -> bool:
+        return self.decoder.identity
 
-    def _keep(self, piece: bytes) -> None:
+    def pieces(self, chunk: bytes) -> Iterator[bytes]:
+        for piece in self.decoder.decode(chunk):
+            self._count(piece)
+            yield piece
+
+    def rest(self) -> Iterator[bytes]:
+        for piece in self.decoder.flush():
+            self._count(piece)
+            yield piece
+
+    def _count(self, piece: bytes) -> None:
         self._size += len(piece)
         if self._limit is not None and self._size > self._limit:
-            request = self._response.request
+            request = self._request
             raise BodyTooLarge(request.method, request.url, self._limit)
-        self._pieces.append(piece)
 
 
 class Discard:

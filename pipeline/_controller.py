@@ -1,77 +1,64 @@
-"""What both controllers are and do without I/O: one base class.
+"""What both controllers are: a call's steps, wired together in one place.
 
 ``Controller`` (``_sync``) and ``AsyncController`` (``_async``) derive from
-:class:`BaseController` and add only what waits: running a flow, sleeping
-between polls, closing. Everything here is theirs alike:
+:class:`BaseController`; they add only what waits. A job goes through
+these steps, each a module of its own:
 
-| member | does |
-|---|---|
-| ``client`` | the ``httpx`` client every call is sent with |
-| ``store`` | entities and results (``_store``), kept apart per identity |
-| ``key(endpoint, params)`` | the request key a call has: ``"GET https://host/path"`` |
-| ``invalidate(endpoint, params)`` | forget the stored results of one request, whoever fetched them |
-| ``reset()`` | empty the store; fetches already in flight do not write back |
-| ``poll_interval(endpoint, params)`` | the interval a shared poller runs at |
+| step | module | does |
+|---|---|---|
+| target | ``_targets`` | the absolute URL and the request key (``"GET https://host/path"``) |
+| chain | ``_chain`` | every middleware, outermost first, then the innermost steps below |
+| identity | ``_identity`` | who the job says it is, from what it would send |
+| store lookup | ``_keep`` | ``get``: a fresh result of that identity answers |
+| in-flight join | ``_flights`` | a read joins an identical one in the air |
+| notify | ``_managers`` | ``on_call``, then ``on_value`` / ``on_error``, ``on_done`` |
+| HTTP cache | ``_http_cache`` | the first hop through RFC 9111 caching |
+| the wire | ``_terminal`` | build, send hop by hop (``_hops``, ``_adapter``), read, parse |
+| keep | ``_keep`` | normalize, write the store, read back |
 
-**Who may share a response.** A call's :class:`Job` is the innermost step of
-its own chain: it runs after every middleware has set the request up, so it
-sees exactly what would be sent. There it works out the call's identity
-(``_hops.identity_of``: its credential headers, the URL's userinfo, the
-cookies it may send, the client's auth) and the endpoint's value shape
-(schema, middleware, processing), and only a call of the same request key,
-identity and shape may answer it:
+A ``get`` whose middleware all say ``sends_credentials = False`` knows its
+identity without running the chain, and takes only the first steps
+(:meth:`BaseController._from_store`): a few microseconds.
 
-- ``get`` answers from the store when that identity holds a fresh result;
-- a read (no side effect, no body, content read whole) joins another call
-  of the same key, identity and shape already in flight and takes its value;
-  if that call is cancelled or fails outside restwire, one of its waiters
-  sends instead, so no patient caller is failed by an impatient one;
-- otherwise it sends, through the controller's :class:`Terminal`.
-
-An answer that was not sent unwinds the chain with ``_Served``, a private
-``BaseException``: no middleware's response side runs twice on one value.
-Working out an identity costs about 2 us. A ``get`` whose middleware all say
-``sends_credentials = False`` knows it without running the chain at all
-(:meth:`BaseController._from_store`).
+**Who may share a response.** The innermost steps run after every
+middleware has set the request up, so they see what would be sent: only a
+job of the same request key, identity and value shape may answer another.
+An answer that was not sent (from the store, from a flight) ends the flow
+with ``_Answer``: the driver closes it, so every middleware unwinds as from
+a cancellation, and no response side runs on a value twice.
 """
 
 from __future__ import annotations
 
-import datetime
-import decimal
 import logging
-import threading
-import uuid
-from collections.abc import (
-    Callable,
-    Hashable,
-    Iterable,
-    Mapping,
-    Sequence,
-)
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 import httpx
 from multidict import MultiDict, MultiMapping
 
+from ._adapter import Adapter
 from ._chain import run_exchange
-from ._effects import Flow, _Await
-from ._endpoint import RestEndpoint, as_params, join_url
-from ._entity import EntityError
+from ._effects import Flow, _Answer, answered
+from ._endpoint import RestEndpoint, as_params
 from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from ._exchange import Exchange
+from ._flights import PENDING, Flights
 from ._header_params import links_by_rel, parse_link_header
-from ._hops import identity_of, origin_of
-from ._http_cache import HttpCache, Ticket, body_digest, cache_key
-from ._managers import ManagerHooks, run_hooks
+from ._hops import origin_of
+from ._http_cache import HttpCache, Ticket, cache_key
+from ._identity import identity_of
+from ._job import FETCH, GET, PROBE, RAW, Job, plain_url
+from ._keep import Keeper
+from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
-from ._polling import Poller
-from ._store import MISSING, Batch, Result, Store, denormalize, normalize
+from ._polling import Poller, Pollers, Subscription
+from ._store import MISSING, Result, Store
+from ._targets import Targets
 from ._terminal import UNCHANGED, Terminal
-from ._unparsed import Unparsed
 
-__all__ = ["BaseController", "Flight", "Job", "Params"]
+__all__ = ["FETCH", "GET", "RAW", "BaseController", "Params"]
 
 logger = logging.getLogger("restwire")
 
@@ -79,73 +66,22 @@ logger = logging.getLogger("restwire")
 #: names), httpx's ``QueryParams``, or ``(name, value)`` pairs.
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | httpx.QueryParams | None
 
-#: How many entries each of a controller's URL caches holds before it is
-#: emptied (a bound, not an LRU: refilling is cheap).
-_CACHE_SIZE = 4096
-
-KeyT = TypeVar("KeyT", bound=Hashable)
-ValT = TypeVar("ValT")
-
-
-def _remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
-    """``cache[key] = value``, the cache emptied first when full; ``value``."""
-    if len(cache) >= _CACHE_SIZE:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
-#: Param types whose text never changes: their URLs are remembered.
-_REMEMBERED = frozenset(
-    (str, int, float, bool, type(None), decimal.Decimal, uuid.UUID, datetime.date)
-) | {datetime.datetime, datetime.time}
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
-
-
-class _Event(Protocol):
-    """What ``threading.Event`` and ``anyio.Event`` both are to a flight."""
-
-    def set(self) -> None: ...
-
-
-EventT = TypeVar("EventT", bound=_Event)
-
-_PENDING: Any = object()
-
-#: What a job does at the innermost step (see :meth:`BaseController._front`).
-FETCH, GET, RAW, PROBE = "fetch", "get", "raw", "probe"
-
-
-class _Served(BaseException):
-    """A call answered without being sent: from the store, or by another
-    call's request in flight (or, probing, the call's identity). Raised at
-    the innermost step, it unwinds every middleware without running its
-    response side; a ``BaseException``, so no ``except Exception`` in a
-    middleware swallows it."""
-
-    def __init__(self, value: Any = None, error: BaseException | None = None):
-        super().__init__()
-        self.value = value
-        self.error = error
-
-    def outcome(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.value
+EventT = TypeVar("EventT")
 
 
 class _Settling:
-    """Around running a job's chain and finishing it: the one policy for how
-    a call ends, under both drivers (``BaseController._settling``). A class,
-    not a ``contextmanager`` generator: it is entered once per call."""
+    """Around running a call's chain and finishing it: the one policy for
+    how a job ends, under both drivers. A class, not a ``contextmanager``
+    generator: it is entered once per call."""
 
-    __slots__ = ("controller", "job", "served", "value")
+    __slots__ = ("answer", "controller", "job", "value")
 
     def __init__(self, controller: BaseController[Any, Any], job: Job[Any]) -> None:
         self.controller = controller
         self.job = job
         self.value: Any = None
-        self.served: _Served | None = None
+        self.answer: _Answer | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -155,136 +91,46 @@ class _Settling:
         kind: type[BaseException] | None,
         error: BaseException | None,
         traceback: TracebackType | None,
-    ) -> bool:
-        controller, job = self.controller, self.job
-        if error is None:
-            controller._land(job, self.value)
-            return False
-        if isinstance(error, _Served):
-            self.served = error
-            return True  # answered without sending: read by result()
-        if isinstance(error, RestwireError):
-            controller._failed(job, error)
-        controller._land(job, error=error)
-        return False
+    ) -> None:
+        self.controller._ended(self.job, self.value, error)
 
     def result(self) -> Any:
         """The call's value, or its answer from the store or a flight (an
-        error raised here, outside any ``except``, carries no ``_Served``)."""
-        return self.value if self.served is None else self.served.outcome()
-
-
-class Flight(Generic[EventT]):
-    """One request in flight; ``event`` exists once somebody waits for it."""
-
-    __slots__ = ("error", "event", "identity", "value")
-
-    def __init__(self) -> None:
-        self.event: EventT | None = None
-        self.value: Any = _PENDING
-        self.error: RestwireError | None = None
-        #: The identity of the request the leader finally sent.
-        self.identity: Hashable = None
-
-
-class Job(Generic[EventT]):
-    """One call a controller makes, and the innermost step of its chain."""
-
-    __slots__ = (
-        "controller",
-        "exchange",
-        "flight",
-        "flight_key",
-        "generation",
-        "identity",
-        "key",
-        "method",
-        "mode",
-        "sent",
-        "url",
-    )
-
-    def __init__(
-        self,
-        controller: BaseController[Any, EventT],
-        exchange: Exchange,
-        key: str,
-        generation: int,
-        mode: str,
-    ) -> None:
-        self.controller = controller
-        self.exchange = exchange
-        #: The request key: ``"GET https://host/path?q=1"``, userinfo left out;
-        #: kept in step with ``method`` and ``url``, what the call sends.
-        self.key = key
-        self.method = exchange.method
-        self.url = exchange.url
-        self.generation = generation
-        self.mode = mode
-        #: Who the call said it was when it was last sent (or looked up).
-        self.identity: Hashable = None
-        self.flight: Flight[EventT] | None = None
-        self.flight_key: Hashable = None
-        #: Whether the call went to the terminal (and the managers heard).
-        self.sent = False
-
-    def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
-        return self.controller._front(self, exchange)
-
-    @property
-    def label(self) -> str:
-        """``"GET https://host/path"`` for messages: credentials in the URL redacted."""
-        return self.exchange.label
-
-    @property
-    def shared(self) -> bool:
-        """Whether identical concurrent calls may share this one's request."""
-        exchange = self.exchange
-        endpoint = exchange.endpoint
-        return (
-            exchange.parse
-            and exchange.body is None
-            and not endpoint.side_effect
-            and not endpoint.content.streamed
-        )
+        error raised here, outside the block, is not the call's own: it
+        was kept, or was another call's)."""
+        return self.value if self.answer is None else self.answer.outcome()
 
 
 class BaseController(Generic[ClientT, EventT]):
-    """The state and the I/O-free logic of a controller."""
+    """The state of a controller, and the steps of its calls."""
 
     def __init__(
         self,
-        client: ClientT | None,
-        new_client: Callable[[], ClientT],
+        adapter: Adapter,
         new_event: Callable[[], EventT],
-        managers: Iterable[object],
+        managers: Iterable[Manager],
         clock: Callable[[], float],
         cache: HttpCache | None = None,
     ) -> None:
-        self._owns_client = client is None
-        self._client: ClientT = client if client is not None else new_client()
+        self._adapter = adapter
+        self._client: ClientT = adapter.client  # type: ignore[assignment]
         self._cache = cache
         if cache is not None:
-            cache.install(self._client)
-        self._terminal = Terminal(self._client)
-        self._hooks = ManagerHooks.of(managers)
+            cache.attach()
+        self._terminal = Terminal(adapter, cache)
+        self._managers = ManagerHooks.of(managers)
         self._clock = clock
         self._store = Store()
-        self._new_event = new_event
-        self._flights: dict[Hashable, Flight[EventT]] = {}
-        self._flights_lock = threading.Lock()
-        self._pollers: dict[Hashable, Poller] = {}
-        self._pollers_lock = threading.Lock()
-        #: URL text -> (parsed URL, its text without userinfo)
-        self._parsed: dict[str, tuple[httpx.URL, str]] = {}
-        #: (endpoint, params) -> the same, skipping the template (bounded)
-        self._targets: dict[Hashable, tuple[httpx.URL, str]] = {}
+        self._keeper = Keeper(self._store, clock)
+        self._flights: Flights[Any] = Flights(new_event)
+        self._pollers = Pollers()
+        self._targets = Targets(adapter.client)
 
     # -- public, shared by both ------------------------------------------------
 
     @property
     def client(self) -> ClientT:
-        """The client every call is sent with."""
+        """The client every job is sent with."""
         return self._client
 
     @property
@@ -293,12 +139,12 @@ class BaseController(Generic[ClientT, EventT]):
         return self._store
 
     def key(self, endpoint: RestEndpoint, params: Params = None) -> str:
-        """The request key of a call: ``"GET https://host/path?a=1"``, on the
+        """The request key of a job: ``"GET https://host/path?a=1"``, on the
         client's ``base_url`` when the endpoint has no prefix, any userinfo
         left out. With the caller's identity and the endpoint's value shape,
         it keys what the store keeps and what calls in flight share."""
         given = as_params(params, endpoint.label)
-        return f"{endpoint.method} {self._target(endpoint, given)[1]}"
+        return f"{endpoint.method} {self._targets(endpoint, given)[1]}"
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored results of this request, whoever fetched them;
@@ -308,25 +154,16 @@ class BaseController(Generic[ClientT, EventT]):
     def reset(self) -> None:
         """Empty the store; fetches in flight will not write their results."""
         self._store.reset()
-        with self._flights_lock:
-            self._flights.clear()
+        self._flights.clear()
 
     def poll_interval(
         self, endpoint: RestEndpoint, params: Params = None
     ) -> float | None:
         """The shortest interval a poller of this request runs at, for any
         caller; ``None`` if none runs."""
-        key = self.key(endpoint, params)
-        with self._pollers_lock:
-            intervals = [
-                interval
-                for poller in self._pollers.values()
-                if poller.request_key == key
-                and (interval := poller.interval()) is not None
-            ]
-        return min(intervals, default=None)
+        return self._pollers.interval(self.key(endpoint, params))
 
-    # -- a call, before the chain -----------------------------------------------
+    # -- a job: made, then run through its chain and these steps ----------------
 
     def _job(
         self,
@@ -337,7 +174,7 @@ class BaseController(Generic[ClientT, EventT]):
         *,
         url: httpx.URL | None = None,
     ) -> Job[EventT]:
-        """A call ready to send; URL and param errors are raised here.
+        """A job ready to run; URL and param errors are raised here.
 
         ``url``, when given (the next page of a listing), replaces the URL
         the endpoint and params would make; the params still reach the
@@ -351,9 +188,9 @@ class BaseController(Generic[ClientT, EventT]):
         if body is not None:
             body = plain_body(body)  # an entity or model as its JSON object
         if url is None:
-            url, plain = self._target(endpoint, params)
+            url, plain = self._targets(endpoint, params)
         else:
-            plain = _plain(url)
+            plain = plain_url(url)
         exchange = Exchange(
             endpoint,
             params,
@@ -364,58 +201,14 @@ class BaseController(Generic[ClientT, EventT]):
             parse=mode != RAW,
         )
         key = f"{endpoint.method} {plain}"
-        return Job(self, exchange, key, self._store.generation, mode)
+        return Job(self._steps, exchange, key, self._store.generation, mode)
 
-    def _target(
-        self, endpoint: RestEndpoint, params: Mapping[str, Any]
-    ) -> tuple[httpx.URL, str]:
-        """The absolute URL of a call (the endpoint's, else on the client's
-        base_url), and its text without userinfo, for the request key.
+    def _flow(self, job: Job[EventT]) -> Flow[httpx.Response]:
+        """The whole of ``job`` as one flow, for a driver to run."""
+        return run_exchange(job.exchange, job)
 
-        Both are kept (``httpx.URL`` is immutable): calls to the same URL, the
-        common case of polling and re-reading, parse it once.
-        """
-        # Remembered only for params of immutable scalar types, whose text
-        # cannot change, keyed with their types ({"id": 1} and {"id": True}
-        # are equal tuples but different URLs); others are worked out each time.
-        items = tuple((name, type(value), value) for name, value in params.items())
-        call: Hashable = None
-        if all(kind in _REMEMBERED for _, kind, _ in items):
-            call = (endpoint, items)
-            kept = self._targets.get(call)
-            if kept is not None:
-                return kept
-        text = endpoint.url(params)
-        kept = self._parsed.get(text)
-        if kept is None:
-            url = self._parse(endpoint, text)
-            kept = _remember(self._parsed, text, (url, _plain(url)))
-        if call is not None:
-            _remember(self._targets, call, kept)
-        return kept
-
-    def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
-        base = self._client.base_url
-        try:
-            url = httpx.URL(text)
-            if url.is_relative_url and base.host:
-                url = httpx.URL(join_url(str(base), text))
-        except httpx.InvalidURL as error:
-            raise InvalidRequest(
-                f"{endpoint.label}: invalid URL {text!r}: {error}"
-            ) from None
-        if url.is_relative_url or url.scheme not in ("http", "https"):
-            raise InvalidRequest(
-                f"{endpoint.label}: {text!r} is not an http(s) URL; give the endpoint "
-                "a url_prefix or the client a base_url"
-            )
-        return url
-
-    # -- a call, at the innermost step ----------------------------------------------
-
-    def _front(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
-        """The innermost step of ``job``'s chain: answer from the store or a
-        flight of the same identity and shape, or send (see the module)."""
+    def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
+        """The innermost steps of ``job``'s chain, in order (see the module)."""
         identity = identity_of(
             exchange.headers,
             exchange.sensitive,
@@ -424,70 +217,114 @@ class BaseController(Generic[ClientT, EventT]):
             self._client,
         )
         if job.mode == PROBE:
-            raise _Served(identity)
+            yield from answered(_Answer(identity))
         job.identity = identity
-        if exchange.url is not job.url or exchange.method != job.method:
-            # A middleware re-routed the call (a tenant's host, say): it is
-            # keyed by what it sends, not by where it started.
-            job.url, job.method = exchange.url, exchange.method
-            job.key = f"{exchange.method} {_plain(exchange.url)}"
+        job.rekey(exchange)
         if not job.sent:
+            shape = exchange.endpoint.shape
             if job.mode == GET:
-                stored = self._stored(job, identity)
+                stored = self._keeper.answer(identity, job.key, shape)
                 if stored is not None:
-                    raise stored
+                    yield from answered(stored)
             if job.shared:
-                key = (job.key, identity, exchange.endpoint.shape)
-                while True:
-                    flight, waiting = self._join(key)
-                    if waiting is None:
-                        job.flight, job.flight_key = flight, key
-                        break
-                    yield _Await(waiting)
-                    served = self._from_flight(job, flight, identity)
-                    if served is not None:
-                        raise served
+                joined = yield from self._join(job, identity, shape)
+                if joined is not None:
+                    yield from answered(joined)
             job.sent = True
-            if self._hooks.on_call:
-                run_hooks(self._hooks.on_call, "the call", self, exchange)
-        if self._cache is None or self._client.auth is not None:
-            # (a client's own auth is applied after the identity is known:
-            # such calls pass by the HTTP cache)
-            return (yield from self._terminal(exchange))
-        ticket = Ticket(
-            cache_key(identity, _plain(exchange.url)), frozenset(exchange.sensitive)
-        )
-        stale = None
-        if job.mode == GET and exchange.page is None:
-            stale = self._store.result(identity, job.key, exchange.endpoint.shape)
+            if self._managers.on_call:
+                run_hooks(self._managers.on_call, "the call", self, exchange)
+        ticket, stale = self._ticket(job, identity)
         unchanged = None if stale is None or stale.error else stale.digest
         response = yield from self._terminal(exchange, ticket, unchanged)
         if exchange.value is UNCHANGED:
             assert stale is not None
-            served = self._renewed(job, stale)
-            if served is None:  # its records are gone: read the body after all
+            renewed = self._keeper.renew(job, stale)
+            if renewed is None:  # its records are gone: read the body after all
                 exchange.value = exchange.endpoint.parse_response(response)
             else:
-                self._land(job, served.value)
-                raise served
+                self._land(job, renewed.value)
+                yield from answered(renewed)
         return response
 
-    def _renewed(self, job: Job[EventT], stale: Result) -> _Served | None:
-        """The stored value of ``job``, kept fresh for another expiry length
-        since the HTTP cache gave the very body it was read from; ``None``
-        if it can no longer be read (its records were reclaimed)."""
-        endpoint = job.exchange.endpoint
-        value = self._store.read(job.identity, stale.schema, stale.value)
-        if value is MISSING:
-            return None
-        now = self._clock()
-        renewed = stale._replace(
-            fetched_at=now, expires_at=now + endpoint.data_expiry_length
+    def _join(
+        self, job: Job[EventT], identity: Hashable, shape: Hashable
+    ) -> Flow[_Answer | None]:
+        """Lead the flight of this read, or wait for the one in the air and
+        take its answer (``None``: lead after all, see ``_flights``)."""
+        key = (job.key, identity, shape)
+        while True:
+            flight, leader = yield from self._flights.join(key)
+            if leader:
+                job.flight, job.flight_key = flight, key
+                return None
+            if flight.identity != identity:
+                continue  # sent as another identity after all: not ours
+            if flight.error is not None:
+                return _Answer(error=fresh_error(flight.error))
+            if flight.value is PENDING:
+                continue  # its leader was cancelled, or failed outside restwire
+            stored = self._keeper.answer(identity, job.key, shape)
+            return stored if stored is not None else _Answer(flight.value)
+
+    def _ticket(
+        self, job: Job[EventT], identity: Hashable
+    ) -> tuple[Ticket | None, Result | None]:
+        """The HTTP cache's ticket for ``job`` (``None``: it passes by), and
+        the stale result a ``get`` may keep if the cache gives its body."""
+        exchange = job.exchange
+        if (
+            self._cache is None
+            or self._client.auth is not None  # applied after the key is known
+            or exchange.endpoint.content.streamed
+        ):
+            return None, None
+        ticket = Ticket(
+            cache_key(identity, plain_url(exchange.url)),  # type: ignore[arg-type]
+            frozenset(exchange.sensitive),
         )
-        self._store.commit(
-            job.identity, Batch(), job.key, endpoint.shape, renewed, job.generation
-        )
-        return _Served(value)
+        stale = None
+        if job.mode == GET and exchange.page is None:
+            stale = self._keeper.stale(job)
+        return ticket, stale
+
+    def _settling(self, job: Job[EventT]) -> _Settling:
+        return _Settling(self, job)
+
+    def _finish(self, job: Job[EventT], outcome: Any) -> Any:
+        """What the caller gets from a flow's ``outcome``: a response's value
+        (normalized, kept, read back; for ``fetch_response`` the response
+        itself), told to the managers."""
+        value = self._keeper.value(job) if job.exchange.parse else outcome
+        if self._managers.on_value:
+            run_hooks(self._managers.on_value, "the value", self, job.exchange, value)
+        return value
+
+    def _ended(self, job: Job[EventT], value: Any, error: BaseException | None) -> None:
+        """However ``job`` ended: its error kept and told, its flight landed,
+        its waiters woken, and the managers that heard it begin told it ended."""
+        if isinstance(error, RestwireError):
+            self._keeper.error(job, error)
+            if job.sent and self._managers.on_error:
+                run_hooks(
+                    self._managers.on_error,
+                    type(error).__name__,
+                    self,
+                    job.exchange,
+                    error,
+                )
+        self._land(job, PENDING if error is not None else value, error)
+        if job.sent and self._managers.on_done:
+            run_hooks(self._managers.on_done, "the end", self, job.exchange)
+
+    def _land(
+        self, job: Job[EventT], value: Any, error: BaseException | None = None
+    ) -> None:
+        flight = job.flight
+        if flight is not None:
+            job.flight = None
+            self._flights.land(job.flight_key, flight, job.identity, value, error)
+
+    # -- get, answered from the store alone --------------------------------------
 
     def _from_store(self, endpoint: RestEndpoint, params: Params) -> Any:
         """For ``get``: a fresh stored value found without running the chain,
@@ -499,7 +336,7 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         if endpoint.middleware.sends_credentials:
             return MISSING
-        url, plain = self._target(endpoint, as_params(params, endpoint.label))
+        url, plain = self._targets(endpoint, as_params(params, endpoint.label))
         identity = identity_of(
             endpoint.shared_headers(None),
             endpoint.sensitive_headers,
@@ -507,177 +344,22 @@ class BaseController(Generic[ClientT, EventT]):
             url.userinfo,
             self._client,
         )
-        result = self._store.result(
+        answer = self._keeper.answer(
             identity, f"{endpoint.method} {plain}", endpoint.shape
         )
-        if result is None or not result.fresh(self._clock()):
-            return MISSING
-        if result.error is not None:
-            raise fresh_error(result.error)
-        return self._store.read(identity, result.schema, result.value)
-
-    def _stored(self, job: Job[EventT], identity: Hashable) -> _Served | None:
-        """The store's answer to ``job``, if its identity holds a fresh one."""
-        result = self._store.result(identity, job.key, job.exchange.endpoint.shape)
-        if result is None or not result.fresh(self._clock()):
-            return None
-        if result.error is not None:
-            return _Served(error=fresh_error(result.error))
-        value = self._store.read(identity, result.schema, result.value)
-        return None if value is MISSING else _Served(value)
-
-    def _from_flight(
-        self, job: Job[EventT], flight: Flight[EventT], identity: Hashable
-    ) -> _Served | None:
-        """A waiting caller's answer from the flight it waited on; ``None``
-        when it must send itself (the leader was cancelled, failed outside
-        restwire, or was finally sent as another identity)."""
-        if flight.identity != identity:
-            return None
-        if flight.error is not None:
-            return _Served(error=fresh_error(flight.error))
-        if flight.value is _PENDING:
-            return None
-        stored = self._stored(job, identity)
-        return stored if stored is not None else _Served(flight.value)
-
-    def _join(self, key: Hashable) -> tuple[Flight[EventT], EventT | None]:
-        """The flight for ``key``, and ``None`` if this caller leads it, else
-        the event to wait on."""
-        with self._flights_lock:
-            flight = self._flights.get(key)
-            if flight is None:
-                flight = Flight()
-                self._flights[key] = flight
-                return flight, None
-            if flight.event is None:
-                flight.event = self._new_event()
-            return flight, flight.event
-
-    def _land(
-        self,
-        job: Job[EventT],
-        value: Any = _PENDING,
-        error: BaseException | None = None,
-    ) -> None:
-        """Finish the flight ``job`` leads, if any, so later calls send again,
-        and wake its waiters. A ``RestwireError`` is theirs too; any other
-        ending (a cancellation, a bug) leaves them to send for themselves."""
-        flight = job.flight
-        if flight is None:
-            return
-        job.flight = None
-        with self._flights_lock:
-            if self._flights.get(job.flight_key) is flight:
-                del self._flights[job.flight_key]
-            flight.identity = job.identity
-            flight.value = value
-            if isinstance(error, RestwireError):
-                flight.error = error
-            event = flight.event
-        if event is not None:
-            event.set()
-
-    # -- a call, after the chain -----------------------------------------------------
-
-    def _settling(self, job: Job[EventT]) -> _Settling:
-        """Around running ``job``'s chain and finishing it: the one policy for
-        how a call ends, under both drivers. Answered without sending: the
-        answer is read after the block. A ``RestwireError``: kept (reads) and
-        told to the managers. However it ends, the flight ``job`` leads lands
-        and its waiters wake."""
-        return _Settling(self, job)
-
-    def _finish(self, job: Job[EventT], response: httpx.Response) -> Any:
-        """What the caller gets: for ``fetch_response``, the response; else
-        the value, normalized, stored and read back, typed. The managers
-        hear it."""
-        value = self._keep(job) if job.exchange.parse else response
-        if self._hooks.on_value:
-            run_hooks(self._hooks.on_value, "the value", self, job.exchange, value)
-        return value
-
-    def _keep(self, job: Job[EventT]) -> Any:
-        exchange = job.exchange
-        endpoint = exchange.endpoint
-        value = exchange.value
-        if endpoint.content.binary:
-            return value  # binary content is never normalized or kept
-        keeps = endpoint.data_expiry_length > 0
-        if endpoint.schema is None and not keeps:
-            return value
-        batch = Batch()
-        try:
-            read = None
-            if type(value) is Unparsed:
-                # a list of entities read straight from the bytes, if it can be
-                read = value.entities(endpoint.schema[0], batch)
-                if read is None:
-                    exchange.value = value = value.value()  # parsed as usual
-            normalized = (
-                read
-                if read is not None
-                else normalize(endpoint.schema, value, batch, exchange.params)
-            )
-        except EntityError as error:
-            raise error.from_request(job.label) from error.__cause__
-        except RecursionError:
-            raise EntityError(
-                endpoint.label, None, "...", "nested too deeply to normalize"
-            ).from_request(job.label) from None
-        if not keeps:
-            return denormalize(endpoint.schema, normalized, batch.records)
-        now = self._clock()
-        result = None
-        if not endpoint.side_effect:
-            expires = now + endpoint.data_expiry_length
-            digest = None
-            response = exchange.response
-            if response is not None and "caching" in response.extensions:
-                digest = body_digest(response.content)  # see _front
-            result = Result(endpoint.schema, normalized, now, expires, None, digest)
-        store, identity, shape = self._store, job.identity, endpoint.shape
-        if store.commit(identity, batch, job.key, shape, result, job.generation):
-            read = store.read(identity, endpoint.schema, normalized)
-            if read is not MISSING:
-                return read
-        return denormalize(endpoint.schema, normalized, batch.records)
-
-    def _failed(self, job: Job[EventT], error: RestwireError) -> None:
-        """Keep a read's error for ``error_expiry_length``; tell the managers."""
-        endpoint = job.exchange.endpoint
-        if (
-            job.sent
-            and job.exchange.parse
-            and not endpoint.side_effect
-            and endpoint.error_expiry_length > 0
-        ):
-            now = self._clock()
-            result = Result(
-                endpoint.schema, None, now, now + endpoint.error_expiry_length, error
-            )
-            self._store.commit(
-                job.identity, Batch(), job.key, endpoint.shape, result, job.generation
-            )
-        if job.sent and self._hooks.on_error:
-            run_hooks(
-                self._hooks.on_error, type(error).__name__, self, job.exchange, error
-            )
+        return MISSING if answer is None else answer.outcome()
 
     def _probe(self, endpoint: RestEndpoint, params: Params) -> Hashable:
-        """The identity a call would have, found by running its middleware up
+        """The identity a job would have, found by running its middleware up
         to the innermost step, sending nothing. A middleware that waits for
         I/O on the way (a sleep, a lock) makes it unknowable: then a fresh
         object, equal to no other identity."""
-        job = self._job(endpoint, params, None, PROBE)
-        flow = run_exchange(job.exchange, job)
+        flow = self._flow(self._job(endpoint, params, None, PROBE))
         try:
-            flow.send(None)
-        except _Served as served:
-            return served.value  # type: ignore[no-any-return]
+            effect = flow.send(None)
         finally:
             flow.close()
-        return object()
+        return effect.value if isinstance(effect, _Answer) else object()
 
     # -- pagination and downloads ---------------------------------------------------
 
@@ -745,63 +427,56 @@ class BaseController(Generic[ClientT, EventT]):
             )
         return float(chosen)
 
-    def _poller(
-        self, endpoint: RestEndpoint, params: Params, identity: Hashable
-    ) -> tuple[Poller, bool]:
-        """The poller of this request for callers of ``identity`` (caller
-        holds ``_pollers_lock``), and whether it is new and needs running."""
+    def _subscribe(
+        self,
+        endpoint: RestEndpoint,
+        params: Params,
+        frequency: float | None,
+        callback: Callable[[Any], object] | None,
+        on_error: Callable[[Exception], object] | None,
+    ) -> tuple[Subscription, Poller | None]:
+        """Join the poller of this request for the caller's identity (the
+        subscription), and the poller if it is new and needs running."""
+        if callback is None:
+            raise TypeError("subscribe() needs a callback")
+        seconds = self._frequency(endpoint, frequency)
         request_key = self.key(endpoint, params)
-        key = (request_key, identity, endpoint.shape)
-        poller = self._pollers.get(key)
-        if poller is not None:
-            return poller, False
+        key = (request_key, self._probe(endpoint, params), endpoint.shape)
         given = as_params(params, endpoint.label)
         kept: Mapping[str, Any] = (
             MultiDict(given) if isinstance(given, MultiMapping) else dict(given)
         )
-        poller = Poller(key, request_key, endpoint, kept, self._clock)
-        self._pollers[key] = poller
-        return poller, True
 
-    def _poller_done(self, poller: Poller) -> bool:
-        """True if ``poller`` may end (nobody listens); then it is forgotten."""
-        with self._pollers_lock:
-            if poller.interval() is not None:
-                return False
-            if self._pollers.get(poller.key) is poller:
-                del self._pollers[poller.key]
-            return True
+        def make() -> Poller:
+            return Poller(key, request_key, endpoint, kept, self._clock)
 
-    def _stop_pollers(self) -> list[Poller]:
-        with self._pollers_lock:
-            pollers = list(self._pollers.values())
-            self._pollers.clear()
-        for poller in pollers:
-            with poller.lock:
-                poller.stopped = True
-            poller.wake()
-        return pollers
+        return self._pollers.add(key, make, seconds, callback, on_error)
 
     @staticmethod
-    def _deliver(poller: Poller, value: Any, error: Exception | None) -> list[Any]:
-        """Hand a poll's outcome to every subscriber; return what they returned."""
-        returned = []
-        for subscriber in poller.listeners():
-            try:
-                if error is None:
-                    returned.append(subscriber.callback(value))
-                elif subscriber.on_error is not None:
-                    returned.append(subscriber.on_error(error))
-            except Exception:
-                logger.exception("subscriber of %s failed", poller.request_key)
-        if error is not None and not any(s.on_error for s in poller.listeners()):
+    def _deliveries(
+        poller: Poller, value: Any, error: Exception | None
+    ) -> list[tuple[Callable[[Any], object], Any]]:
+        """The calls that hand a poll's outcome to its subscribers: each
+        one's callback with the value, or its ``on_error`` with the error
+        (an error nobody hears is logged)."""
+        listeners = poller.listeners()
+        if error is None:
+            return [(each.callback, value) for each in listeners]
+        calls = [(each.on_error, error) for each in listeners if each.on_error]
+        if not calls:
             logger.warning("poll of %s failed: %s", poller.request_key, error)
-        return returned
+        return calls
 
+    def _stopping(self) -> None:
+        """The first part of closing, under both kinds: pollers stop at their
+        next step, and waiters for calls in flight wake."""
+        self._pollers.stop()
+        self._flights.clear()
 
-def _plain(url: httpx.URL) -> str:
-    """``url`` as request-key text: userinfo left out (it is a credential,
-    part of the identity instead)."""
-    if url.userinfo:
-        url = url.copy_with(userinfo=b"")
-    return str(url)
+    def _let_go(self) -> None:
+        """The last part of closing, once nothing polls: the HTTP cache is
+        let go (the last controller using it closes its storage)."""
+        cache, self._cache = self._cache, None
+        if cache is not None:
+            self._terminal.cache = None
+            cache.detach()

@@ -10,11 +10,11 @@ Two kinds:
 
 - **Public** (``Sleep``, ``Call``, ``Blocking``, ``Acquire``, ``Release``):
   what a middleware may yield. Each means the same under both drivers.
-- **Wire** (``_Send``, ``_Read``, ``_Close``, ``_Await``):
-  private to the terminal, downloads and the controller's in-flight
-  sharing. Only the terminal sends, so every hop passes the credential
-  policy (``_hops``); a middleware that wants the network calls
-  ``call_next``.
+- **Wire** (``_Send``, ``_Read``, ``_Load``, ``_Close``, ``_Await``,
+  ``_Answer``, ``_Lease``, ``_Unlease``): private to the terminal, the HTTP
+  cache, downloads and the controller's steps. Only the terminal sends, so
+  every hop passes the credential policy (``_hops``); a middleware that
+  wants the network calls ``call_next``.
 
 Both drivers match on the closed union :data:`Effect` with ``assert_never``,
 so mypy proves they handle the same set.
@@ -22,11 +22,10 @@ so mypy proves they handle the same set.
 
 from __future__ import annotations
 
-import inspect
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
-from typing import Any, Never, Protocol, TypeVar
+from typing import Any, Never, NoReturn, Protocol, TypeVar
 
 import httpx
 
@@ -37,6 +36,9 @@ __all__ = [
     "Effect",
     "Flow",
     "FlowLock",
+    "Lease",
+    "Progress",
+    "Reader",
     "Release",
     "Sink",
     "Sleep",
@@ -109,7 +111,7 @@ class Release:
     lock: FlowLock
 
 
-# -- wire effects: the terminal's and downloads' alone ---------------------------
+# -- wire effects: the terminal's, the HTTP cache's and the controller's ------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,24 @@ class Sink(Protocol):
         ...
 
 
+class Reader(Protocol):
+    """What a ``_Load`` decodes a whole body with: raw chunks in, decoded
+    pieces out (bounded: it raises past its limit)."""
+
+    @property
+    def identity(self) -> bool:
+        """Whether the body is sent as it is (nothing to decode)."""
+        ...
+
+    def pieces(self, chunk: bytes) -> Iterable[bytes]:
+        """The decoded pieces of the next raw chunk."""
+        ...
+
+    def rest(self) -> Iterable[bytes]:
+        """The pieces held back until the body ended."""
+        ...
+
+
 Progress = Callable[[int, int | None], object]
 
 
@@ -155,6 +175,16 @@ class _Read:
 
 
 @dataclass(frozen=True, slots=True)
+class _Load:
+    """Read ``response``'s whole body, decoded by ``reader``, so that it
+    becomes ``response.content``; result: None. The response is closed
+    however it ends."""
+
+    response: httpx.Response
+    reader: Reader
+
+
+@dataclass(frozen=True, slots=True)
 class _Close:
     """Close ``response`` without reading the rest of its body; result: None."""
 
@@ -164,12 +194,77 @@ class _Close:
 @dataclass(frozen=True, slots=True)
 class _Await:
     """Wait until ``event`` (a ``threading.Event`` under the sync driver, an
-    ``anyio.Event`` under the async one) is set; result: None."""
+    ``anyio.Event`` under the async one) is set, or the controller closes;
+    result: None."""
 
     event: Any
 
 
-Effect = Sleep | Call | Blocking | Acquire | Release | _Send | _Read | _Close | _Await
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """The call is answered without being sent (from the store, by another
+    call in flight, or, probing, with its identity): the driver closes the
+    flow, so every middleware unwinds as from a cancellation (a
+    ``GeneratorExit``, no response side run), and hands ``value`` (or
+    raises ``error``) to the controller."""
+
+    value: Any = None
+    error: BaseException | None = None
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def answered(answer: _Answer) -> Flow[NoReturn]:
+    """End the flow with ``answer``: the driver never resumes it."""
+    yield answer
+    raise AssertionError("a driver resumed a flow after its answer")
+
+
+class Lease(Protocol):
+    """Something a flow holds that must be given back (a fill lock)."""
+
+    def release(self) -> None:
+        """Give it back; may block briefly (a file closed, a Redis command)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Lease:
+    """Call ``take(*args)``, a blocking function that returns a
+    :class:`Lease` or ``None``; result: what it returned. The driver holds
+    a lease from the moment it exists, so it is given back however the flow
+    ends, a cancellation included."""
+
+    take: Callable[..., Lease | None]
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Unlease:
+    """Give ``lease`` back now (blocking; in a worker thread when awaited);
+    result: None."""
+
+    lease: Lease
+
+
+Effect = (
+    Sleep
+    | Call
+    | Blocking
+    | Acquire
+    | Release
+    | _Send
+    | _Read
+    | _Load
+    | _Close
+    | _Await
+    | _Answer
+    | _Lease
+    | _Unlease
+)
 
 #: A generator that yields effects and returns a ``T``.
 Flow = Generator[Effect, Any, T]
@@ -181,29 +276,6 @@ def progress_report(response: httpx.Response) -> tuple[int, int | None]:
     length = response.headers.get("content-length")
     total = int(length) if length and length.isdigit() else None
     return response.num_bytes_downloaded, total
-
-
-#: What to do instead, by where an awaitable was refused.
-_SYNC_ONLY = "under a sync Controller give a plain function, or use AsyncController"
-_BLOCKING_ONLY = (
-    "Blocking takes a plain function (yield a Call for a coroutine function)"
-)
-
-
-def not_awaitable(function: Any, result: Any, instead: str = _SYNC_ONLY) -> Any:
-    """``result`` of calling ``function`` where nothing can be awaited (the
-    sync driver; a ``Blocking`` call under either): an awaitable is closed
-    and refused with a ``TypeError`` saying what to do ``instead``."""
-    if inspect.isawaitable(result):
-        if inspect.iscoroutine(result):
-            result.close()
-        raise TypeError(f"{function!r} is async; {instead}")
-    return result
-
-
-def blocking_result(function: Any, result: Any) -> Any:
-    """``result`` of a ``Blocking`` call, under either driver."""
-    return not_awaitable(function, result, _BLOCKING_ONLY)
 
 
 def not_an_effect(value: Never) -> TypeError:

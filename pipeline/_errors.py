@@ -22,6 +22,7 @@ __all__ = [
     "REDACTED",
     "BodyTooLarge",
     "ContentError",
+    "ControllerClosed",
     "InvalidRequest",
     "NetworkError",
     "ParameterError",
@@ -96,6 +97,15 @@ def fresh_error(error: E) -> E:
 
 class InvalidRequest(RestwireError):
     """A call cannot be sent as given: raised before anything is sent."""
+
+
+class ControllerClosed(RestwireError):
+    """The controller was closed while a call waited (a retry's pause, a
+    rate limit's wait): the call ends at once instead of waiting on."""
+
+    def __init__(self, label: str | None = None) -> None:
+        where = f"{label}: " if label else ""
+        super().__init__(f"{where}the controller was closed while the call waited")
 
 
 class ParameterError(InvalidRequest):

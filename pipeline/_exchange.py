@@ -35,18 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ._adapter import cookie_for as _cookie_for
 from ._content import replayable
+from ._credentials import ALWAYS_SENSITIVE, check_credential, is_credential
 from ._errors import header_names, redact_url
-from ._hops import (
-    ALWAYS_SENSITIVE,
-    CREDENTIALS,
-    Credentials,
-    Origin,
-    check_credential,
-    is_credential,
-    origin_of,
-)
-from ._hops import cookie_for as _cookie_for
+from ._hops import CREDENTIALS, Credentials, Origin, origin_of
 
 if TYPE_CHECKING:
     from ._endpoint import RestEndpoint

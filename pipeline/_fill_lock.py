@@ -10,13 +10,14 @@ Guarantees:
 
 - A lock is taken per cache key (file locks: one of 64 stripes, so
   unrelated keys rarely meet) and held until the response body has been
-  read into the cache, then given back, however the call ends.
-- Nothing waits without bound: a lock not free within ``wait`` seconds is
-  skipped (the call goes on as it would without a cache lock), and so is
-  one Redis cannot give; a process that dies holding one frees it (the OS
-  closes its file; a Redis lock has a lease).
-- Taking a lock never blocks an event loop: the async cache transport asks
-  from a worker thread.
+  stored, then given back, however the call ends (a cancelled call's
+  driver gives it back: it holds the lease from the moment it exists).
+- Nothing waits without bound: the cache step tries a lock, sleeps a
+  little, and tries again for at most ``fill_wait`` seconds, then goes on
+  without it; a lock Redis cannot give is no lock. A process that dies
+  holding one frees it (the OS closes its file; a Redis lock has a lease).
+- Waiting never holds a thread: under the async driver only each short
+  try runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ._effects import Lease
 
 if TYPE_CHECKING:
     import redis
@@ -36,17 +37,37 @@ __all__ = ["FileLocks", "FillLocks", "RedisLocks"]
 
 logger = logging.getLogger("restwire")
 
-#: How often a waiter looks again (seconds).
-_POLL = 0.01
-
 
 class FillLocks(Protocol):
-    def acquire(self, key: str) -> Any:
-        """Take the lock of ``key`` (waiting up to the locks' ``wait``);
-        what to give :meth:`release`, or ``None`` if it was not free in time."""
+    """Where fill locks are kept: one lock per cache key, tried without
+    waiting (the cache step waits between tries, in short sleeps)."""
+
+    def try_acquire(self, key: str) -> Lease | None:
+        """The lock of ``key`` if it is free now, else ``None``. A store of
+        locks that cannot answer gives a lease that locks nothing: the call
+        goes on as it would without the lock."""
         ...
 
-    def release(self, held: Any) -> None: ...
+
+class _Unlocked:
+    """A lease that locks nothing (the lock store could not be reached)."""
+
+    __slots__ = ()
+
+    def release(self) -> None:
+        pass
+
+
+class _FileLease:
+    """A ``flock``-ed file; closing it gives the lock back."""
+
+    __slots__ = ("_fd",)
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def release(self) -> None:
+        os.close(self._fd)
 
 
 class FileLocks:
@@ -56,82 +77,62 @@ class FileLocks:
 
     STRIPES = 64
 
-    def __init__(self, folder: Path, wait: float) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.wait = wait
 
-    def acquire(self, key: str) -> Any:
+    def try_acquire(self, key: str) -> Lease | None:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX
-            return None
+            return _Unlocked()
         self.folder.mkdir(parents=True, exist_ok=True)
         stripe = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.STRIPES
         fd = os.open(self.folder / f"{stripe:02d}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return fd
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    return None
-                time.sleep(_POLL)
-
-    def release(self, held: Any) -> None:
-        os.close(held)  # closing the file gives its lock back
-
-
-class RedisLocks:
-    """redis-py's ``Lock`` (a key set only if absent, with a lease, given
-    back only by its owner): for processes on several machines."""
-
-    def __init__(self, client: redis.Redis, prefix: str, wait: float, lease: float):
-        self.client = client
-        self.prefix = prefix
-        self.wait = wait
-        self.lease = lease
-
-    def acquire(self, key: str) -> Any:
-        import redis as redis_module
-
-        lock = self.client.lock(
-            f"{self.prefix}:fill:{key}",
-            timeout=self.lease,
-            blocking_timeout=self.wait,
-            sleep=_POLL,
-            # given back from whichever worker thread reads the body's end
-            thread_local=False,
-        )
         try:
-            return lock if lock.acquire() else None
-        except redis_module.RedisError as error:  # no lock: go on without
-            logger.warning("cache fill lock unavailable (%s)", type(error).__name__)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
             return None
+        return _FileLease(fd)
 
-    def release(self, held: Any) -> None:
+
+class _RedisLease:
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock: Any) -> None:
+        self._lock = lock
+
+    def release(self) -> None:
         import redis as redis_module
 
         try:
-            held.release()
+            self._lock.release()
         except redis_module.exceptions.LockError:
             pass  # its lease ran out: it is not ours to give back any more
         except redis_module.RedisError as error:  # its lease frees it
             logger.warning("cache fill lock not given back (%s)", type(error).__name__)
 
 
-class Once:
-    """Calls ``release(held)`` the first time it is called, from any thread."""
+class RedisLocks:
+    """redis-py's ``Lock`` (a key set only if absent, with a lease, given
+    back only by its owner): for processes on several machines."""
 
-    __slots__ = ("_held", "_lock", "_locks")
+    def __init__(self, client: redis.Redis, prefix: str, lease: float):
+        self.client = client
+        self.prefix = prefix
+        self.lease = lease
 
-    def __init__(self, locks: FillLocks, held: Any) -> None:
-        self._locks, self._held = locks, held
-        self._lock = threading.Lock()
+    def try_acquire(self, key: str) -> Lease | None:
+        import redis as redis_module
 
-    def __call__(self) -> None:
-        with self._lock:
-            held, self._held = self._held, None
-        if held is not None:
-            self._locks.release(held)
+        lock = self.client.lock(
+            f"{self.prefix}:fill:{key}",
+            timeout=self.lease,
+            # given back from whichever worker thread finishes the call
+            thread_local=False,
+        )
+        try:
+            return _RedisLease(lock) if lock.acquire(blocking=False) else None
+        except redis_module.RedisError as error:  # no lock: go on without
+            logger.warning("cache fill lock unavailable (%s)", type(error).__name__)
+            return _Unlocked()

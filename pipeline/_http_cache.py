@@ -1,28 +1,33 @@
-"""HTTP caching under a controller (RFC 9111), by hishel; a response is
-shared only between calls of one identity.
+"""HTTP caching for a controller (RFC 9111), by hishel; a response is shared
+only between calls of one identity.
 
-``Controller(cache=HttpCache.sqlite("api-cache.db"))`` puts hishel's cache
-between the client and its transports. Then:
+``Controller(cache=HttpCache.sqlite("api-cache.db"))`` makes the first hop
+of every call a step through hishel's RFC 9111 state machine (its sans-I/O
+core), with the storage reached through ``Blocking`` effects: one
+definition for both drivers, one storage for sync and async controllers,
+and nothing installed on the client. Then:
 
-- Each call's first hop carries a :class:`Ticket` (the request extension
-  ``restwire.cache``): its cache key, a digest of the call's identity (its
-  credentials, the URL's userinfo, the cookies it may send, its credentials
-  mode) and URL, never of the method, so that an unsafe request finds and
-  invalidates the entries of its URL, as RFC 9111 section 4.4 asks. Calls
-  of different identities never share an entry, whatever ``Vary`` the
-  server sends; within one identity the cache is a private cache
-  (``Cache-Control: private`` is stored, for that identity alone;
-  ``no-store`` never is).
-- A request without a ticket (a redirect's later hops, a client with its
-  own ``auth``, a request the user sends on the same client outside
-  restwire) passes by the cache untouched: nothing is cached under a key
-  that does not say who asked.
-- Credentials are kept out of storage: hishel is handed the request without
-  its credential headers (the same rule as everywhere: ``_hops``), and they
-  are put back just before it goes to the network. A SQLite file or a Redis
+- Each call's first hop carries a :class:`Ticket`: its cache key, a digest
+  of the call's identity (its credentials, the URL's userinfo, the cookies
+  it may send, its credentials mode) and URL, never of the method, so that
+  an unsafe request finds and invalidates the entries of its URL, as RFC
+  9111 section 4.4 asks. Calls of different identities never share an
+  entry, whatever ``Vary`` the server sends; within one identity the cache
+  is a private cache (``Cache-Control: private`` is stored, for that
+  identity alone; ``no-store`` never is).
+- A hop without a ticket (a redirect's later hops, a client with its own
+  ``auth``, a streamed body, a request the user sends on the client
+  outside restwire) never meets the cache.
+- Nothing credential-bearing is stored: hishel sees the request without
+  its credential headers (the same rule as everywhere: ``_credentials``),
+  and the stored response has no ``Set-Cookie`` (nor any header whose name
+  says credential). The live response keeps them. A SQLite file or a Redis
   shared by machines holds bodies and the key's digest, no token or cookie.
+- A GET or HEAD miss is filled by one process at a time (``_fill_lock``);
+  the others wait (without a thread, in short sleeps) up to ``fill_wait``
+  and then find the entry.
 
-The controller then spares the parse too: a stale ``get`` goes through the
+The controller spares the parse too: a stale ``get`` goes through the
 cache, and when the body it gets is the one its stored value was read from
 (a 304, or a fresh entry another process stored), the stored value is kept
 and renewed rather than parsed again (``_controller``).
@@ -33,37 +38,42 @@ imported when a cache is made.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import os
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import anyio
-import anyio.to_thread
 import httpx
 
-from ._fill_lock import FileLocks, FillLocks, Once, RedisLocks
-from ._hops import Identity, is_credential
+from ._credentials import is_credential
+from ._effects import Blocking, Flow, Lease, Sleep, _Lease, _Read, _Unlease
+from ._errors import BodyTooLarge
+from ._fill_lock import FileLocks, FillLocks, RedisLocks
+from ._identity import Identity
 
 if TYPE_CHECKING:
     import hishel
     import redis
 
-__all__ = ["CACHE_TICKET", "HttpCache", "Ticket", "body_digest", "cache_key"]
+__all__ = ["HttpCache", "Ticket", "body_digest", "cache_key", "from_cache"]
 
-#: The request extension that carries a call's :class:`Ticket`.
-CACHE_TICKET = "restwire.cache"
-#: The extension the credential headers travel in past the cache.
-_CREDENTIALS = "restwire.credentials"
 #: The methods whose misses are filled by one process at a time.
 _FILLED = frozenset({"GET", "HEAD"})
+#: How often a process waiting for another's fill looks again (seconds).
+_POLL = 0.01
+#: Response headers never stored (besides those whose name says credential).
+_NOT_STORED = frozenset({"set-cookie", "set-cookie2", "transfer-encoding"})
 
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """What lets a request into the cache: its key, and the header names
-    that are credentials for this call (besides those the rule names)."""
+    """What lets a hop into the cache: its key, and the header names that
+    are credentials for this call (besides those the rule names)."""
 
     key: str
     marked: frozenset[str]
@@ -88,7 +98,7 @@ def cache_key(identity: Identity, url: str) -> str:
     return digest.hexdigest()
 
 
-#: What ``_hops.identity_of`` puts in an identity.
+#: What ``_identity.identity_of`` puts in an identity.
 _IdentityParts = tuple[
     tuple[tuple[bytes, bytes], ...], bytes, tuple[tuple[object, ...], ...], str, object
 ]
@@ -100,190 +110,175 @@ def body_digest(content: bytes) -> bytes:
     return hashlib.blake2b(content, digest_size=16).digest()
 
 
-def _split(request: httpx.Request, marked: Collection[str]) -> httpx.Request:
-    """``request`` as the cache sees it: without credential headers, which
-    travel in an extension to :func:`_restored`."""
-    kept: list[tuple[bytes, bytes]] = []
-    held: list[tuple[bytes, bytes]] = []
-    for name, value in request.headers.raw:
-        target = held if is_credential(name.decode("latin-1").lower(), marked) else kept
-        target.append((name, value))
-    ticket: Ticket = request.extensions[CACHE_TICKET]
-    extensions = {**request.extensions, _CREDENTIALS: held}
-    extensions["caching"] = {"key": ticket.key}
-    return httpx.Request(
-        request.method,
-        request.url,
-        headers=kept,
-        stream=request.stream,
-        extensions=extensions,
+def from_cache(response: httpx.Response) -> bool:
+    """Whether the cache answered with a body it holds (fresh, or
+    revalidated with a 304)."""
+    status = response.extensions.get("caching")
+    return isinstance(status, dict) and bool(
+        status.get("from_cache") or status.get("revalidated")
     )
 
 
-def _restored(request: httpx.Request) -> httpx.Request:
-    """The request hishel sends, with its credentials back."""
-    held = request.extensions.get(_CREDENTIALS)  # kept: hishel may send twice
-    if held:
-        request.headers = httpx.Headers([*request.headers.raw, *held])
-    return request
+# -- between httpx and hishel --------------------------------------------------------
 
 
-class _Releasing(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A response body that gives its fill lock back once it has been read
-    (and so stored by the cache) or closed, whichever comes first."""
+def _stored_request(request: httpx.Request, marked: Collection[str]) -> Any:
+    """``request`` as hishel sees and stores it: no credential header."""
+    import hishel
 
-    def __init__(self, inner: Any, release: Once) -> None:
-        self.inner, self.release = inner, release
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self.inner
-        self.release()
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self.inner:
-            yield chunk
-        await anyio.to_thread.run_sync(self.release)
-
-    def close(self) -> None:
-        try:
-            self.inner.close()
-        finally:
-            self.release()
-
-    async def aclose(self) -> None:
-        try:
-            await self.inner.aclose()
-        finally:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self.release)
+    grouped: dict[str, list[str]] = {}
+    for name, value in request.headers.multi_items():
+        if not is_credential(name, marked):
+            grouped.setdefault(name, []).append(value)
+    return hishel.Request(
+        method=request.method, url=str(request.url), headers=hishel.Headers(grouped)
+    )
 
 
-class _Cached(httpx.BaseTransport):
-    """A client's transport, with hishel in front for requests that carry a
-    ticket; a GET or HEAD is filled by one process at a time."""
+def _stored_response(response: httpx.Response, raw: bytes) -> Any:
+    """``response`` as hishel stores it: its raw (still encoded) body, and no
+    header that sets or carries a credential."""
+    import hishel
 
-    def __init__(
-        self,
-        inner: httpx.BaseTransport,
-        storage: hishel.BaseStorage,
-        options: Any,
-        locks: FillLocks,
-    ) -> None:
-        from hishel.httpx import CacheTransport
-
-        self.inner = inner
-        self.locks = locks
-        self.cached = CacheTransport(_Restoring(inner), storage, rfc=options)
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        ticket = request.extensions.get(CACHE_TICKET)
-        if ticket is None:
-            return self.inner.handle_request(request)
-        release = None
-        if request.method in _FILLED:
-            held = self.locks.acquire(ticket.key)
-            release = None if held is None else Once(self.locks, held)
-        try:
-            response = self.cached.handle_request(_split(request, ticket.marked))
-        except BaseException:
-            if release is not None:
-                release()
-            raise
-        if release is not None:
-            response.stream = _Releasing(response.stream, release)
-        return response
-
-    def close(self) -> None:
-        self.cached.close()  # the inner transport, and the storage
+    grouped: dict[str, list[str]] = {}
+    for name, value in response.headers.multi_items():
+        if name not in _NOT_STORED and not is_credential(name):
+            grouped.setdefault(name, []).append(value)
+    return hishel.Response(
+        status_code=response.status_code,
+        headers=hishel.Headers(grouped),
+        stream=iter([raw]),
+    )
 
 
-class _Restoring(httpx.BaseTransport):
-    def __init__(self, inner: httpx.BaseTransport) -> None:
-        self.inner = inner
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        return self.inner.handle_request(_restored(request))
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-class _AsyncCached(httpx.AsyncBaseTransport):
-    """:class:`_Cached`, for an ``AsyncClient``: the fill lock is asked for
-    from a worker thread."""
-
-    def __init__(
-        self,
-        inner: httpx.AsyncBaseTransport,
-        storage: hishel.AsyncBaseStorage,
-        options: Any,
-        locks: FillLocks,
-    ) -> None:
-        from hishel.httpx import AsyncCacheTransport
-
-        self.inner = inner
-        self.locks = locks
-        self.cached = AsyncCacheTransport(_AsyncRestoring(inner), storage, rfc=options)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        ticket = request.extensions.get(CACHE_TICKET)
-        if ticket is None:
-            return await self.inner.handle_async_request(request)
-        release = None
-        if request.method in _FILLED:
-            held = await anyio.to_thread.run_sync(self.locks.acquire, ticket.key)
-            release = None if held is None else Once(self.locks, held)
-        try:
-            response = await self.cached.handle_async_request(
-                _split(request, ticket.marked)
-            )
-        except BaseException:
-            if release is not None:
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(release)
-            raise
-        if release is not None:
-            response.stream = _Releasing(response.stream, release)
-        return response
-
-    async def aclose(self) -> None:
-        await self.cached.aclose()
+def _with_changes(request: httpx.Request, wanted: Any) -> httpx.Request:
+    """``request`` with the headers hishel changed (a revalidation's
+    ``If-None-Match``): every other header as it was, credentials included."""
+    changed = {
+        name: value
+        for name, value in wanted.items()
+        if request.headers.get(name) != value
+    }
+    if not changed:
+        return request
+    headers = httpx.Headers(request.headers)
+    for name, value in changed.items():
+        headers[name] = value
+    return httpx.Request(
+        request.method,
+        request.url,
+        headers=headers,
+        stream=request.stream,
+        extensions=request.extensions,
+    )
 
 
-class _AsyncRestoring(httpx.AsyncBaseTransport):
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
+def _live(
+    request: httpx.Request,
+    status: int,
+    headers: Any,
+    raw: bytes,
+    caching: dict[str, bool],
+    started: float,
+    encoding: str,
+) -> httpx.Response:
+    """The response a call gets: ``raw`` body (still encoded: the terminal
+    decodes it, bounded), marked with what the cache did."""
+    response = httpx.Response(
+        status,
+        headers=headers,
+        stream=httpx.ByteStream(raw),
+        request=request,
+        extensions={"caching": caching},
+    )
+    response.default_encoding = encoding
+    response.elapsed = _since(started)
+    return response
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self.inner.handle_async_request(_restored(request))
 
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+def _since(started: float) -> datetime.timedelta:
+    return datetime.timedelta(seconds=time.perf_counter() - started)
+
+
+def _headers_list(headers: Any) -> list[tuple[str, str]]:
+    return [(name, value) for name in headers for value in headers.get_list(name)]
+
+
+class _RawBody:
+    """A ``_Read`` sink that keeps a body as it came (still encoded), for
+    storage; past ``limit`` bytes it is refused, as the body would be."""
+
+    __slots__ = ("_limit", "_request", "chunks", "size")
+
+    def __init__(self, request: httpx.Request, limit: int | None) -> None:
+        self._request = request
+        self._limit = limit
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def feed(self, chunk: bytes) -> bool:
+        self.size += len(chunk)
+        if self._limit is not None and self.size > self._limit:
+            raise BodyTooLarge(self._request.method, self._request.url, self._limit)
+        self.chunks.append(chunk)
+        return True
+
+
+def _drained(stream: Iterator[bytes] | AsyncIterator[bytes] | None) -> bytes:
+    """A stored body, read (a sync storage's streams are sync iterators)."""
+    if stream is None:
+        return b""
+    assert isinstance(stream, Iterator)
+    return b"".join(stream)
+
+
+def _entries(storage: Any, key: str) -> list[Any]:
+    """The entries under ``key``, their bodies read (they are small: each
+    was read whole, under an endpoint's ``max_body_size``)."""
+    return [
+        replace(
+            entry,
+            response=replace(
+                entry.response, stream=iter([_drained(entry.response.stream)])
+            ),
+        )
+        for entry in storage.get_entries(key)
+    ]
+
+
+def _store(storage: Any, request: Any, response: Any, key: str) -> None:
+    entry = storage.create_entry(request, response, key)
+    _drained(entry.response.stream)  # saving as it is read
+
+
+# -- the cache --------------------------------------------------------------------
 
 
 class HttpCache:
-    """An RFC 9111 HTTP cache for a controller: hishel, on SQLite (a file,
+    """An RFC 9111 HTTP cache for controllers: hishel, on SQLite (a file,
     nothing to run) or on Redis (shared by processes on many machines).
 
     Give it to ``Controller(cache=...)`` or ``AsyncController(cache=...)``;
-    each client it is installed on gets storage of its own kind (sync or
-    async) on the same file or Redis, so many controllers, threads and
-    processes share the entries.
+    any number of controllers (sync and async), threads and processes may
+    share one, and share its entries.
     """
 
     def __init__(
         self,
         storage: Callable[[], hishel.BaseStorage],
-        async_storage: Callable[[], hishel.AsyncBaseStorage],
         *,
         where: str,
         locks: FillLocks,
+        fill_wait: float = 10.0,
         options: hishel.CacheOptions | None = None,
     ) -> None:
-        self._storage = storage
-        self._async_storage = async_storage
+        self._new_storage = storage
+        self._storage: hishel.BaseStorage | None = None
+        self._lock = threading.Lock()
+        self._users = 0
         self.where = where
         self.locks = locks
+        self.fill_wait = fill_wait
         # A private cache per identity: the key keeps identities apart.
         self.options: hishel.CacheOptions = (
             options if options is not None else {"shared": False}
@@ -297,21 +292,26 @@ class HttpCache:
         fill_wait: float = 10.0,
         **storage_options: Any,
     ) -> HttpCache:
-        """Entries in the SQLite file ``path`` (made if missing), and fill
-        locks in the folder ``path.locks`` beside it; ``storage_options`` go
-        to hishel's ``SqliteStorage`` (``max_size``, ``default_ttl``, ...).
+        """Entries in the SQLite file ``path`` (made if missing, with its
+        folders; readable by its owner alone), and fill locks in the folder
+        ``path.locks`` beside it; ``storage_options`` go to hishel's
+        ``SqliteStorage`` (``max_size``, ``default_ttl``, ...).
         ``fill_wait``: seconds a process waits for another that is filling
         the same entry before it goes to the server itself."""
         import hishel
 
         location = Path(path)
+
+        def storage() -> hishel.BaseStorage:
+            return hishel.SqliteStorage(
+                connection=_private_sqlite(location), **storage_options
+            )
+
         return cls(
-            lambda: hishel.SqliteStorage(database_path=location, **storage_options),
-            lambda: hishel.AsyncSqliteStorage(
-                database_path=location, **storage_options
-            ),
+            storage,
             where=f"sqlite:{location}",
-            locks=FileLocks(location.with_name(location.name + ".locks"), fill_wait),
+            locks=FileLocks(location.with_name(location.name + ".locks")),
+            fill_wait=fill_wait,
         )
 
     @classmethod
@@ -334,56 +334,170 @@ class HttpCache:
         miss, never a hung call)."""
         import hishel
         import redis as redis_module
-        import redis.asyncio
 
-        def sync_client() -> redis.Redis:
+        def client() -> redis.Redis:
             return redis_module.Redis.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout
             )
 
         return cls(
             lambda: hishel.RedisStorage(
-                sync_client(), key_prefix=key_prefix, **storage_options
-            ),
-            lambda: hishel.AsyncRedisStorage(
-                redis.asyncio.Redis.from_url(
-                    url, socket_timeout=timeout, socket_connect_timeout=timeout
-                ),
-                key_prefix=key_prefix,
-                **storage_options,
+                client=client(), key_prefix=key_prefix, **storage_options
             ),
             where=f"redis:{key_prefix}",
-            locks=RedisLocks(sync_client(), key_prefix, fill_wait, fill_lease),
+            locks=RedisLocks(client(), key_prefix, fill_lease),
+            fill_wait=fill_wait,
         )
 
-    def install(self, client: httpx.Client | httpx.AsyncClient) -> None:
-        """Put the cache in front of every transport of ``client`` (its
-        default one and its mounts, proxies included). Requests sent on
-        ``client`` without restwire's ticket pass by it."""
-        if getattr(client, "_restwire_cache", None) is not None:
-            raise ValueError(f"this client already has an HttpCache ({self.where})")
-        if isinstance(client, httpx.AsyncClient):
-            async_storage = self._async_storage()
+    # -- who uses it ---------------------------------------------------------------
 
-            def wrap_async(transport: Any) -> Any:
-                return _AsyncCached(transport, async_storage, self.options, self.locks)
+    def attach(self) -> None:
+        """A controller starts using the cache."""
+        with self._lock:
+            self._users += 1
 
-            wrap: Callable[[Any], Any] = wrap_async
-        else:
-            storage = self._storage()
+    def detach(self) -> None:
+        """A controller closed: the last one closes the storage (a later
+        user opens it again)."""
+        with self._lock:
+            self._users -= 1
+            storage = self._storage if self._users <= 0 else None
+            if storage is not None:
+                self._storage = None
+        if storage is not None:
+            storage.close()
 
-            def wrap_sync(transport: Any) -> Any:
-                return _Cached(transport, storage, self.options, self.locks)
+    def storage(self) -> hishel.BaseStorage:
+        with self._lock:
+            if self._storage is None:
+                self._storage = self._new_storage()
+            return self._storage
 
-            wrap = wrap_sync
-        # httpx keeps a client's transports in these two attributes (pinned,
-        # like _wire's use of httpx internals, by httpx<0.29).
-        client._transport = wrap(client._transport)
-        client._mounts = {
-            pattern: None if transport is None else wrap(transport)
-            for pattern, transport in client._mounts.items()
-        }
-        client._restwire_cache = self  # type: ignore[union-attr]
+    # -- one hop through it -----------------------------------------------------------
+
+    def exchange(
+        self,
+        request: httpx.Request,
+        ticket: Ticket,
+        send: Callable[[httpx.Request], Flow[httpx.Response]],
+        limit: int | None,
+        encoding: str,
+    ) -> Flow[httpx.Response]:
+        """The first hop of a call: answered from storage, revalidated, or
+        sent with ``send`` and stored, as RFC 9111 says; the response, with
+        its raw body in memory and ``extensions["caching"]`` telling what
+        the cache did."""
+        lease = None
+        if request.method in _FILLED:
+            lease = yield from self._fill_lock(ticket.key)
+        try:
+            response = yield from self._answer(request, ticket, send, limit, encoding)
+        except Exception:
+            if lease is not None:
+                yield _Unlease(lease)
+            raise
+        if lease is not None:
+            yield _Unlease(lease)
+        return response
+
+    def _fill_lock(self, key: str) -> Flow[Lease | None]:
+        """The fill lock of ``key``, waited for in short sleeps up to
+        ``fill_wait`` (then ``None``: the call goes on without it)."""
+        deadline = time.monotonic() + self.fill_wait
+        while True:
+            lease: Lease | None = yield _Lease(self.locks.try_acquire, (key,))
+            if lease is not None or time.monotonic() >= deadline:
+                return lease
+            yield Sleep(_POLL)
+
+    def _answer(
+        self,
+        request: httpx.Request,
+        ticket: Ticket,
+        send: Callable[[httpx.Request], Flow[httpx.Response]],
+        limit: int | None,
+        encoding: str,
+    ) -> Flow[httpx.Response]:
+        import hishel
+
+        started = time.perf_counter()
+        storage = yield Blocking(self.storage)
+        stored_request = _stored_request(request, ticket.marked)
+        key = ticket.key
+        state: Any = hishel.IdleClient(options=self.options)
+        revalidated = False
+        upstream: httpx.Response | None = None
+        raw = b""
+        while True:
+            if isinstance(state, hishel.IdleClient):
+                entries = yield Blocking(_entries, (storage, key))
+                state = state.next(stored_request, entries)
+            elif isinstance(state, hishel.CacheMiss | hishel.NeedRevalidation):
+                revalidated = isinstance(state, hishel.NeedRevalidation)
+                upstream = yield from send(
+                    _with_changes(request, state.request.headers)
+                )
+                sink = _RawBody(request, limit)
+                yield _Read(upstream, sink)
+                raw = b"".join(sink.chunks)
+                state = state.next(_stored_response(upstream, raw))
+            elif isinstance(state, hishel.StoreAndUse):
+                yield Blocking(_store, (storage, stored_request, state.response, key))
+                assert upstream is not None
+                return _live(
+                    request,
+                    upstream.status_code,
+                    upstream.headers.raw,
+                    raw,
+                    {"from_cache": False, "revalidated": revalidated, "stored": True},
+                    started,
+                    encoding,
+                )
+            elif isinstance(state, hishel.CouldNotBeStored):
+                assert upstream is not None
+                return _live(
+                    request,
+                    upstream.status_code,
+                    upstream.headers.raw,
+                    raw,
+                    {"from_cache": False, "revalidated": revalidated, "stored": False},
+                    started,
+                    encoding,
+                )
+            elif isinstance(state, hishel.FromCache):
+                entry = state.entry.response
+                return _live(
+                    request,
+                    entry.status_code,
+                    _headers_list(entry.headers),
+                    _drained(entry.stream),
+                    {"from_cache": True, "revalidated": revalidated, "stored": False},
+                    started,
+                    encoding,
+                )
+            elif isinstance(state, hishel.NeedToBeUpdated):
+                for updating in state.updating_entries:
+                    yield Blocking(
+                        storage.update_headers, (updating.id, updating.response.headers)
+                    )
+                state = state.next()
+            elif isinstance(state, hishel.InvalidateEntries):
+                for entry_id in state.entry_ids:
+                    yield Blocking(storage.remove_entry, (entry_id,))
+                state = state.next()
+            else:  # pragma: no cover - hishel's states are closed
+                raise TypeError(f"unknown cache state {state!r}")
 
     def __repr__(self) -> str:
         return f"HttpCache({self.where})"
+
+
+def _private_sqlite(path: Path) -> Any:
+    """A connection to the SQLite file at ``path`` (folders made), the file
+    readable and writable by its owner alone (SQLite gives its ``-wal`` and
+    ``-shm`` files the same mode)."""
+    import sqlite3
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    return sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)

@@ -7,9 +7,10 @@ that shares another's request in flight):
 
 | hook | when |
 |---|---|
-| ``on_call(controller, exchange)`` | before the chain runs |
+| ``on_call(controller, exchange)`` | when it is about to be sent (the chain has set it up) |
 | ``on_value(controller, exchange, value)`` | after it succeeded, with the value the caller gets |
 | ``on_error(controller, exchange, error)`` | after it raised a :class:`RestwireError`, before the caller sees it |
+| ``on_done(controller, exchange)`` | last, once, however a call that ``on_call`` saw ended: a value, an error, a cancellation |
 
 Logout, logging and metrics are managers, not edits to the controller
 (``exchange.state`` carries what a manager needs from one hook to the next,
@@ -26,19 +27,64 @@ from typing import Any, NamedTuple, Protocol
 from ._errors import NetworkError, RestwireError
 from ._exchange import Exchange
 
-__all__ = ["LogoutManager", "Manager", "ManagerHooks", "run_hooks"]
+__all__ = [
+    "CallManager",
+    "ControllerView",
+    "DoneManager",
+    "ErrorManager",
+    "LogoutManager",
+    "Manager",
+    "ManagerHooks",
+    "ValueManager",
+]
 
 logger = logging.getLogger("restwire")
 
 
-class Manager(Protocol):
-    """The hooks a manager may have (every one optional; see the module)."""
+class ControllerView(Protocol):
+    """What a manager may do with the controller that called it."""
+
+    def reset(self) -> None:
+        """Empty the store."""
+        ...
+
+    def invalidate(self, endpoint: Any, params: Any = None) -> None:
+        """Forget the stored results of one request."""
+        ...
+
+
+class CallManager(Protocol):
+    """A manager that hears of every call about to be sent."""
+
+    def on_call(self, controller: ControllerView, exchange: Exchange) -> object: ...
+
+
+class ValueManager(Protocol):
+    """A manager that hears of every value a sent call returns."""
+
+    def on_value(
+        self, controller: ControllerView, exchange: Exchange, value: Any
+    ) -> object: ...
+
+
+class ErrorManager(Protocol):
+    """A manager that hears of every error a sent call raises."""
 
     def on_error(
-        self, controller: Any, exchange: Exchange, error: RestwireError
-    ) -> None:
-        """React to an error a call of ``controller`` raised."""
-        ...
+        self, controller: ControllerView, exchange: Exchange, error: RestwireError
+    ) -> object: ...
+
+
+class DoneManager(Protocol):
+    """A manager that hears when a sent call ends, however it ends."""
+
+    def on_done(self, controller: ControllerView, exchange: Exchange) -> object: ...
+
+
+#: A manager: an object with one or more of the four hooks.
+Manager = CallManager | ValueManager | ErrorManager | DoneManager
+
+_HOOKS = ("on_call", "on_value", "on_error", "on_done")
 
 
 class ManagerHooks(NamedTuple):
@@ -47,10 +93,16 @@ class ManagerHooks(NamedTuple):
     on_call: tuple[Callable[[Any, Exchange], object], ...]
     on_value: tuple[Callable[[Any, Exchange, Any], object], ...]
     on_error: tuple[Callable[[Any, Exchange, RestwireError], object], ...]
+    on_done: tuple[Callable[[Any, Exchange], object], ...]
 
     @classmethod
-    def of(cls, managers: Iterable[object]) -> ManagerHooks:
+    def of(cls, managers: Iterable[Manager]) -> ManagerHooks:
         managers = tuple(managers)
+        for manager in managers:
+            if not any(hasattr(manager, hook) for hook in _HOOKS):
+                raise TypeError(
+                    f"{manager!r} is not a manager: it needs one of {', '.join(_HOOKS)}"
+                )
 
         def hooks(name: str) -> tuple[Any, ...]:
             return tuple(
@@ -59,7 +111,9 @@ class ManagerHooks(NamedTuple):
                 if (hook := getattr(manager, name, None)) is not None
             )
 
-        return cls(hooks("on_call"), hooks("on_value"), hooks("on_error"))
+        return cls(
+            hooks("on_call"), hooks("on_value"), hooks("on_error"), hooks("on_done")
+        )
 
 
 def run_hooks(hooks: tuple[Callable[..., object], ...], what: str, *args: Any) -> None:
@@ -77,7 +131,7 @@ def _unauthorized(error: RestwireError) -> bool:
     return isinstance(error, NetworkError) and error.status == 401
 
 
-def _reset(controller: Any) -> None:
+def _reset(controller: ControllerView) -> None:
     controller.reset()
 
 
@@ -92,13 +146,13 @@ class LogoutManager:
     def __init__(
         self,
         should_logout: Callable[[RestwireError], bool] | None = None,
-        handle_logout: Callable[[Any], Any] | None = None,
+        handle_logout: Callable[[ControllerView], object] | None = None,
     ) -> None:
         self.should_logout = should_logout or _unauthorized
         self.handle_logout = handle_logout or _reset
 
     def on_error(
-        self, controller: Any, exchange: Exchange, error: RestwireError
+        self, controller: ControllerView, exchange: Exchange, error: RestwireError
     ) -> None:
         if self.should_logout(error):
             self.handle_logout(controller)

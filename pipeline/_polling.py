@@ -2,9 +2,11 @@
 
 A poller fetches at once, then again each time the shortest interval any of
 its subscribers asked for has passed since the last fetch; it recomputes the
-wait whenever a subscriber comes or goes, and ends when the last one leaves.
-Its timing is written once, as a generator of :class:`Wait` and ``FETCH``
-steps; the sync controller runs it on a thread, the async one in a task.
+wait whenever a subscriber comes or goes, and ends when the last one leaves
+or the controller closes. Its timing is written once, as a generator of
+:class:`Wait` and ``FETCH`` steps; the sync controller runs it on a thread,
+the async one in a task. :class:`Pollers` is a controller's set of them,
+one per request key, identity and value shape.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from ._endpoint import RestEndpoint
 
-__all__ = ["FETCH", "Poller", "Subscription", "Wait"]
+__all__ = ["FETCH", "Poller", "Pollers", "Subscriber", "Subscription", "Wait"]
 
 Callback = Callable[[Any], Any]
 ErrorCallback = Callable[[Exception], Any]
@@ -36,7 +38,7 @@ _ids = count()
 
 
 @dataclass(frozen=True, slots=True)
-class _Subscriber:
+class Subscriber:
     frequency: float
     callback: Callback
     on_error: ErrorCallback | None
@@ -61,7 +63,7 @@ class Poller:
         self.endpoint = endpoint
         self.params = params
         self.clock = clock
-        self.subscribers: dict[int, _Subscriber] = {}
+        self.subscribers: dict[int, Subscriber] = {}
         self.lock = threading.Lock()
         self.stopped = False
         self.wake: Callable[[], None] = lambda: None
@@ -71,7 +73,7 @@ class Poller:
     ) -> int:
         with self.lock:
             ident = next(_ids)
-            self.subscribers[ident] = _Subscriber(frequency, callback, on_error)
+            self.subscribers[ident] = Subscriber(frequency, callback, on_error)
         self.wake()
         return ident
 
@@ -102,9 +104,71 @@ class Poller:
             last = self.clock()
             yield FETCH
 
-    def listeners(self) -> list[_Subscriber]:
+    def listeners(self) -> list[Subscriber]:
         with self.lock:
             return list(self.subscribers.values())
+
+
+class Pollers:
+    """A controller's pollers, by request key, identity and value shape:
+    subscribers share a poller only when all three are equal."""
+
+    def __init__(self) -> None:
+        self._pollers: dict[Hashable, Poller] = {}
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def add(
+        self,
+        key: Hashable,
+        make: Callable[[], Poller],
+        frequency: float,
+        callback: Callback,
+        on_error: ErrorCallback | None,
+    ) -> tuple[Subscription, Poller | None]:
+        """Subscribe to the poller of ``key`` (made with ``make`` if there is
+        none); the subscription, and the poller if it is new and needs
+        running."""
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("this controller is closed")
+            poller = self._pollers.get(key)
+            new = poller is None
+            if poller is None:
+                poller = self._pollers[key] = make()
+            ident = poller.add(frequency, callback, on_error)
+        return Subscription(poller, ident), poller if new else None
+
+    def done(self, poller: Poller) -> bool:
+        """True if ``poller`` may end (nobody listens); then it is forgotten."""
+        with self._lock:
+            if poller.interval() is not None:
+                return False
+            if self._pollers.get(poller.key) is poller:
+                del self._pollers[poller.key]
+            return True
+
+    def stop(self) -> None:
+        """Stop every poller at its next step; no new one starts."""
+        with self._lock:
+            self._stopped = True
+            pollers = list(self._pollers.values())
+            self._pollers.clear()
+        for poller in pollers:
+            with poller.lock:
+                poller.stopped = True
+            poller.wake()
+
+    def interval(self, request_key: str) -> float | None:
+        """The shortest interval any poller of ``request_key`` runs at."""
+        with self._lock:
+            intervals = [
+                interval
+                for poller in self._pollers.values()
+                if poller.request_key == request_key
+                and (interval := poller.interval()) is not None
+            ]
+        return min(intervals, default=None)
 
 
 class Subscription:

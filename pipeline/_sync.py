@@ -1,46 +1,35 @@
-"""Blocking I/O: the sync driver, and ``Controller``.
+"""The driver and the controller, blocking I/O: generated, do not edit.
 
-With ``_async`` beside it, the only code written for one kind of client.
-:func:`run_sync` runs a flow on an ``httpx.Client``: it performs each effect
-the flow yields with blocking calls, sends the result back, and throws any
-exception back in, so a middleware catches a failed send the same way under
-both drivers. If the flow is abandoned (the caller is interrupted), it closes
-the generator, closes a response being read, and releases every lock the
-flow still holds.
-
-``Controller`` has the surface ``AsyncController`` has, not awaited:
-
-| member | does |
-|---|---|
-| ``fetch(endpoint, params, body)`` | always sends; stores; returns the typed value |
-| ``get(endpoint, params)`` | the stored value while fresh, else a ``fetch`` (the seed's ``useSuspense``) |
-| ``fetch_response(...)`` | the raw ``httpx.Response`` after the same chain |
-| ``poll(endpoint, params)`` | an iterator of fresh values, ``poll_frequency`` apart |
-| ``paginate(endpoint, params)`` | an iterator of pages (or items), following ``rel="next"`` |
-| ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
-| ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
-
-and the members of :class:`~restwire._controller.BaseController`. Given no
-client, a controller makes one and closes it on ``close()`` or at the end of
-its ``with`` block; a client it was given stays open. Closing stops every
-poller.
+``.ci/unasync.py`` writes this file from ``_async.py``, the one source of
+both drivers, and the tests fail when the two differ: change ``_async.py``
+and run ``python .ci/unasync.py``. ``_async``'s docstring says what is here.
 """
 
 from __future__ import annotations
 
-import contextvars
+import functools
 import os
-import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar, cast, overload
+from typing import Any, Literal, Self, TypeVar, overload
 
 import httpx
 
-from ._chain import run_exchange
-from ._controller import GET, RAW, BaseController, Job, Params
+from ._adapter import Adapter
+from ._concurrency import (
+    Background,
+    Closing,
+    Event,
+    Waker,
+    acquire,
+    blocking,
+    call,
+    shielded,
+    sleep_or_close,
+)
+from ._controller import BaseController, Params, logger
 from ._download import Download, Progress, filename_from
 from ._effects import (
     Acquire,
@@ -49,24 +38,27 @@ from ._effects import (
     Effect,
     Flow,
     FlowLock,
+    Lease,
     Release,
     Sleep,
+    _Answer,
     _Await,
     _Close,
+    _Lease,
+    _Load,
     _Read,
     _Send,
-    blocking_result,
+    _Unlease,
     not_an_effect,
-    not_awaitable,
-    progress_report,
 )
 from ._endpoint import RestEndpoint
-from ._hops import cookie_scope
+from ._errors import ControllerClosed
 from ._http_cache import HttpCache
+from ._job import GET, RAW, Job
+from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._store import MISSING
-from ._wire import direct_transport, now, received
 
 __all__ = ["Controller", "run_sync"]
 
@@ -75,111 +67,128 @@ ValueT = TypeVar("ValueT")
 ItemT = TypeVar("ItemT")
 
 
-def _perform(effect: Effect, client: httpx.Client, held: list[FlowLock]) -> Any:
-    """Carry out one effect with blocking I/O."""
+class _Held:
+    """What a flow holds (locks, leases), given back when it ends."""
+
+    __slots__ = ("leases", "locks")
+
+    def __init__(self) -> None:
+        self.locks: list[FlowLock] = []
+        self.leases: list[Lease] = []
+
+
+def _perform(
+    effect: Effect, adapter: Adapter, closing: Closing, held: _Held, label: str
+) -> Any:
+    """Carry out one effect (``label`` names the call in an error)."""
     match effect:
         case _Send():
-            request = effect.request
-            transport = direct_transport(client, request, effect.with_client_auth)
-            if transport is None:
-                auth = httpx.USE_CLIENT_DEFAULT if effect.with_client_auth else None
-                with cookie_scope(client, effect.store_cookies):
-                    return client.send(
-                        request, stream=True, follow_redirects=False, auth=auth
-                    )
-            assert isinstance(transport, httpx.BaseTransport)
-            started = now()
-            try:
-                response = transport.handle_request(request)
-            except httpx.RequestError as error:
-                error.request = request  # as httpx's own send does
-                raise
-            return received(client, request, response, started, effect.store_cookies)
+            return adapter.send(
+                effect.request, effect.with_client_auth, effect.store_cookies
+            )
+        case _Load():
+            return adapter.load(effect.response, effect.reader)
         case _Read():
-            response, progress = effect.response, effect.progress
-            chunks = cast(Generator[bytes, None, None], response.iter_raw())
-            reported = False
-            try:
-                for chunk in chunks:
-                    if not effect.sink.feed(chunk):
-                        break
-                    if progress is not None:
-                        not_awaitable(progress, progress(*progress_report(response)))
-                        reported = True
-                if progress is not None and not reported:
-                    not_awaitable(progress, progress(*progress_report(response)))
-            finally:
-                chunks.close()
-                response.close()
-            return None
+            return adapter.read_into(effect.response, effect.sink, effect.progress)
         case _Close():
-            effect.response.close()
-            return None
+            return adapter.close(effect.response)
         case _Await():
-            effect.event.wait()
+            if not closing.is_set():
+                effect.event.wait()
             return None
         case Sleep():
-            time.sleep(max(effect.seconds, 0.0))
+            if sleep_or_close(closing, effect.seconds):
+                raise ControllerClosed(label)
             return None
         case Call():
-            return not_awaitable(effect.function, effect.function(*effect.args))
+            return call(effect.function, *effect.args)
         case Blocking():
-            return blocking_result(effect.function, effect.function(*effect.args))
+            return blocking(effect.function, *effect.args)
         case Acquire():
-            effect.lock.thread_lock.acquire()
-            held.append(effect.lock)
+            acquire(effect.lock)
+            held.locks.append(effect.lock)
             return None
         case Release():
-            held.remove(effect.lock)
+            held.locks.remove(effect.lock)
             effect.lock.thread_lock.release()
             return None
+        case _Lease():
+            with shielded():  # a lease taken is held, even if cancelled now
+                lease = blocking(effect.take, *effect.args)
+                if lease is not None:
+                    held.leases.append(lease)
+            return lease
+        case _Unlease():
+            held.leases.remove(effect.lease)
+            with shielded():
+                blocking(effect.lease.release)
+            return None
+        case _Answer():
+            raise TypeError("an answer ends a flow; it is not performed")
         case _:
             raise not_an_effect(effect)
 
 
-def run_sync(flow: Flow[T], client: httpx.Client) -> T:
-    """Run ``flow`` to its end with blocking I/O on ``client``; return its result."""
+def run_sync(
+    flow: Flow[T], adapter: Adapter, closing: Closing, label: str = ""
+) -> T | _Answer:
+    """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
+    ``label`` names the call in the errors the driver raises."""
     result: Any = None
     error: Exception | None = None
-    held: list[FlowLock] = []
+    held = _Held()
     try:
         while True:
             try:
                 effect = flow.send(result) if error is None else flow.throw(error)
             except StopIteration as stop:
                 return stop.value  # type: ignore[no-any-return]
+            if type(effect) is _Answer:
+                return effect
             result, error = None, None
             try:
-                result = _perform(effect, client, held)
+                result = _perform(effect, adapter, closing, held, label)
             except Exception as exc:
                 error = exc
     finally:
-        flow.close()
-        for lock in held:
-            lock.thread_lock.release()
+        try:
+            flow.close()
+        finally:
+            for lock in held.locks:
+                lock.thread_lock.release()
+            if held.leases:
+                with shielded():
+                    for lease in held.leases:
+                        blocking(lease.release)
 
 
-class Controller(BaseController[httpx.Client, threading.Event]):
-    """Makes calls with blocking I/O on an ``httpx.Client``; thread-safe."""
+class Controller(BaseController[httpx.Client, Event]):
+    """Makes calls on an ``httpx.Client`` (see the module).
+
+    ``subscribe`` runs pollers in the controller's task group, which exists
+    inside ``with Controller(...)``.
+    """
 
     def __init__(
         self,
         client: httpx.Client | None = None,
         *,
-        managers: Iterable[object] = (),
+        transport: httpx.BaseTransport | None = None,
+        managers: Iterable[Manager] = (),
         clock: Callable[[], float] = time.monotonic,
         cache: HttpCache | None = None,
     ) -> None:
-        super().__init__(client, httpx.Client, threading.Event, managers, clock, cache)
-        self._threads: dict[Poller, threading.Thread] = {}
-        self._closing = threading.Event()
+        adapter = Adapter.of(client, transport, asynchronous=False)
+        super().__init__(adapter, Event, managers, clock, cache)
+        self._closing = Closing()
+        self._background = Background()
 
     def fetch(
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
     ) -> ValueT:
         """Call ``endpoint`` and return its value, from the network (or from a
-        call of the same identity already in flight)."""
-        value: ValueT = self._send(self._job(endpoint, params, body))
+        job of the same identity already in flight)."""
+        value: ValueT = self._run(self._job(endpoint, params, body))
         return value
 
     def get(self, endpoint: RestEndpoint[ValueT], params: Params = None) -> ValueT:
@@ -188,14 +197,8 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         value: ValueT = self._from_store(endpoint, params)
         if value is not MISSING:
             return value
-        fetched: ValueT = self._send(self._job(endpoint, params, None, GET))
+        fetched: ValueT = self._run(self._job(endpoint, params, None, GET))
         return fetched
-
-    def _send(self, job: Job[threading.Event]) -> Any:
-        with self._settling(job) as settled:
-            response = run_sync(run_exchange(job.exchange, job), self._client)
-            settled.value = self._finish(job, response)
-        return settled.result()
 
     def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
@@ -207,8 +210,18 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         not followed (``follow_redirects=False``) is returned. A followed
         chain lists its hops in ``response.history``.
         """
-        response: httpx.Response = self._send(self._job(endpoint, params, body, RAW))
+        job = self._job(endpoint, params, body, RAW)
+        response: httpx.Response = self._run(job)
         return response
+
+    def _run(self, job: Job[Event]) -> Any:
+        with self._settling(job) as settled:
+            outcome = run_sync(self._flow(job), self._adapter, self._closing, job.label)
+            if isinstance(outcome, _Answer):
+                settled.answer = outcome
+            else:
+                settled.value = self._finish(job, outcome)
+        return settled.result()
 
     @overload
     def paginate(
@@ -268,11 +281,9 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         for page in range(1, max_pages + 1):
             job.exchange.page = page
             seen.add(str(job.exchange.url))
-            value = self._send(job)
-            if items:
-                yield from self._page_items(job, value)
-            else:
-                yield value
+            value = self._run(job)
+            for each in self._page_items(job, value) if items else (value,):
+                yield each
             following = self._next_page(job, seen, cross_origin)
             if following is None:
                 return
@@ -299,8 +310,10 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         target = Download(to)
         try:
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
-            response = self._send(job)
-            run_sync(target.save(response, progress), self._client)
+            response = self._run(job)
+            run_sync(
+                target.save(response, progress), self._adapter, self._closing, job.label
+            )
         except BaseException:
             target.discard()
             raise
@@ -321,7 +334,7 @@ class Controller(BaseController[httpx.Client, threading.Event]):
             started = self._clock()
             yield self.fetch(endpoint, params)
             remaining = started + interval - self._clock()
-            if remaining > 0 and self._closing.wait(remaining):
+            if sleep_or_close(self._closing, remaining):
                 return
 
     def subscribe(
@@ -334,61 +347,53 @@ class Controller(BaseController[httpx.Client, threading.Event]):
         on_error: ErrorCallback | None = None,
     ) -> Subscription:
         """Call ``callback(value)`` with a fresh value at once and every
-        ``frequency`` seconds, on a poller thread shared by every subscriber
-        to the same request (it polls at the shortest interval asked for)."""
-        if callback is None:
-            raise TypeError("subscribe() needs a callback")
-        seconds = self._frequency(endpoint, frequency)
-        identity = self._probe(endpoint, params)
-        with self._pollers_lock:
-            if self._closing.is_set():
-                raise RuntimeError("this controller is closed")
-            poller, new = self._poller(endpoint, params, identity)
-            ident = poller.add(seconds, callback, on_error)
-            if new:
-                # The poller fetches in the first subscriber's context: the
-                # one whose identity keys it (a token in a contextvar, say).
-                thread = threading.Thread(
-                    target=contextvars.copy_context().run,
-                    args=(self._run_poller, poller),
-                    name=f"restwire poll {poller.request_key}",
-                )
-                self._threads[poller] = thread
-                thread.start()
-        return Subscription(poller, ident)
+        ``frequency`` seconds, from one poller shared by every subscriber to
+        the same request and identity (it polls at the shortest interval
+        asked for). The poller fetches in the first subscriber's context."""
+        subscription, poller = self._subscribe(
+            endpoint, params, frequency, callback, on_error
+        )
+        if poller is not None:
+            self._background.start(
+                functools.partial(self._run_poller, poller),
+                name=f"restwire poll {poller.request_key}",
+            )
+        return subscription
 
     def _run_poller(self, poller: Poller) -> None:
-        wake = threading.Event()
-        poller.wake = wake.set
-        try:
-            while True:
-                for step in poller.steps():
-                    if isinstance(step, Wait):
-                        wake.wait(step.seconds)
-                        wake.clear()
-                        continue
+        waker = Waker()
+        poller.wake = waker.wake
+        while True:
+            for step in poller.steps():
+                if isinstance(step, Wait):
+                    waker.wait(step.seconds)
+                    continue
+                try:
+                    value = self.fetch(poller.endpoint, poller.params)
+                except Exception as error:
+                    deliveries = self._deliveries(poller, None, error)
+                else:
+                    deliveries = self._deliveries(poller, value, None)
+                for function, argument in deliveries:
                     try:
-                        value = self.fetch(poller.endpoint, poller.params)
-                    except Exception as error:
-                        self._deliver(poller, None, error)
-                    else:
-                        self._deliver(poller, value, None)
-                if self._poller_done(poller):
-                    return
-        finally:
-            self._threads.pop(poller, None)
+                        call(function, argument)
+                    except Exception:
+                        logger.exception("subscriber of %s failed", poller.request_key)
+            if self._pollers.done(poller):
+                return
 
     def close(self) -> None:
-        """Stop every poller, then close the client if this controller made it."""
+        """Stop every poller and poll, wake every wait, then close the client
+        if this controller made it."""
         self._closing.set()
-        self._stop_pollers()
-        for thread in list(self._threads.values()):
-            if thread is not threading.current_thread():
-                thread.join()
-        if self._owns_client:
+        self._stopping()
+        self._background.stop()
+        self._let_go()
+        if self._adapter.owned:
             self._client.close()
 
     def __enter__(self) -> Self:
+        self._background.__enter__()
         return self
 
     def __exit__(

@@ -1,9 +1,11 @@
 """The end of every chain: build the request, send it hop by hop, read, parse.
 
-A controller makes one :class:`Terminal` for its client and gives it to
-every chain it runs as the innermost step. It is the only code that sends:
-each hop goes out as a ``_Send`` effect after the credential policy
-(``_hops.HopPolicy``) has fitted it, so no middleware can send around it.
+A controller makes one :class:`Terminal` for its client (and its HTTP
+cache, if any) and gives it to every chain it runs as the innermost step.
+It is the only code that sends: each hop goes out as a ``_Send`` effect
+after the credential policy (``_hops.HopPolicy``) has fitted it, so no
+middleware can send around it. A call with a cache ticket sends its first
+hop through the cache (``_http_cache``), which may answer it from storage.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import Any
 
 import httpx
 
+from ._adapter import Adapter, build_request, redirect_request
 from ._content import BodyReader, Discard, body_arguments
-from ._effects import Flow, _Close, _Read, _Send
+from ._effects import Flow, _Close, _Load, _Read, _Send
 from ._errors import (
     BodyTooLarge,
     InvalidRequest,
@@ -26,10 +29,9 @@ from ._errors import (
     redact_url,
 )
 from ._exchange import Exchange
-from ._hops import HopPolicy, redirect_request, userinfo_as_basic
-from ._http_cache import CACHE_TICKET, Ticket, body_digest
+from ._hops import HopPolicy, userinfo_as_basic
+from ._http_cache import HttpCache, Ticket, body_digest, from_cache
 from ._unparsed import Unparsed
-from ._wire import build_request
 
 __all__ = ["UNCHANGED", "Terminal"]
 
@@ -47,12 +49,14 @@ UNCHANGED: object = _Unchanged()
 
 
 class Terminal:
-    """Sends an exchange on ``client``: the innermost step of a chain."""
+    """Sends an exchange through ``adapter`` (and ``cache``): the innermost
+    step of a chain."""
 
-    __slots__ = ("client",)
+    __slots__ = ("adapter", "cache")
 
-    def __init__(self, client: httpx.Client | httpx.AsyncClient) -> None:
-        self.client = client
+    def __init__(self, adapter: Adapter, cache: HttpCache | None = None) -> None:
+        self.adapter = adapter
+        self.cache = cache
 
     def __call__(
         self,
@@ -62,9 +66,9 @@ class Terminal:
     ) -> Flow[httpx.Response]:
         """Send the exchange's request, follow redirects, read and parse the body.
 
-        With ``ticket``, the first hop may be answered by the client's HTTP
-        cache (``_http_cache``); with ``unchanged`` too, a body the cache
-        gives whose digest is ``unchanged`` is not parsed: the value is
+        With ``ticket``, the first hop goes through the HTTP cache
+        (``_http_cache``); with ``unchanged`` too, a body the cache gives
+        whose digest is ``unchanged`` is not parsed: the value is
         :data:`UNCHANGED`, and the caller keeps what it has.
         """
         endpoint = exchange.endpoint
@@ -72,9 +76,7 @@ class Terminal:
         exchange.value = None
         exchange.hops = []
         request = self._first_request(exchange)
-        if ticket is not None:
-            request.extensions[CACHE_TICKET] = ticket
-        response = yield from self._follow(exchange, request)
+        response = yield from self._follow(exchange, request, ticket)
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
             yield from _read(response, endpoint.max_body_size)
@@ -86,7 +88,7 @@ class Terminal:
         if exchange.parse:
             if (
                 unchanged is not None
-                and _from_cache(response)
+                and from_cache(response)
                 and body_digest(response.content) == unchanged
             ):
                 exchange.value = UNCHANGED
@@ -109,50 +111,50 @@ class Terminal:
                 exchange.method,
                 headers.get("content-type"),
                 exchange.label,  # names the call in the body's errors
-                asynchronous=isinstance(self.client, httpx.AsyncClient),
+                asynchronous=self.adapter.asynchronous,
             )
             if content_type is not None and "content-type" not in headers:
                 headers["content-type"] = content_type
         url = userinfo_as_basic(exchange.url, headers)
         try:
             return build_request(
-                self.client, exchange.method, url, headers, endpoint.timeout, arguments
+                self.adapter.client,
+                exchange.method,
+                url,
+                headers,
+                endpoint.timeout,
+                arguments,
             )
         except httpx.InvalidURL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None
 
     def _follow(
-        self, exchange: Exchange, request: httpx.Request
+        self, exchange: Exchange, request: httpx.Request, ticket: Ticket | None
     ) -> Flow[httpx.Response]:
         endpoint = exchange.endpoint
         policy = HopPolicy(exchange.origin, exchange.credentials, exchange.sensitive)
-        jar = self.client.cookies
+        jar = self.adapter.client.cookies
         history: list[httpx.Response] = []
         redirects = 0
         while True:
             store_cookies = policy.prepare(request, jar)
             exchange.hops.append(request.url)
-            try:
-                response: httpx.Response = yield _Send(
+
+            def hop(
+                request: httpx.Request, store_cookies: bool = store_cookies
+            ) -> Flow[httpx.Response]:
+                return _send(request, policy.with_client_auth, store_cookies)
+
+            if ticket is not None and self.cache is not None and not history:
+                response = yield from self.cache.exchange(
                     request,
-                    with_client_auth=policy.with_client_auth,
-                    store_cookies=store_cookies,
+                    ticket,
+                    hop,
+                    endpoint.max_body_size,
+                    self.adapter.default_encoding,
                 )
-            except httpx.StreamConsumed:
-                raise RequestBodyError(
-                    f"{request.method} {redact_url(request.url)}: a redirect asked for "
-                    "the body again, but it was a one-shot iterator; send bytes to "
-                    "allow it"
-                ) from None
-            except httpx.RequestError as error:
-                raise TransportError(request.method, request.url, error) from error
-            except httpx.InvalidURL as error:
-                # httpx reads a redirect's Location while sending, and a Location
-                # such as "javascript:..." fails there, outside RequestError.
-                raise InvalidRequest(
-                    f"{request.method} {redact_url(request.url)}: the response's "
-                    f"Location is not a URL to follow ({error})"
-                ) from None
+            else:
+                response = yield from hop(request)
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug(
                     "%s %s -> %s",
@@ -171,24 +173,33 @@ class Terminal:
             yield from _discard(response)
             history.append(response)
             request = redirect_request(request, response)
-            if CACHE_TICKET in request.extensions:
-                # the ticket says who the first hop's caller is: later hops
-                # (another URL, maybe another origin) pass by the cache
-                request.extensions = {
-                    name: value
-                    for name, value in request.extensions.items()
-                    if name != CACHE_TICKET
-                }
             redirects += 1
 
 
-def _from_cache(response: httpx.Response) -> bool:
-    """Whether the HTTP cache answered with a body it holds (fresh, or
-    revalidated with a 304)."""
-    status = response.extensions.get("caching")
-    return isinstance(status, dict) and bool(
-        status.get("from_cache") or status.get("revalidated")
-    )
+def _send(
+    request: httpx.Request, with_client_auth: bool, store_cookies: bool
+) -> Flow[httpx.Response]:
+    """Send one hop; what can go wrong on the way, as restwire's errors."""
+    try:
+        response: httpx.Response = yield _Send(
+            request, with_client_auth=with_client_auth, store_cookies=store_cookies
+        )
+    except httpx.StreamConsumed:
+        raise RequestBodyError(
+            f"{request.method} {redact_url(request.url)}: a redirect asked for "
+            "the body again, but it was a one-shot iterator; send bytes to "
+            "allow it"
+        ) from None
+    except httpx.RequestError as error:
+        raise TransportError(request.method, request.url, error) from error
+    except httpx.InvalidURL as error:
+        # httpx reads a redirect's Location while sending, and a Location
+        # such as "javascript:..." fails there, outside RequestError.
+        raise InvalidRequest(
+            f"{request.method} {redact_url(request.url)}: the response's "
+            f"Location is not a URL to follow ({error})"
+        ) from None
+    return response
 
 
 #: A redirect body read (and dropped) to keep its connection: at most this.
@@ -207,18 +218,16 @@ def _read(response: httpx.Response, limit: int | None) -> Flow[None]:
         return
     reader = BodyReader(response, limit)
     declared = response.headers.get("content-length", "")
-    identity = reader.decoder.identity  # then the wire length is the body's
+    identity = reader.identity  # then the wire length is the body's
     if limit is not None and identity and declared.isdigit() and int(declared) > limit:
         yield _Close(response)  # refused before reading a byte of it
         request = response.request
         raise BodyTooLarge(request.method, request.url, limit)
     try:
-        yield _Read(response, reader)
-        body = reader.finish()
+        yield _Load(response, reader)
     except httpx.RequestError as error:
         request = response.request
         raise TransportError(request.method, request.url, error) from error
-    response._content = body
 
 
 def _discard(response: httpx.Response) -> Flow[None]:

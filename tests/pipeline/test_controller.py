@@ -535,11 +535,11 @@ def test_a_param_whose_text_can_change_is_never_remembered() -> None:
 
 
 def test_remembered_urls_are_bounded() -> None:
-    from restwire._controller import _CACHE_SIZE
+    from restwire._targets import _CACHE_SIZE
 
     items = RestEndpoint(url_prefix=API, path="/items/:id")
     with Controller() as controller:
         for number in range(_CACHE_SIZE + 10):
             assert controller.key(items, {"id": number}).endswith(f"/items/{number}")
-        assert len(controller._targets) <= _CACHE_SIZE
-        assert len(controller._parsed) <= _CACHE_SIZE
+        assert len(controller._targets._targets) <= _CACHE_SIZE
+        assert len(controller._targets._parsed) <= _CACHE_SIZE

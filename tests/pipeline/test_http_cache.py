@@ -218,13 +218,25 @@ async def test_requests_without_a_ticket_pass_by_the_cache(
     assert counting_server.counts["e:full"] == 4
 
 
-def test_a_client_takes_one_cache(tmp_path: Path) -> None:
-    cache = HttpCache.sqlite(tmp_path / "cache.db")
+async def test_one_cache_serves_both_kinds_of_controller_and_any_client(
+    cache: HttpCache, counting_server: CountingServer
+) -> None:
+    """The cache is a step of the call, not a part of a client: a sync and an
+    async controller, each on its own client, share its entries, and two
+    controllers on one client each use it."""
+    endpoint = resource(counting_server, "g", data_expiry_length=0)
     with httpx.Client() as client:
-        Controller(client, cache=cache)
-        with pytest.raises(ValueError, match="already has an HttpCache"):
-            Controller(client, cache=cache)
-    assert repr(cache) == f"HttpCache(sqlite:{tmp_path / 'cache.db'})"
+        first = Controller(client, cache=cache)
+        second = Controller(client, cache=cache)
+        assert first.fetch(endpoint, {"max_age": 60})["name"] == "g"
+        assert second.fetch(endpoint, {"max_age": 60})["name"] == "g"
+        first.close()
+        second.close()
+    async with AsyncController(cache=cache) as async_controller:
+        value = await async_controller.fetch(endpoint, {"max_age": 60})
+        assert value["name"] == "g"
+    assert counting_server.counts["g:full"] == 1
+    assert repr(cache).startswith("HttpCache(")
 
 
 async def test_a_redis_that_is_down_is_a_cache_miss_not_a_failed_call(

@@ -1,5 +1,7 @@
-"""``_wire``: the one-step request equals ``client.build_request``'s, and the
-direct send equals ``client.send``'s outcome, over a matrix of inputs."""
+"""``_adapter``: the one-step request equals ``client.build_request``'s, the
+direct send (a client restwire made) equals ``client.send``'s outcome, a
+body is read into ``response.content`` by public means, and a user's client
+is used as given."""
 
 from __future__ import annotations
 
@@ -11,14 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from restwire import Controller, RestEndpoint
-from restwire._wire import (
-    add_cookie_header,
-    build_request,
-    direct_transport,
-    now,
-    received,
-)
+from restwire import AsyncController, BodyTooLarge, Controller, RestEndpoint
+from restwire._adapter import Adapter, add_cookie_header, build_request
+from restwire._content import BodyReader
 from tests.conftest import SSL_CONTEXT
 
 URL = httpx.URL("https://api.example.com/items/1?b=2&a=1")
@@ -64,7 +61,7 @@ def described(request: httpx.Request) -> tuple[Any, ...]:
     )
 
 
-#: A body is sent with POST; a bodiless request (built by ``_wire`` without
+#: A body is sent with POST; a bodiless request (built by ``_adapter`` without
 #: ``httpx.Request``'s encoding) also with the methods httpx gives
 #: ``Content-Length: 0`` (PUT, lower-case patch) and those it does not.
 MATRIX = [
@@ -202,21 +199,22 @@ def answer(request: httpx.Request) -> httpx.Response:
     return httpx.Response(200, stream=httpx.ByteStream(b"plain"))
 
 
-def direct(client: httpx.Client, request: httpx.Request, store: bool) -> httpx.Response:
-    transport = direct_transport(client, request, with_client_auth=True)
-    assert isinstance(transport, httpx.BaseTransport)
-    started = now()
-    response = transport.handle_request(request)
-    return received(client, request, response, started, store)
+def made(cookies: dict[str, str] | None = None) -> Adapter:
+    """A client restwire makes itself, on a mock transport: sent on directly."""
+    adapter = Adapter.of(None, httpx.MockTransport(answer), asynchronous=False)
+    if cookies:
+        adapter.client.cookies = httpx.Cookies(cookies)
+    return adapter
 
 
 @pytest.mark.parametrize("path", ["/set", "/plain"])
 @pytest.mark.parametrize("store", [True, False])
 def test_the_direct_send_ends_as_client_send_does(path: str, store: bool) -> None:
-    ours = httpx.Client(transport=httpx.MockTransport(answer), cookies={"old": "1"})
+    ours = made({"old": "1"})
+    assert ours.transport is not None  # sent on directly
     theirs = httpx.Client(transport=httpx.MockTransport(answer), cookies={"old": "1"})
     url = f"https://api.example.com{path}"
-    mine = direct(ours, ours.build_request("GET", url), store)
+    mine = ours.send(ours.client.build_request("GET", url), True, store)
     sent = theirs.send(theirs.build_request("GET", url), stream=True)
     if not store:
         theirs.cookies.delete("fresh")  # what restwire's refusing scope leaves
@@ -229,16 +227,18 @@ def test_the_direct_send_ends_as_client_send_does(path: str, store: bool) -> Non
         sent.history,
     )
     assert mine.default_encoding == sent.default_encoding
-    assert mine.elapsed.total_seconds() >= 0  # bound: timed from the send
+    assert mine.elapsed.total_seconds() >= 0  # timed from the send to the close
     assert sent.elapsed.total_seconds() >= 0
-    assert dict(ours.cookies) == dict(theirs.cookies)
+    assert dict(ours.client.cookies) == dict(theirs.cookies)
 
 
 def test_the_direct_send_logs_as_httpx_does(caplog: pytest.LogCaptureFixture) -> None:
-    client = httpx.Client(transport=httpx.MockTransport(answer))
+    adapter = made()
     with caplog.at_level(logging.INFO, logger="httpx"):
-        direct(
-            client, client.build_request("GET", "https://api.example.com/plain"), True
+        adapter.send(
+            adapter.client.build_request("GET", "https://api.example.com/plain"),
+            True,
+            True,
         )
     assert caplog.messages == [
         'HTTP Request: GET https://api.example.com/plain "HTTP/1.1 200 OK"'
@@ -246,17 +246,27 @@ def test_the_direct_send_logs_as_httpx_does(caplog: pytest.LogCaptureFixture) ->
 
 
 def test_hooks_and_client_auth_go_through_client_send() -> None:
-    request = httpx.Request("GET", URL)
-    hooked = httpx.Client(event_hooks={"request": [lambda request: None]})
-    assert direct_transport(hooked, request, with_client_auth=True) is None
-    authed = httpx.Client(auth=("u", "p"))
-    assert direct_transport(authed, request, with_client_auth=True) is None
+    adapter = made()
+    assert adapter._direct(with_client_auth=True) is not None
+    adapter.client.event_hooks["request"].append(lambda request: None)
+    assert adapter._direct(with_client_auth=True) is None
+    adapter = made()
+    adapter.client.auth = ("u", "p")
+    assert adapter._direct(with_client_auth=True) is None
     # once a redirect has left the origin, the client's auth is not used
-    assert direct_transport(authed, request, with_client_auth=False) is not None
-    closed = httpx.Client()
-    closed.close()
+    assert adapter._direct(with_client_auth=False) is not None
+    assert isinstance(adapter.client, httpx.Client)
+    adapter.client.close()
     with pytest.raises(RuntimeError, match="client has been closed"):
-        direct_transport(closed, request, with_client_auth=True)
+        adapter._direct(with_client_auth=False)
+
+
+def test_a_given_client_is_always_sent_on_as_given() -> None:
+    client = httpx.Client(transport=httpx.MockTransport(answer))
+    adapter = Adapter.of(client, None, asynchronous=False)
+    assert adapter.transport is None
+    assert not adapter.owned
+    assert adapter._direct(with_client_auth=True) is None
 
 
 def test_a_hook_added_later_is_run() -> None:
@@ -272,9 +282,108 @@ def test_a_hook_added_later_is_run() -> None:
     assert seen == ["https://api.example.com/plain"]
 
 
-def test_a_request_without_a_timeout_gets_the_clients_as_client_send_gives_it() -> None:
-    client = httpx.Client(timeout=httpx.Timeout(2.5))
-    request = httpx.Request("GET", URL)  # no extensions: not from build_request
-    assert "timeout" not in request.extensions
-    direct_transport(client, request, with_client_auth=True)
-    assert request.extensions["timeout"] == httpx.Timeout(2.5).as_dict()
+def test_a_hook_on_a_client_restwire_made_is_run_too() -> None:
+    seen: list[str] = []
+    with Controller(transport=httpx.MockTransport(answer)) as controller:
+        plain = RestEndpoint(
+            url_prefix="https://api.example.com", path="/plain", content="text"
+        )
+        assert controller.fetch(plain) == "plain"
+        controller.client.event_hooks["request"].append(
+            lambda request: seen.append(str(request.url))
+        )
+        assert controller.fetch(plain) == "plain"
+    assert seen == ["https://api.example.com/plain"]
+
+
+def client_state(client: httpx.Client | httpx.AsyncClient) -> dict[str, Any]:
+    """Everything of a client restwire could change: its attributes (the
+    transports and mounts among them), headers, cookie jar. (Its state
+    changes from "unopened" to "opened" by httpx's own first send.)"""
+    return {
+        "attributes": {
+            name: id(value) for name, value in vars(client).items() if name != "_state"
+        },
+        "names": sorted(vars(client)),
+        "headers": client.headers.raw,
+        "cookies": [(c.domain, c.name, c.value) for c in client.cookies.jar],
+        "hooks": {kind: list(hooks) for kind, hooks in client.event_hooks.items()},
+    }
+
+
+def test_a_given_client_is_never_modified(tmp_path: Any) -> None:
+    """A user's client after calls, a cache, redirects and a close is the
+    client it was: the same transport, mounts, state and attributes."""
+    from restwire import HttpCache
+
+    client = httpx.Client(
+        transport=httpx.MockTransport(answer), headers={"X-Mine": "1"}
+    )
+    before = client_state(client)
+    with Controller(client, cache=HttpCache.sqlite(tmp_path / "c.db")) as controller:
+        plain = RestEndpoint(
+            url_prefix="https://api.example.com", path="/plain", content="text"
+        )
+        assert controller.fetch(plain) == "plain"
+        assert controller.get(plain) == "plain"
+    assert client_state(client) == before
+    assert not client.is_closed  # a client the user gave stays open
+
+
+@pytest.mark.anyio
+async def test_a_given_async_client_is_never_modified() -> None:
+    async def answer_async(request: httpx.Request) -> httpx.Response:
+        return answer(request)
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer_async))
+    before = client_state(client)
+    async with AsyncController(client) as controller:
+        plain = RestEndpoint(
+            url_prefix="https://api.example.com", path="/plain", content="text"
+        )
+        assert await controller.fetch(plain) == "plain"
+    assert client_state(client) == before
+    assert not client.is_closed
+    await client.aclose()
+
+
+def test_a_client_of_the_wrong_kind_names_the_controller_to_use() -> None:
+    with pytest.raises(
+        TypeError, match=r"httpx.AsyncClient; for that client use AsyncController"
+    ):
+        Controller(httpx.AsyncClient())  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError, match=r"httpx.Client; for that client use Controller"
+    ):
+        AsyncController(httpx.Client())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a client or a transport, not both"):
+        Controller(httpx.Client(), transport=httpx.MockTransport(answer))
+
+
+def gzipped(body: bytes) -> httpx.Response:
+    import gzip
+
+    return httpx.Response(
+        200,
+        headers={"content-encoding": "gzip", "content-type": "application/json"},
+        stream=httpx.ByteStream(gzip.compress(body)),
+        request=httpx.Request("GET", URL),
+    )
+
+
+def test_a_body_is_loaded_decoded_by_restwire_and_its_headers_kept() -> None:
+    response = gzipped(b'{"a": 1}')
+    raw = list(response.headers.raw)
+    Adapter.load(response, BodyReader(response, limit=100))
+    assert response.content == b'{"a": 1}'  # decoded once, not twice
+    assert response.json() == {"a": 1}
+    assert response.headers.raw == raw  # Content-Encoding still says gzip
+    assert response.is_closed
+
+
+def test_the_limit_counts_decoded_bytes() -> None:
+    response = gzipped(b"x" * 10_000)  # a few dozen bytes on the wire
+    with pytest.raises(BodyTooLarge):
+        Adapter.load(response, BodyReader(response, limit=1_000))
+    assert response.is_closed
+    assert response.headers["content-encoding"] == "gzip"

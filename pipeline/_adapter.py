@@ -1,0 +1,655 @@
+"""Every contact restwire has with the HTTP library, in one module.
+
+Only public names of httpx are used, and a client a user gives is used as
+given: restwire never replaces its transports, mounts or state. (One
+exception, behaviour-neutral: the first time a hop must refuse the cookies
+it is set, the jar is given a cookie policy that defers to its own policy in
+everything, and refuses only inside restwire's refusing hops; see
+:func:`cookie_scope`.)
+
+| what | here |
+|---|---|
+| a controller's client, and how a hop reaches it | :class:`Adapter`: ``send`` / ``asend`` |
+| the request of a call's first hop | :func:`build_request` |
+| the request of a redirect's next hop | :func:`redirect_request` |
+| reading a body | ``load`` / ``aload`` (whole, decoded, into ``response.content``), ``read_into`` / ``aread_into`` (raw chunks into a sink), ``close`` / ``aclose`` |
+| cookies | :func:`add_cookie_header`, :func:`cookie_for`, :func:`cookie_scope` |
+
+**Two ways to send.** A client the user gives is sent on with
+``client.send``: its auth, event hooks and cookie jar do what the user set
+them up to do. A client restwire makes for itself (``Controller()``, or
+``Controller(transport=...)``) is sent on straight through the transport
+restwire made it with, doing what ``client.send`` would do to the response
+(timing, cookies, encoding, httpx's log line) and skipping what a single
+hop without auth or hooks does not need: about 50 us a call. If such a
+client is given ``auth`` or event hooks later, or proxies come from the
+environment, its hops go through ``client.send`` too.
+
+Sync and async members come in pairs (``send`` / ``asend``, as httpx has
+``read`` / ``aread``); the driver calls the async member, and the generated
+sync driver the other.
+"""
+
+from __future__ import annotations
+
+import datetime
+import http.cookiejar
+import logging
+import time
+import urllib.request
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import ContextVar
+from typing import Any, cast
+
+import httpx
+
+from ._concurrency import acall, call
+from ._effects import Progress, Reader, Sink
+from ._errors import InvalidRequest, TransportError, redact_url
+
+__all__ = [
+    "Adapter",
+    "add_cookie_header",
+    "build_request",
+    "cookie_for",
+    "cookie_scope",
+    "progress_report",
+    "redirect_request",
+]
+
+_httpx_logger = logging.getLogger("httpx")
+
+Client = httpx.Client | httpx.AsyncClient
+
+
+class Adapter:
+    """A controller's HTTP client, and the way each hop reaches it.
+
+    ``transport``: the transport restwire made ``client`` with, for a client
+    restwire made itself (``None`` for a client the user gave): hops that
+    need neither the client's auth nor its hooks are sent on it directly.
+    """
+
+    __slots__ = ("client", "default_encoding", "owned", "transport")
+
+    def __init__(
+        self,
+        client: Client,
+        transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = None,
+        *,
+        owned: bool = False,
+    ) -> None:
+        self.client = client
+        self.transport = transport
+        #: Whether restwire made the client (and so closes it).
+        self.owned = owned
+        #: The text encoding of a response whose content type names none; a
+        #: client's own (private) setting is learnt from the responses it sends.
+        self.default_encoding: str = "utf-8"
+
+    @classmethod
+    def of(
+        cls, client: Client | None, transport: Any, *, asynchronous: bool
+    ) -> Adapter:
+        """The adapter of a controller given ``client`` (used as given) or
+        ``transport`` (restwire makes the client on it; neither: on httpx's
+        own transport)."""
+        controller = "AsyncController" if asynchronous else "Controller"
+        if client is not None:
+            if transport is not None:
+                raise TypeError(
+                    f"{controller}() takes a client or a transport, not both: "
+                    "give the transport to your client instead"
+                )
+            kind = httpx.AsyncClient if asynchronous else httpx.Client
+            if not isinstance(client, kind):
+                other = "Controller" if asynchronous else "AsyncController"
+                raise TypeError(
+                    f"{controller} sends on an httpx.{kind.__name__}, not "
+                    f"{type(client).__module__}.{type(client).__qualname__}; "
+                    f"for that client use {other}"
+                )
+            return cls(client)
+        if asynchronous:
+            transport = transport or httpx.AsyncHTTPTransport()
+            made: Client = httpx.AsyncClient(transport=transport)
+        else:
+            transport = transport or httpx.HTTPTransport()
+            made = httpx.Client(transport=transport)
+        # Proxies from the environment are mounts httpx chooses by URL: such
+        # a client's hops all go through it.
+        direct = None if urllib.request.getproxies() else transport
+        return cls(made, direct, owned=True)
+
+    @property
+    def asynchronous(self) -> bool:
+        return isinstance(self.client, httpx.AsyncClient)
+
+    def _direct(self, with_client_auth: bool) -> Any:
+        """The transport to send a hop on directly, or ``None`` for
+        ``client.send`` (a client the user gave, or one with hooks or, for
+        this hop, auth)."""
+        transport = self.transport
+        if transport is None:
+            return None
+        client = self.client
+        hooks = client.event_hooks
+        if hooks["request"] or hooks["response"]:
+            return None
+        if with_client_auth and client.auth is not None:
+            return None
+        if client.is_closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        return transport
+
+    def send(
+        self, request: httpx.Request, with_client_auth: bool, store_cookies: bool
+    ) -> httpx.Response:
+        """Send one hop (redirects not followed); the response, body unread."""
+        client = self.client
+        assert isinstance(client, httpx.Client)
+        transport = self._direct(with_client_auth)
+        if transport is None:
+            auth = httpx.USE_CLIENT_DEFAULT if with_client_auth else None
+            with cookie_scope(client, store_cookies):
+                response = client.send(
+                    request, stream=True, follow_redirects=False, auth=auth
+                )
+            self.default_encoding = _encoding_of(response)
+            return response
+        started = time.perf_counter()
+        try:
+            response = transport.handle_request(request)
+        except httpx.RequestError as error:
+            error.request = request  # as httpx's own send does
+            raise
+        return self._received(request, response, started, store_cookies)
+
+    async def asend(
+        self, request: httpx.Request, with_client_auth: bool, store_cookies: bool
+    ) -> httpx.Response:
+        """Send one hop (redirects not followed); the response, body unread."""
+        client = self.client
+        assert isinstance(client, httpx.AsyncClient)
+        transport = self._direct(with_client_auth)
+        if transport is None:
+            auth = httpx.USE_CLIENT_DEFAULT if with_client_auth else None
+            with cookie_scope(client, store_cookies):
+                response = await client.send(
+                    request, stream=True, follow_redirects=False, auth=auth
+                )
+            self.default_encoding = _encoding_of(response)
+            return response
+        started = time.perf_counter()
+        try:
+            response = await transport.handle_async_request(request)
+        except httpx.RequestError as error:
+            error.request = request
+            raise
+        return self._received(request, response, started, store_cookies)
+
+    def _received(
+        self,
+        request: httpx.Request,
+        response: httpx.Response,
+        started: float,
+        store_cookies: bool,
+    ) -> httpx.Response:
+        """``response`` as ``client.send(..., stream=True)`` returns it: its
+        request set, ``elapsed`` timed to its close, cookies handed to the
+        jar (only a response that sets one changes a jar), default encoding
+        set, logged as httpx logs."""
+        response.request = request
+        response.stream = _Timed(response.stream, response, started)
+        headers = response.headers
+        if store_cookies and ("set-cookie" in headers or "set-cookie2" in headers):
+            self.client.cookies.extract_cookies(response)
+        response.default_encoding = self.default_encoding
+        if _httpx_logger.isEnabledFor(logging.INFO):
+            _httpx_logger.info(
+                'HTTP Request: %s %s "%s %d %s"',
+                request.method,
+                request.url,
+                response.http_version,
+                response.status_code,
+                response.reason_phrase,
+            )
+        return response
+
+    # -- reading bodies ------------------------------------------------------------
+
+    @staticmethod
+    def load(response: httpx.Response, reader: Reader) -> None:
+        """Read the whole body, decoded by ``reader``, into ``response.content``."""
+        with _Decoding(response, reader):
+            try:
+                response.read()
+            finally:
+                response.close()
+
+    @staticmethod
+    async def aload(response: httpx.Response, reader: Reader) -> None:
+        """Read the whole body, decoded by ``reader``, into ``response.content``."""
+        with _Decoding(response, reader):
+            try:
+                await response.aread()
+            finally:
+                await response.aclose()
+
+    @staticmethod
+    def read_into(
+        response: httpx.Response, sink: Sink, progress: Progress | None
+    ) -> None:
+        """Feed the raw body to ``sink`` until it ends or the sink stops;
+        close the response."""
+        chunks = response.iter_raw()
+        reported = False
+        try:
+            for chunk in chunks:
+                if not sink.feed(chunk):
+                    break
+                if progress is not None:
+                    call(progress, *progress_report(response))
+                    reported = True
+            if progress is not None and not reported:
+                call(progress, *progress_report(response))
+        finally:
+            chunks.close()  # type: ignore[attr-defined]
+            response.close()
+
+    @staticmethod
+    async def aread_into(
+        response: httpx.Response, sink: Sink, progress: Progress | None
+    ) -> None:
+        """Feed the raw body to ``sink`` until it ends or the sink stops;
+        close the response."""
+        chunks = response.aiter_raw()
+        reported = False
+        try:
+            async for chunk in chunks:
+                if not sink.feed(chunk):
+                    break
+                if progress is not None:
+                    await acall(progress, *progress_report(response))
+                    reported = True
+            if progress is not None and not reported:
+                await acall(progress, *progress_report(response))
+        finally:
+            await chunks.aclose()  # type: ignore[attr-defined]
+            await response.aclose()
+
+    @staticmethod
+    def close(response: httpx.Response) -> None:
+        response.close()
+
+    @staticmethod
+    async def aclose(response: httpx.Response) -> None:
+        await response.aclose()
+
+
+def _encoding_of(response: httpx.Response) -> str:
+    encoding = response.default_encoding
+    return encoding if isinstance(encoding, str) else "utf-8"
+
+
+def progress_report(response: httpx.Response) -> tuple[int, int | None]:
+    """Bytes of ``response`` received so far and, if the server said, how
+    many in all."""
+    length = response.headers.get("content-length")
+    total = int(length) if length and length.isdigit() else None
+    return response.num_bytes_downloaded, total
+
+
+class _Timed(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A response's stream that sets ``response.elapsed`` when it closes,
+    as a client's own send does (the response held weakly: no cycle)."""
+
+    __slots__ = ("_inner", "_response", "_started")
+
+    def __init__(self, inner: Any, response: httpx.Response, started: float) -> None:
+        self._inner = inner
+        self._response = weakref.ref(response)
+        self._started = started
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._inner
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            yield chunk
+
+    def _timed(self) -> None:
+        response = self._response()
+        if response is not None:
+            elapsed = time.perf_counter() - self._started
+            response.elapsed = datetime.timedelta(seconds=elapsed)
+
+    def close(self) -> None:
+        self._timed()
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        self._timed()
+        await self._inner.aclose()
+
+
+class _Decoded(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A response's stream as ``reader`` decodes it."""
+
+    __slots__ = ("_inner", "_reader")
+
+    def __init__(self, inner: Any, reader: Reader) -> None:
+        self._inner = inner
+        self._reader = reader
+
+    def __iter__(self) -> Iterator[bytes]:
+        reader = self._reader
+        for chunk in self._inner:
+            yield from reader.pieces(chunk)
+        yield from reader.rest()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        reader = self._reader
+        async for chunk in self._inner:
+            for piece in reader.pieces(chunk):
+                yield piece
+        for piece in reader.rest():
+            yield piece
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Decoding:
+    """Within it, ``response`` reads through ``reader``: its stream decoded
+    by restwire, and, when there is a coding to undo, its
+    ``Content-Encoding`` hidden so httpx does not undo it a second time."""
+
+    __slots__ = ("_reader", "_response", "_saved")
+
+    def __init__(self, response: httpx.Response, reader: Reader) -> None:
+        self._response = response
+        self._reader = reader
+        self._saved: httpx.Headers | None = None
+
+    def __enter__(self) -> None:
+        response = self._response
+        response.stream = _Decoded(response.stream, self._reader)
+        if not self._reader.identity:
+            self._saved = headers = response.headers
+            response.headers = httpx.Headers(
+                [(n, v) for n, v in headers.raw if n.lower() != b"content-encoding"]
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            self._response.headers = self._saved
+
+
+# -- requests ------------------------------------------------------------------------
+
+#: The body of every bodiless request: a stream of no bytes, which both kinds
+#: of client read, and which nothing changes (shared, as an immutable value).
+_EMPTY = httpx.ByteStream(b"")
+#: The methods httpx gives ``Content-Length: 0`` when they carry no body.
+_EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
+_LENGTH_NAMES = frozenset({b"content-length", b"transfer-encoding"})
+
+
+def build_request(
+    client: Client,
+    method: str,
+    url: httpx.URL,
+    headers: httpx.Headers,
+    timeout: httpx.Timeout | None,
+    arguments: dict[str, Any],
+) -> httpx.Request:
+    """The request ``client.build_request`` would make for the absolute
+    ``url``: the client's headers the call does not set, then the call's,
+    the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
+    the methods that take one), the jar's ``Cookie``, the timeout."""
+    if client.params:
+        return client.build_request(
+            method,
+            url,
+            headers=headers,
+            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+            **arguments,
+        )
+    extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
+    jar = client.cookies.jar
+    # One header list: the client's headers the call does not set, then the
+    # call's (as ``Headers.update`` orders them), normalized once.
+    own = headers.raw
+    names = {name.lower() for name, _ in own}
+    items = [
+        (name, value) for name, value in client.headers.raw if name.lower() not in names
+    ]
+    items.extend(own)
+    if arguments:
+        # The jar itself: httpx wraps a CookieJar without copying it, adds
+        # its Cookie before the body's headers, and skips an empty one.
+        return httpx.Request(
+            method, url, headers=items, cookies=jar, extensions=extensions, **arguments
+        )
+    # Without a body, httpx.Request would normalize every header twice more
+    # (its _prepare); given a stream, it takes the headers as they are, so
+    # the auto headers go in front here, as it orders them.
+    names.update(name.lower() for name, _ in items)
+    auto: list[tuple[bytes, bytes]] = []
+    if b"host" not in names and url.host:
+        auto.append((b"Host", url.netloc))
+    method = method.upper()
+    if method in _EMPTY_BODY_LENGTH and names.isdisjoint(_LENGTH_NAMES):
+        auto.append((b"Content-Length", b"0"))
+    request = httpx.Request(
+        method, url, headers=auto + items, stream=_EMPTY, extensions=extensions
+    )
+    request.read()
+    if len(jar):
+        add_cookie_header(jar, request)
+    return request
+
+
+# -- redirects -------------------------------------------------------------------------
+
+_BODY_HEADERS = ("content-length", "content-type", "transfer-encoding")
+
+
+def _redirect_method(request: httpx.Request, status: int) -> str:
+    method = request.method
+    if status == httpx.codes.SEE_OTHER and method != "HEAD":
+        return "GET"
+    if status == httpx.codes.FOUND and method != "HEAD":
+        return "GET"
+    if status == httpx.codes.MOVED_PERMANENTLY and method == "POST":
+        return "GET"
+    return method
+
+
+def _location(request: httpx.Request, response: httpx.Response) -> httpx.URL:
+    location = response.headers["location"]
+    try:
+        url = request.url.join(location)
+    except httpx.InvalidURL as error:
+        # The server broke the protocol: the error httpx's own redirect
+        # handling raises, so the call ends the same whichever way it was sent.
+        cause = httpx.RemoteProtocolError(
+            f"Invalid URL in location header: {error}.", request=request
+        )
+        raise TransportError(request.method, request.url, cause) from cause
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InvalidRequest(
+            f"{request.method} {redact_url(request.url)}: redirect to "
+            f"{redact_url(url)!r}, which is not an http(s) URL"
+        )
+    if request.url.fragment and not url.fragment:
+        url = url.copy_with(fragment=request.url.fragment)
+    return url
+
+
+def redirect_request(request: httpx.Request, response: httpx.Response) -> httpx.Request:
+    """The request that follows ``response``'s redirect, built as browsers and
+    httpx build it (303 becomes GET except for HEAD, 301 and 302 turn a POST
+    into a GET, 307 and 308 keep method and body), its ``Cookie`` header
+    dropped to be worked out again for the new URL. Which other credentials
+    it carries is the credential policy's to decide (``_hops``).
+
+    A ``Location`` that is not an http(s) URL is an error, never followed.
+    A 307 or 308 after a one-shot (iterator) body cannot send it again:
+    httpx raises ``StreamConsumed``, which the terminal reports as a
+    ``RequestBodyError``.
+    """
+    method = _redirect_method(request, response.status_code)
+    url = _location(request, response)
+    headers = httpx.Headers(request.headers)
+    headers["host"] = url.netloc.decode("ascii")
+    headers.pop("cookie", None)
+    stream: httpx.SyncByteStream | httpx.AsyncByteStream | None = request.stream
+    if method != request.method and method == "GET":
+        stream = None
+        for name in _BODY_HEADERS:
+            headers.pop(name, None)
+    return httpx.Request(
+        method, url, headers=headers, stream=stream, extensions=request.extensions
+    )
+
+
+# -- cookies -------------------------------------------------------------------------
+
+#: The request headers ``CookieJar.add_cookie_header`` reads, as ``urllib``
+#: spells them.
+_JAR_READS = (("host", "Host"), ("cookie", "Cookie"), ("cookie2", "Cookie2"))
+
+
+class _JarRequest(urllib.request.Request):
+    """``request`` as ``http.cookiejar`` reads it: its URL, method, and the
+    headers the jar's policy consults; the ``Cookie`` header the jar adds
+    goes onto ``request``. (httpx's own wrapper copies every header into a
+    dict first, each by a look-up that scans the list.)"""
+
+    def __init__(self, request: httpx.Request) -> None:
+        headers = request.headers
+        super().__init__(
+            url=str(request.url),
+            headers={
+                spelt: headers[name] for name, spelt in _JAR_READS if name in headers
+            },
+            method=request.method,
+        )
+        self.request = request
+
+    def add_unredirected_header(self, key: str, val: str) -> None:
+        super().add_unredirected_header(key, val)
+        self.request.headers[key] = val
+
+
+def add_cookie_header(jar: http.cookiejar.CookieJar, request: httpx.Request) -> None:
+    """Add the ``Cookie`` header ``jar`` holds for ``request``, exactly as
+    ``httpx.Cookies(jar).set_cookie_header(request)`` does."""
+    jar.add_cookie_header(_JarRequest(request))
+
+
+def _domain_rank(cookie_domain: str, host: str) -> int:
+    """2 for the host's own cookie, 1 for a parent domain's, 0 for a cookie
+    set with no domain (it matches anywhere), -1 for no match."""
+    if not cookie_domain:
+        return 0
+    hosts = (host, f"{host}.local") if "." not in host else (host,)
+    if cookie_domain in hosts:
+        return 2
+    if cookie_domain.startswith(".") and any(
+        name == cookie_domain[1:] or name.endswith(cookie_domain) for name in hosts
+    ):
+        return 1
+    return -1
+
+
+def cookie_for(cookies: httpx.Cookies, name: str, url: httpx.URL) -> str | None:
+    """The value of the cookie ``name`` that most specifically matches ``url``.
+
+    Domain, path, expiry and ``Secure`` rules apply; of several matches the
+    one for this very host wins over a parent domain's, and that over one
+    set with no domain, then the longest path: the cookie a server reads.
+    """
+    best: tuple[int, int] | None = None
+    value: str | None = None
+    path = url.path or "/"
+    for cookie in cookies.jar:
+        if cookie.name != name or cookie.value is None or cookie.is_expired():
+            continue
+        if cookie.secure and url.scheme != "https":
+            continue
+        rank = _domain_rank(cookie.domain, url.host)
+        if rank < 0 or not path.startswith(cookie.path or "/"):
+            continue
+        if best is None or (rank, len(cookie.path)) > best:
+            best, value = (rank, len(cookie.path)), cookie.value.strip('"')
+    return value or None
+
+
+# A client stores every Set-Cookie of every response it receives. A hop that
+# may not store cookies (credentials "omit", or past a redirect to another
+# origin) is sent with this variable off, and the jar's policy, wrapped once
+# by one that asks it, refuses the cookie. Code using the same client outside
+# restwire runs with it on and sees no change.
+_storing_allowed: ContextVar[bool] = ContextVar(
+    "restwire_storing_cookies", default=True
+)
+
+
+class _ScopedPolicy:
+    """A cookie policy that defers to the jar's own, unless storing is off."""
+
+    def __init__(self, inner: http.cookiejar.CookiePolicy) -> None:
+        self.__dict__["_inner"] = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # CookieJar writes the current time onto its policy (``_now``).
+        setattr(self._inner, name, value)
+
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return _storing_allowed.get() and bool(self._inner.set_ok(cookie, request))
+
+
+def _install(jar: http.cookiejar.CookieJar) -> None:
+    # The jar's policy is the standard library's ``CookieJar._policy`` (it
+    # has no getter): read once, to defer to it.
+    current = getattr(jar, "_policy", None)
+    if isinstance(current, _ScopedPolicy):
+        return
+    inner = current if current is not None else http.cookiejar.DefaultCookiePolicy()
+    jar.set_policy(cast(http.cookiejar.CookiePolicy, _ScopedPolicy(inner)))
+
+
+class _Refusing:
+    """The scope of a hop that may not store cookies."""
+
+    __slots__ = ("_token",)
+
+    def __init__(self, client: Client) -> None:
+        _install(client.cookies.jar)
+
+    def __enter__(self) -> None:
+        self._token = _storing_allowed.set(False)
+
+    def __exit__(self, *exc: object) -> None:
+        _storing_allowed.reset(self._token)
+
+
+_STORING = nullcontext()
+
+
+def cookie_scope(client: Client, store: bool) -> AbstractContextManager[None]:
+    """The scope to send a hop in: the client's jar keeps the cookies the
+    response sets only if ``store``. Storing is what the jar does anyway, so
+    that scope does nothing, and costs nothing on the usual path."""
+    return _STORING if store else _Refusing(client)

@@ -1,0 +1,136 @@
+"""Keeping a call's outcome: normalized into the store, and read back.
+
+After a 2xx, a call's value is normalized by the endpoint's schema (entities
+merged into the caller's identity's records), written as that identity's
+result for the request key, and read back, so the caller gets the records
+as they are now. A read's error is kept too, for ``error_expiry_length``,
+so a failing ``get`` is not retried in a loop. Binary content is never
+normalized or kept; an endpoint with ``data_expiry_length=0`` keeps nothing.
+
+The other way round, :meth:`Keeper.answer` is the store's answer to a call
+of an identity that holds a fresh result, and :meth:`Keeper.renew` keeps a
+stale result for another expiry length when the HTTP cache gave the very
+body it was read from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from ._effects import _Answer
+from ._entity import EntityError
+from ._errors import RestwireError, fresh_error
+from ._http_cache import body_digest
+from ._job import Job
+from ._store import MISSING, Batch, Result, Store, denormalize, normalize
+from ._unparsed import Unparsed
+
+__all__ = ["Keeper"]
+
+
+class Keeper:
+    """A controller's store, as its calls write and read it."""
+
+    __slots__ = ("clock", "store")
+
+    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+        self.store = store
+        self.clock = clock
+
+    def answer(self, identity: Hashable, key: str, shape: Hashable) -> _Answer | None:
+        """The store's answer to a call, if ``identity`` holds a fresh
+        result for ``key`` and ``shape`` (a value, or a kept error)."""
+        store = self.store
+        result = store.result(identity, key, shape)
+        if result is None or not result.fresh(self.clock()):
+            return None
+        if result.error is not None:
+            return _Answer(error=fresh_error(result.error))
+        value = store.read(identity, result.schema, result.value)
+        return None if value is MISSING else _Answer(value)
+
+    def value(self, job: Job[Any]) -> Any:
+        """The value of a 2xx, normalized, kept, read back, typed."""
+        exchange = job.exchange
+        endpoint = exchange.endpoint
+        value = exchange.value
+        if endpoint.content.binary:
+            return value  # binary content is never normalized or kept
+        keeps = endpoint.data_expiry_length > 0
+        if endpoint.schema is None and not keeps:
+            return value
+        batch = Batch()
+        try:
+            read = None
+            if type(value) is Unparsed:
+                # a list of entities read straight from the bytes, if it can be
+                read = value.entities(endpoint.schema[0], batch)
+                if read is None:
+                    exchange.value = value = value.value()  # parsed as usual
+            normalized = (
+                read
+                if read is not None
+                else normalize(endpoint.schema, value, batch, exchange.params)
+            )
+        except EntityError as error:
+            raise error.from_request(job.label) from error.__cause__
+        except RecursionError:
+            raise EntityError(
+                endpoint.label, None, "...", "nested too deeply to normalize"
+            ).from_request(job.label) from None
+        if not keeps:
+            return denormalize(endpoint.schema, normalized, batch.records)
+        result = None
+        if not endpoint.side_effect:
+            now = self.clock()
+            expires = now + endpoint.data_expiry_length
+            digest = None
+            response = exchange.response
+            if response is not None and "caching" in response.extensions:
+                digest = body_digest(response.content)  # see renew()
+            result = Result(endpoint.schema, normalized, now, expires, None, digest)
+        store, identity, shape = self.store, job.identity, endpoint.shape
+        if store.commit(identity, batch, job.key, shape, result, job.generation):
+            read = store.read(identity, endpoint.schema, normalized)
+            if read is not MISSING:
+                return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
+    def error(self, job: Job[Any], error: RestwireError) -> None:
+        """Keep a sent read's error for its ``error_expiry_length``."""
+        endpoint = job.exchange.endpoint
+        if (
+            job.sent
+            and job.exchange.parse
+            and not endpoint.side_effect
+            and endpoint.error_expiry_length > 0
+        ):
+            now = self.clock()
+            result = Result(
+                endpoint.schema, None, now, now + endpoint.error_expiry_length, error
+            )
+            self.store.commit(
+                job.identity, Batch(), job.key, endpoint.shape, result, job.generation
+            )
+
+    def stale(self, job: Job[Any]) -> Result | None:
+        """The result ``job``'s identity holds for it, fresh or not."""
+        return self.store.result(job.identity, job.key, job.exchange.endpoint.shape)
+
+    def renew(self, job: Job[Any], stale: Result) -> _Answer | None:
+        """The stored value of ``job``, kept fresh for another expiry
+        length since the HTTP cache gave the very body it was read from;
+        ``None`` if it can no longer be read (its records were reclaimed)."""
+        endpoint = job.exchange.endpoint
+        value = self.store.read(job.identity, stale.schema, stale.value)
+        if value is MISSING:
+            return None
+        now = self.clock()
+        renewed = stale._replace(
+            fetched_at=now, expires_at=now + endpoint.data_expiry_length
+        )
+        self.store.commit(
+            job.identity, Batch(), job.key, endpoint.shape, renewed, job.generation
+        )
+        return _Answer(value)
