@@ -30,12 +30,10 @@ from collections.abc import Callable
 from contextlib import suppress
 from itertools import repeat
 from operator import contains, itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._batch import Batch, EntityKey
 from ._entity import _MUTABLE, Entity, _make, build, deserializer_failed
-
-if TYPE_CHECKING:
-    from ._store import Batch, EntityKey
 
 __all__ = ["SMALLEST", "entities_by_column", "records_from_columns"]
 

@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import msgspec
 
+from ._batch import Batch, EntityKey
 from ._columns import SMALLEST, records_from_columns
 from ._content import is_json_type
 from ._entity import Entity
 
 if TYPE_CHECKING:
-    from ._endpoint import RestEndpoint
-    from ._store import Batch, EntityKey
+    from ._exchange import EndpointView
 
 __all__ = ["Unparsed"]
 
@@ -72,7 +72,7 @@ class Unparsed:
 
     __slots__ = ("_renames", "endpoint", "response")
 
-    def __init__(self, endpoint: RestEndpoint[Any], response: httpx.Response) -> None:
+    def __init__(self, endpoint: EndpointView, response: httpx.Response) -> None:
         self.endpoint = endpoint
         self.response = response
         self._renames: list[tuple[Apply, Convert, Convert]] = []

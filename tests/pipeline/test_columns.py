@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 import pytest
 
 from restwire import Entity, EntityError
+from restwire._batch import Batch, EntityKey
 from restwire._columns import SMALLEST, entities_by_column
-from restwire._store import Batch, EntityKey, normalize
+from restwire._store import normalize
 
 
 class Quote(Entity):
