@@ -24,7 +24,15 @@ and ``_errors`` (exceptions and redaction) at the bottom.
 """
 
 from ._async import AsyncController
-from ._chain import CallNext, FlowMiddleware, Stack
+from ._chain import (
+    CallNext,
+    ErrorMiddleware,
+    FlowMiddleware,
+    Middleware,
+    RequestMiddleware,
+    ResponseMiddleware,
+    Stack,
+)
 from ._content import (
     Blob,
     BlobContent,
@@ -51,6 +59,7 @@ from ._entity import Entity, EntityError
 from ._errors import (
     BodyTooLarge,
     ContentError,
+    ControllerClosed,
     InvalidRequest,
     NetworkError,
     ParameterError,
@@ -59,7 +68,7 @@ from ._errors import (
     TooManyRedirects,
     TransportError,
 )
-from ._exchange import Exchange
+from ._exchange import EndpointView, Exchange
 from ._header_params import (
     Link,
     links_by_rel,
@@ -92,10 +101,13 @@ __all__ = [
     "Content",
     "ContentError",
     "Controller",
+    "ControllerClosed",
     "Credentials",
     "Effect",
+    "EndpointView",
     "Entity",
     "EntityError",
+    "ErrorMiddleware",
     "Exchange",
     "Flow",
     "FlowLock",
@@ -109,12 +121,15 @@ __all__ = [
     "Link",
     "LogoutManager",
     "Manager",
+    "Middleware",
     "NetworkError",
     "Page",
     "ParameterError",
     "Release",
     "RequestBodyError",
+    "RequestMiddleware",
     "Resource",
+    "ResponseMiddleware",
     "RestEndpoint",
     "RestwireError",
     "Sleep",

@@ -55,6 +55,7 @@ __all__ = [
     "build_request",
     "cookie_for",
     "cookie_scope",
+    "form_bytes",
     "progress_report",
     "redirect_request",
 ]
@@ -454,6 +455,13 @@ def build_request(
     if len(jar):
         add_cookie_header(jar, request)
     return request
+
+
+def form_bytes(data: dict[str, Any], files: Any) -> tuple[bytes, str]:
+    """A form as httpx sends it (urlencoded, or multipart with ``files``):
+    its bytes and its content type."""
+    request = httpx.Request("POST", "http://form.invalid/", data=data, files=files)
+    return request.read(), request.headers["content-type"]
 
 
 # -- redirects -------------------------------------------------------------------------

@@ -22,6 +22,11 @@ endpoint that uses it is made, it raises (a ``TypeError``) to refuse an
 endpoint it cannot serve, so the mistake shows where it is written, not at
 the first response.
 
+A middleware that reads the body's final bytes (to sign them) says
+``requires_request_body = True``, as httpx's ``Auth`` does: the body is
+encoded just before its request side runs (``exchange.content``), and
+cannot change after (see ``_exchange``).
+
 A middleware that leaves ``exchange.value`` alone, or that handles an
 :class:`~restwire._unparsed.Unparsed` one (key casing records its renaming
 on it), may say so with ``takes_unparsed = True``. When every layer says so,
@@ -55,17 +60,49 @@ from ._exchange import Exchange
 
 __all__ = [
     "CallNext",
+    "ErrorMiddleware",
     "FlowMiddleware",
     "Handler",
+    "Middleware",
+    "RequestMiddleware",
+    "ResponseMiddleware",
     "Stack",
     "compile_handlers",
     "run_exchange",
 ]
 
+#: The rest of the chain, as a flow middleware is given it.
 CallNext = Callable[[Exchange], Flow[httpx.Response]]
 Handler = Callable[[Exchange, CallNext], Flow[httpx.Response]]
 
 _HOOKS = ("handle", "on_request", "on_response", "on_error")
+
+
+@runtime_checkable
+class RequestMiddleware(Protocol):
+    """A middleware that changes a call before it is sent."""
+
+    def on_request(self, exchange: Exchange) -> object:
+        """Change ``exchange`` (headers, body, params read, URL) in place."""
+        ...
+
+
+@runtime_checkable
+class ResponseMiddleware(Protocol):
+    """A middleware that changes the value of a 2xx response."""
+
+    def on_response(self, exchange: Exchange) -> object:
+        """Change or replace ``exchange.value``."""
+        ...
+
+
+@runtime_checkable
+class ErrorMiddleware(Protocol):
+    """A middleware that sees the errors on their way out (re-raised after)."""
+
+    def on_error(self, exchange: Exchange, error: RestwireError) -> object:
+        """React to ``error``; it is raised on after."""
+        ...
 
 
 @runtime_checkable
@@ -77,18 +114,40 @@ class FlowMiddleware(Protocol):
         ...
 
 
+#: A middleware: an object with one or more of the hooks above (no base
+#: class needed). A type checker accepts any object that has one.
+Middleware = RequestMiddleware | ResponseMiddleware | ErrorMiddleware | FlowMiddleware
+
+
 class _Hooks(NamedTuple):
     on_request: Callable[[Exchange], Any] | None
     on_response: Callable[[Exchange], Any] | None
     on_error: Callable[[Exchange, RestwireError], Any] | None
+    #: The body is encoded before this layer's request side runs.
+    needs_body: bool
 
 
-def _hooks(middleware: object) -> _Hooks:
+def _hooks(middleware: Middleware) -> _Hooks:
     return _Hooks(
         getattr(middleware, "on_request", None),
         getattr(middleware, "on_response", None),
         getattr(middleware, "on_error", None),
+        _needs_body(middleware),
     )
+
+
+def _needs_body(middleware: Middleware) -> bool:
+    return bool(getattr(middleware, "requires_request_body", False))
+
+
+def _with_body(handle: Handler) -> Handler:
+    """``handle``, the body encoded before it runs."""
+
+    def encoded(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        exchange.encode()
+        return (yield from handle(exchange, call_next))
+
+    return encoded
 
 
 def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
@@ -108,6 +167,8 @@ def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
         entered = 0
         try:
             for layer in layers:
+                if layer.needs_body:
+                    exchange.encode()
                 if layer.on_request is not None:
                     layer.on_request(exchange)
                 entered += 1
@@ -130,7 +191,7 @@ def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
     return handle
 
 
-def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
+def compile_handlers(layers: tuple[Middleware, ...]) -> tuple[Handler, ...]:
     """The stack's handlers, consecutive simple-form layers fused into one."""
     handlers: list[Handler] = []
     run: list[_Hooks] = []
@@ -142,7 +203,7 @@ def compile_handlers(layers: tuple[object, ...]) -> tuple[Handler, ...]:
         if run:
             handlers.append(_simple_layers(tuple(run)))
             run = []
-        handlers.append(handle)
+        handlers.append(_with_body(handle) if _needs_body(layer) else handle)
     if run:
         handlers.append(_simple_layers(tuple(run)))
     return tuple(handlers)
@@ -159,14 +220,14 @@ class Stack:
         "_takes_unparsed",
     )
 
-    _layers: tuple[object, ...]
+    _layers: tuple[Middleware, ...]
     _handlers: tuple[Handler, ...]
     _sends_credentials: bool
     _takes_unparsed: bool
     _hash: int
 
-    def __init__(self, *layers: object) -> None:
-        flat: list[object] = []
+    def __init__(self, *layers: Middleware | Stack) -> None:
+        flat: list[Middleware] = []
         for layer in layers:
             if isinstance(layer, Stack):
                 flat.extend(layer._layers)
@@ -195,7 +256,7 @@ class Stack:
         raise AttributeError("a Stack is immutable; use + or use() for a new one")
 
     @property
-    def layers(self) -> tuple[object, ...]:
+    def layers(self) -> tuple[Middleware, ...]:
         """The middleware, outermost first."""
         return self._layers
 
@@ -216,7 +277,7 @@ class Stack:
         simple-form layers share one)."""
         return self._handlers
 
-    def use(self, *middleware: object) -> Stack:
+    def use(self, *middleware: Middleware | Stack) -> Stack:
         """A new stack with ``middleware`` added inside the current layers."""
         return Stack(self, *middleware)
 
@@ -225,13 +286,13 @@ class Stack:
             return Stack(self, *other)
         return NotImplemented
 
-    def __iter__(self) -> Iterator[object]:
+    def __iter__(self) -> Iterator[Middleware]:
         return iter(self._layers)
 
     def __len__(self) -> int:
         return len(self._layers)
 
-    def __getitem__(self, index: int) -> object:
+    def __getitem__(self, index: int) -> Middleware:
         return self._layers[index]
 
     def __eq__(self, other: object) -> bool:
@@ -252,28 +313,32 @@ class Stack:
 
 
 class _Next:
-    """``call_next`` for the handler at ``index``: the rest of the chain."""
+    """``call_next`` for the handler at ``index``: the rest of the chain.
+    (Nothing public on it: a middleware reaches the rest of the chain by
+    calling it, never the controller or its client.)"""
 
-    __slots__ = ("handlers", "index", "terminal")
+    __slots__ = ("_handlers", "_index", "_innermost")
 
     def __init__(
-        self, handlers: tuple[Handler, ...], index: int, terminal: CallNext
+        self, handlers: tuple[Handler, ...], index: int, innermost: CallNext
     ) -> None:
-        self.handlers = handlers
-        self.index = index
-        self.terminal = terminal
+        self._handlers = handlers
+        self._index = index
+        self._innermost = innermost
 
     def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
-        if self.index == len(self.handlers):
-            return self.terminal(exchange)
-        handler = self.handlers[self.index]
-        return handler(exchange, _Next(self.handlers, self.index + 1, self.terminal))
+        handlers, index = self._handlers, self._index
+        if index == len(handlers):
+            return self._innermost(exchange)
+        return handlers[index](exchange, _Next(handlers, index + 1, self._innermost))
 
 
-def run_exchange(exchange: Exchange, terminal: CallNext) -> Flow[httpx.Response]:
-    """The flow of one call: middleware, ``terminal``, then ``process``."""
-    endpoint = exchange.endpoint
-    response = yield from _Next(endpoint.middleware.handlers, 0, terminal)(exchange)
+def run_exchange(
+    exchange: Exchange, handlers: tuple[Handler, ...], innermost: CallNext
+) -> Flow[httpx.Response]:
+    """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
+    steps that send), then the endpoint's ``process``."""
+    response = yield from _Next(handlers, 0, innermost)(exchange)
     if exchange.parse:
-        exchange.value = endpoint.process(exchange.value, exchange.params)
+        exchange.value = exchange.endpoint.process(exchange.value, exchange.params)
     return response

@@ -71,6 +71,7 @@ from typing import Any, ClassVar, Literal, Protocol
 import httpx
 import msgspec
 
+from ._adapter import form_bytes
 from ._errors import BodyTooLarge, ContentError, RequestBodyError
 from ._http import BODYLESS_METHODS
 
@@ -82,6 +83,7 @@ __all__ = [
     "BodyReader",
     "BytesContent",
     "Content",
+    "ContentKind",
     "ContentName",
     "Decoded",
     "Decoder",
@@ -92,14 +94,58 @@ __all__ = [
     "TextContent",
     "body_arguments",
     "content_kind",
+    "encode_body",
     "is_json_body",
     "is_json_type",
+    "is_streamed_body",
     "json_default",
     "replayable",
 ]
 
 
 # -- response bodies: content kinds ----------------------------------------------
+
+
+class ContentKind(Protocol):
+    """What an endpoint's ``content`` is: what to ask for, how to read a
+    response body, how to write a request body, what its values are.
+    :class:`Content` is one, and the base to subclass for another."""
+
+    @property
+    def name(self) -> str:
+        """The kind's name, for reprs and messages."""
+        ...
+
+    @property
+    def accept(self) -> str | None:
+        """The ``Accept`` header an endpoint of this kind sends."""
+        ...
+
+    @property
+    def request_type(self) -> str | None:
+        """The ``Content-Type`` a call with no body, or a JSON body, declares."""
+        ...
+
+    @property
+    def binary(self) -> bool:
+        """The value is binary: never normalized, never kept in the store."""
+        ...
+
+    @property
+    def streamed(self) -> bool:
+        """The body is not read: the value is the open response."""
+        ...
+
+    def read(self, response: httpx.Response) -> Any:
+        """The value of a 2xx ``response``."""
+        ...
+
+    def encode(
+        self, body: Any, content_type: str | None, where: str
+    ) -> tuple[bytes, str | None]:
+        """A request body as the bytes to send, and the content type they
+        declare (``None``: the headers say already)."""
+        ...
 
 
 class Content(abc.ABC):
@@ -150,6 +196,17 @@ class Content(abc.ABC):
     def parse(self, response: httpx.Response) -> Any:
         """The value of ``response``'s body; a :class:`ContentError` if the
         body is not of this kind."""
+
+    def encode(
+        self, body: Any, content_type: str | None, where: str
+    ) -> tuple[bytes, str | None]:
+        """A request body as the bytes to send, and the content type they
+        declare (``None``: leave the headers as they are); ``where`` names
+        the call in errors. Every kind sends what :func:`encode_body` says
+        (a dict or list as JSON, unless the call declared a form; bytes and
+        text as they are; a :class:`Form` as a form); override it to send
+        another format, msgpack say."""
+        return encode_body(body, content_type, where)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -274,9 +331,22 @@ CONTENT_KINDS: Mapping[str, Content] = {
 }
 
 
-def content_kind(content: Content | str) -> Content:
+_KIND_MEMBERS = (
+    "name",
+    "accept",
+    "request_type",
+    "binary",
+    "streamed",
+    "read",
+    "encode",
+)
+
+
+def content_kind(content: ContentKind | str) -> ContentKind:
     """The kind ``content`` names (or is); a ``ValueError`` for anything else."""
-    if isinstance(content, Content):
+    if not isinstance(content, str | type) and all(
+        hasattr(content, member) for member in _KIND_MEMBERS
+    ):
         return content
     kind = CONTENT_KINDS.get(content) if isinstance(content, str) else None
     if kind is None:
@@ -667,8 +737,52 @@ def encode_json(value: Any, where: str) -> bytes:
         ) from None
 
 
+def encode_body(
+    body: Any, content_type: str | None, where: str
+) -> tuple[bytes, str | None]:
+    """``body`` as the bytes to send, and the content type they declare
+    (``None``: leave the headers as they are); see the module's table. An
+    iterator cannot be encoded ahead: it is streamed (and cannot be signed)."""
+    if isinstance(body, bytes | bytearray | memoryview):
+        return bytes(body), None
+    if isinstance(body, str):
+        return body.encode("utf-8"), None
+    if isinstance(body, Form):
+        return form_bytes(dict(body.data), body.files)
+    if is_json_body(body):
+        mime = (content_type or "").split(";", 1)[0].strip().lower()
+        if mime == _FORM_TYPE and isinstance(body, Mapping):
+            return form_bytes(dict(body), None)
+        if mime and mime != "application/json" and not mime.endswith("+json"):
+            raise RequestBodyError(
+                f"{where}: a {type(body).__name__} body cannot be sent as "
+                f"{content_type!r}; encode it to bytes first"
+            )
+        return encode_json(body, where), "application/json"
+    if isinstance(body, Iterable | AsyncIterable):
+        raise RequestBodyError(
+            f"{where}: an iterator body is streamed, so it cannot be encoded "
+            "ahead (a middleware that reads the body's bytes needs bytes); "
+            "send bytes"
+        )
+    raise RequestBodyError(
+        f"{where}: a {type(body).__name__} body has no wire form; send a dict, "
+        "list, bytes, str, an iterator of bytes or a Form"
+    )
+
+
+def is_streamed_body(body: Any) -> bool:
+    """Whether ``body`` is sent as a stream (an iterator of bytes), not
+    encoded in memory."""
+    return not isinstance(body, bytes | bytearray | memoryview | str | Form) and (
+        isinstance(body, AsyncIterable)
+        or (isinstance(body, Iterable) and not is_json_body(body))
+    )
+
+
 def body_arguments(
     body: Any,
+    kind: ContentKind,
     method: str,
     content_type: str | None,
     where: str,
@@ -676,7 +790,9 @@ def body_arguments(
     asynchronous: bool = False,
 ) -> tuple[dict[str, Any], str | None]:
     """httpx keyword arguments for ``body``, and the content type to set if
-    any. ``asynchronous``: the call goes out on an ``httpx.AsyncClient``,
+    any: encoded by the endpoint's content ``kind``, except a stream (sent
+    as it comes) and a :class:`Form` (multipart files are streamed by
+    httpx). ``asynchronous``: the call goes out on an ``httpx.AsyncClient``,
     which takes only async iterators (and a sync client only sync ones)."""
     if body is None:
         return {}, None
@@ -684,33 +800,19 @@ def body_arguments(
         raise RequestBodyError(f"{where}: {method} takes no body, but one was given")
     if isinstance(body, Form):
         return {"data": dict(body.data), "files": body.files}, None
-    if isinstance(body, bytes | bytearray | memoryview | str):
-        return {"content": bytes(body) if not isinstance(body, str) else body}, None
-    if is_json_body(body):
-        mime = (content_type or "").split(";", 1)[0].strip().lower()
-        if mime == _FORM_TYPE and isinstance(body, Mapping):
-            return {"data": dict(body)}, None
-        if mime and mime != "application/json" and not mime.endswith("+json"):
-            raise RequestBodyError(
-                f"{where}: a {type(body).__name__} body cannot be sent as "
-                f"{content_type!r}; encode it to bytes first"
-            )
-        return {"content": encode_json(body, where)}, "application/json"
-    if isinstance(body, AsyncIterable):
-        if not asynchronous:
-            raise RequestBodyError(
-                f"{where}: an async iterator body needs AsyncController; under "
-                "Controller send a sync iterator or bytes"
-            )
-        return {"content": _async_chunks(body, where)}, None
-    if isinstance(body, Iterable):
+    if is_streamed_body(body):
+        if isinstance(body, AsyncIterable):
+            if not asynchronous:
+                raise RequestBodyError(
+                    f"{where}: an async iterator body needs AsyncController; under "
+                    "Controller send a sync iterator or bytes"
+                )
+            return {"content": _async_chunks(body, where)}, None
         if asynchronous:
             raise RequestBodyError(
                 f"{where}: a sync iterator body needs Controller; under "
                 "AsyncController send an async iterator or bytes"
             )
         return {"content": _chunks(body, where)}, None
-    raise RequestBodyError(
-        f"{where}: a {type(body).__name__} body has no wire form; send a dict, "
-        "list, bytes, str, an iterator of bytes or a Form"
-    )
+    content, declared = kind.encode(body, content_type, where)
+    return {"content": content}, declared

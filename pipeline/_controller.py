@@ -201,11 +201,18 @@ class BaseController(Generic[ClientT, EventT]):
             parse=mode != RAW,
         )
         key = f"{endpoint.method} {plain}"
-        return Job(self._steps, exchange, key, self._store.generation, mode)
+        return Job(
+            self._steps,
+            exchange,
+            endpoint.middleware.handlers,
+            key,
+            self._store.generation,
+            mode,
+        )
 
     def _flow(self, job: Job[EventT]) -> Flow[httpx.Response]:
         """The whole of ``job`` as one flow, for a driver to run."""
-        return run_exchange(job.exchange, job)
+        return run_exchange(job.exchange, job.handlers, job)
 
     def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
         """The innermost steps of ``job``'s chain, in order (see the module)."""

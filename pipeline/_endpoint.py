@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 else:
     from typing import TypeVar
 
-from ._chain import Stack
-from ._content import Content, JsonContent, content_kind, is_json_body
+from ._chain import Middleware, Stack
+from ._content import ContentKind, JsonContent, content_kind, is_json_body
 from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
 from ._http import SAFE_METHODS
@@ -406,7 +406,7 @@ class RestEndpoint(Generic[ValueT]):
     #: How the response body is read: a :class:`Content`, or the name of a
     #: built-in one (``"json"``, ``"text"``, ``"blob"``, ``"bytes"``,
     #: ``"stream"``), resolved to the kind when the endpoint is made.
-    content: Content = content_kind("json")
+    content: ContentKind = content_kind("json")
     #: Seconds a fetched value stays fresh (the seed's ``dataExpiryLength``).
     data_expiry_length: float = 60.0
     #: Seconds an error stays cached before a ``get`` tries again.
@@ -523,7 +523,7 @@ class RestEndpoint(Generic[ValueT]):
         merged = {**self.__dict__["_options"], **options}
         return type(self)(**merged)
 
-    def use(self, *middleware: object) -> Self:
+    def use(self, *middleware: Middleware | Stack) -> Self:
         """A copy with ``middleware`` added inside the current stack."""
         return self.extend(middleware=self.middleware.use(*middleware))
 

@@ -2,9 +2,10 @@
 
 | field                | at request time                         | at response time                  |
 |----------------------|-----------------------------------------|-----------------------------------|
-| ``endpoint``         | the :class:`RestEndpoint` called        | same                              |
+| ``endpoint``         | the :class:`RestEndpoint` called (read through :class:`EndpointView`) | same |
 | ``params``           | the call's params (read-only mapping)   | same                              |
 | ``body``             | the Python body, before encoding        | same                              |
+| ``content``          | the body's bytes, once encoded for a middleware that ``requires_request_body``; else ``None`` | same |
 | ``method``           | the HTTP method                         | same                              |
 | ``url``              | the absolute URL (``httpx.URL``)        | same (the first hop's URL)        |
 | ``headers``          | ``httpx.Headers`` to send; change them  | same                              |
@@ -23,37 +24,99 @@ until a redirect first leaves that origin (``_hops``); its value is never
 shown in a repr. ``set_credential`` sets such a header; ``cookie(name)``
 reads the client's cookie jar as the server would for this URL.
 
+**The body's bytes.** A middleware that signs a request (an HMAC, AWS
+SigV4) needs the bytes that will be sent. One that says
+``requires_request_body = True`` (as httpx's ``Auth`` does) finds them in
+``exchange.content``: the body is encoded by the endpoint's content kind
+just before its request side runs, and from then on the body cannot change
+(a middleware inside it that tries gets a :class:`RequestBodyError`), so
+what it signed is what is sent. Place it innermost, after the middleware
+that transform the body.
+
 The exchange carries no client: a middleware asks for I/O only through the
 effects it yields (``_effects``), so it runs the same under both drivers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
 
 from ._adapter import cookie_for as _cookie_for
-from ._content import replayable
+from ._content import ContentKind, replayable
 from ._credentials import ALWAYS_SENSITIVE, check_credential, is_credential
-from ._errors import header_names, redact_url
+from ._errors import RequestBodyError, header_names, redact_url
 from ._hops import CREDENTIALS, Credentials, Origin, origin_of
+from ._http import BODYLESS_METHODS
 
-if TYPE_CHECKING:
-    from ._endpoint import RestEndpoint
+__all__ = ["EndpointView", "Exchange"]
 
-__all__ = ["Exchange"]
+
+class EndpointView(Protocol):
+    """What a call's endpoint is to its middleware and to the steps that
+    send it: the options they read. :class:`~restwire.RestEndpoint` is one."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def label(self) -> str:
+        """The endpoint's name for messages: its method and URL, redacted."""
+        ...
+
+    @property
+    def schema(self) -> Any: ...
+    @property
+    def content(self) -> ContentKind: ...
+    @property
+    def data_expiry_length(self) -> float: ...
+    @property
+    def error_expiry_length(self) -> float: ...
+    @property
+    def follow_redirects(self) -> bool: ...
+    @property
+    def max_redirects(self) -> int: ...
+    @property
+    def max_body_size(self) -> int | None: ...
+    @property
+    def sensitive_headers(self) -> frozenset[str]: ...
+    @property
+    def timeout(self) -> httpx.Timeout | None: ...
+    @property
+    def side_effect(self) -> bool:
+        """Whether the method changes data (never de-duplicated)."""
+        ...
+
+    @property
+    def shape(self) -> Hashable:
+        """What a call's value depends on besides the response."""
+        ...
+
+    @property
+    def defers_parse(self) -> bool:
+        """Whether a body may reach the store unparsed (``_unparsed``)."""
+        ...
+
+    def parse_response(self, response: httpx.Response) -> Any:
+        """The value of a 2xx response."""
+        ...
+
+    def process(self, value: Any, params: Mapping[str, Any]) -> Any:
+        """The value, transformed after every middleware."""
+        ...
 
 
 class Exchange:
     """One call of an endpoint, carried through its middleware chain."""
 
     __slots__ = (
+        "_body",
+        "_content",
         "_credentials",
+        "_encoded",
         "_jar",
-        "body",
         "endpoint",
         "headers",
         "hops",
@@ -70,7 +133,7 @@ class Exchange:
 
     def __init__(
         self,
-        endpoint: RestEndpoint,
+        endpoint: EndpointView,
         params: Mapping[str, Any],
         body: Any,
         url: httpx.URL,
@@ -81,7 +144,9 @@ class Exchange:
     ) -> None:
         self.endpoint = endpoint
         self.params: Mapping[str, Any] = MappingProxyType(dict(params))
-        self.body = body
+        self._body = body
+        self._content: bytes | None = None
+        self._encoded = False
         self.method = endpoint.method
         self.url = url
         self.headers = headers
@@ -125,11 +190,55 @@ class Exchange:
         self.sensitive.add(header.lower())
 
     @property
+    def body(self) -> Any:
+        """The Python body, before encoding (``None``: no body)."""
+        return self._body
+
+    @body.setter
+    def body(self, value: Any) -> None:
+        if self._encoded:
+            raise RequestBodyError(
+                f"{self.label}: the body changed after it was encoded for a "
+                "middleware that reads its bytes (requires_request_body): what "
+                "it read would not be what is sent; change the body in a "
+                "middleware outside that one"
+            )
+        self._body = value
+
+    @property
+    def content(self) -> bytes | None:
+        """The body's bytes, once :meth:`encode` made them (a middleware that
+        ``requires_request_body`` has them before its request side runs);
+        ``None`` before, and for a call with no body."""
+        return self._content
+
+    def encode(self) -> bytes:
+        """Encode the body now, by the endpoint's content kind, setting its
+        ``Content-Type`` unless one is set; its bytes (empty for no body).
+        From now on the body cannot change. An iterator body is streamed
+        and cannot be encoded ahead: a :class:`RequestBodyError`."""
+        if not self._encoded:
+            body = self._body
+            if body is not None:
+                if self.method in BODYLESS_METHODS:
+                    raise RequestBodyError(
+                        f"{self.label}: {self.method} takes no body, but one was given"
+                    )
+                content, declared = self.endpoint.content.encode(
+                    body, self.headers.get("content-type"), self.label
+                )
+                if declared is not None and "content-type" not in self.headers:
+                    self.headers["content-type"] = declared
+                self._content = content
+            self._encoded = True
+        return self._content if self._content is not None else b""
+
+    @property
     def replayable(self) -> bool:
         """Whether ``call_next`` can send this call's body again (for a
         retry or a refresh): not when it is a one-shot iterator that the
         first send consumed."""
-        return replayable(self.body)
+        return replayable(self._body)
 
     def cookie(self, name: str) -> str | None:
         """The value of the client's cookie ``name`` that the server at this

@@ -14,6 +14,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
+from ._chain import Handler
 from ._effects import Flow
 from ._exchange import Exchange
 from ._flights import Flight
@@ -45,6 +46,7 @@ class Job(Generic[EventT]):
         "flight",
         "flight_key",
         "generation",
+        "handlers",
         "identity",
         "key",
         "method",
@@ -57,12 +59,15 @@ class Job(Generic[EventT]):
         self,
         steps: Callable[[Job[EventT], Exchange], Flow[httpx.Response]],
         exchange: Exchange,
+        handlers: tuple[Handler, ...],
         key: str,
         generation: int,
         mode: str,
     ) -> None:
         self._steps = steps
         self.exchange = exchange
+        #: The endpoint's middleware, as the chain runs them.
+        self.handlers = handlers
         #: The request key: ``"GET https://host/path?q=1"``, userinfo left out;
         #: kept in step with ``method`` and ``url``, what the call sends.
         self.key = key

@@ -105,9 +105,13 @@ class Terminal:
         headers = exchange.headers
         body = exchange.body
         arguments: dict[str, Any] = {}
-        if body is not None:  # (most calls have none: nothing to look up)
+        content = exchange.content
+        if content is not None:  # encoded for a middleware that read it
+            arguments = {"content": content}
+        elif body is not None:  # (most calls have none: nothing to look up)
             arguments, content_type = body_arguments(
                 body,
+                endpoint.content,
                 exchange.method,
                 headers.get("content-type"),
                 exchange.label,  # names the call in the body's errors

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from restwire import RestEndpoint
+from restwire import Middleware, RestEndpoint
 from restwire.middlewares import AccessToken, ContextToken, CookieCredentials, CsrfToken
 from tests.servers import RecordingServer
 
@@ -26,7 +26,7 @@ token_var: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 # name -> (middleware, header the server sees, its value)
-HEADER_CREDENTIALS: dict[str, tuple[Callable[[], object], str, str]] = {
+HEADER_CREDENTIALS: dict[str, tuple[Callable[[], Middleware], str, str]] = {
     "access-token": (lambda: AccessToken("tok-1"), "access-token", "tok-1"),
     "authorization": (
         lambda: AccessToken("jwt-2", header="Authorization", prefix="Bearer "),

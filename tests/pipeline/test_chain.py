@@ -305,7 +305,7 @@ def test_a_stack_is_immutable() -> None:
 
 def test_an_object_without_hooks_is_not_a_middleware() -> None:
     with pytest.raises(TypeError, match="is not a middleware"):
-        Stack(object())
+        Stack(object())  # type: ignore[arg-type]
 
 
 class Snooper:

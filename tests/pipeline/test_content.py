@@ -32,6 +32,8 @@ from restwire import (
 )
 from restwire._content import body_arguments
 
+KIND = JsonContent()
+
 pytestmark = pytest.mark.anyio
 
 API = "https://api.example.com"
@@ -269,7 +271,7 @@ def test_an_unknown_kind_is_refused_when_the_endpoint_is_made(bad: object) -> No
 
 
 def test_a_dict_is_json_with_its_content_type() -> None:
-    arguments, content_type = body_arguments({"a": [1, "é"]}, "POST", None, "e")
+    arguments, content_type = body_arguments({"a": [1, "é"]}, KIND, "POST", None, "e")
     assert content_type == "application/json"
     assert json.loads(arguments["content"]) == {"a": [1, "é"]}
 
@@ -282,7 +284,7 @@ def test_json_takes_dates_decimals_uuids_and_enums() -> None:
         "id": uuid.UUID(int=1),
         "color": Color.RED,
     }
-    arguments, _ = body_arguments(value, "PUT", None, "e")
+    arguments, _ = body_arguments(value, KIND, "PUT", None, "e")
     assert json.loads(arguments["content"]) == {
         "when": "2024-01-02T03:04:05+00:00",
         "day": "2024-01-02",
@@ -295,39 +297,41 @@ def test_json_takes_dates_decimals_uuids_and_enums() -> None:
 @pytest.mark.parametrize("bad", [{"x": float("nan")}, {"x": object()}])
 def test_values_json_cannot_carry_are_refused(bad: object) -> None:
     with pytest.raises(RequestBodyError, match="cannot be sent as JSON"):
-        body_arguments(bad, "POST", None, "POST /x")
+        body_arguments(bad, KIND, "POST", None, "POST /x")
 
 
 def test_a_form_urlencoded_dict_is_form_data() -> None:
     arguments, content_type = body_arguments(
-        {"a": "1"}, "POST", "application/x-www-form-urlencoded", "e"
+        {"a": "1"}, KIND, "POST", "application/x-www-form-urlencoded", "e"
     )
-    assert arguments == {"data": {"a": "1"}}
-    assert content_type is None
+    assert arguments == {"content": b"a=1"}  # as httpx encodes a form
+    assert content_type == "application/x-www-form-urlencoded"
 
 
 def test_a_dict_with_another_content_type_is_an_error() -> None:
     with pytest.raises(RequestBodyError, match="text/csv"):
-        body_arguments({"a": 1}, "POST", "text/csv", "e")
+        body_arguments({"a": 1}, KIND, "POST", "text/csv", "e")
 
 
 @pytest.mark.parametrize("body", [b"raw", "text", bytearray(b"ba")])
 def test_bytes_and_text_are_sent_as_they_are(body: str | bytes | bytearray) -> None:
-    arguments, content_type = body_arguments(body, "POST", None, "e")
+    arguments, content_type = body_arguments(body, KIND, "POST", None, "e")
     assert content_type is None
-    assert arguments["content"] == (body if isinstance(body, str) else bytes(body))
+    assert arguments["content"] == (
+        body.encode() if isinstance(body, str) else bytes(body)
+    )
 
 
 def test_an_iterator_is_streamed_checked_and_still_one_shot() -> None:
     chunks = iter([b"a", bytearray(b"b")])
-    arguments, _ = body_arguments(chunks, "POST", None, "e")
+    arguments, _ = body_arguments(chunks, KIND, "POST", None, "e")
     streamed = arguments["content"]
     assert inspect.isgenerator(streamed)  # httpx refuses to send it twice
     assert list(streamed) == [b"a", b"b"]
 
 
 def test_a_re_iterable_body_stays_re_iterable() -> None:
-    arguments, _ = body_arguments(Parts(), "POST", None, "e")
+    arguments, _ = body_arguments(Parts(), KIND, "POST", None, "e")
     streamed = arguments["content"]
     assert list(streamed) == list(streamed) == [b"a", b"b"]
 
@@ -341,7 +345,7 @@ class Parts:
 
 def test_a_form_is_data_and_files() -> None:
     form = Form({"title": "x"}, files={"file": ("a.txt", b"hi")})
-    arguments, content_type = body_arguments(form, "POST", None, "e")
+    arguments, content_type = body_arguments(form, KIND, "POST", None, "e")
     assert arguments == {"data": {"title": "x"}, "files": {"file": ("a.txt", b"hi")}}
     assert content_type is None
 
@@ -349,9 +353,9 @@ def test_a_form_is_data_and_files() -> None:
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_get_and_head_take_no_body(method: str) -> None:
     with pytest.raises(RequestBodyError, match=f"{method} takes no body"):
-        body_arguments({"a": 1}, method, None, "e")
+        body_arguments({"a": 1}, KIND, method, None, "e")
 
 
 def test_an_unknown_body_type_is_an_error() -> None:
     with pytest.raises(RequestBodyError, match="int body has no wire form"):
-        body_arguments(5, "POST", None, "e")
+        body_arguments(5, KIND, "POST", None, "e")
