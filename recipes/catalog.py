@@ -19,6 +19,7 @@ from . import (
     posts,
     redirects,
     renaming,
+    signing,
     stream,
     ticker,
 )
@@ -30,6 +31,7 @@ RECIPES: tuple[ModuleType, ...] = (
     auth_token,
     auth_cookie,
     auth_context,
+    signing,
     logout,
     redirects,
     casing,

@@ -24,6 +24,7 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /away`` | 302 to the other origin's ``/echo``, which reports the credentials it got |
 | ``GET /rates/<base>`` | exchange rates with an ``ETag`` and ``Cache-Control: max-age=2``; a matching ``If-None-Match`` gets 304 (HTTP caching) |
 | ``GET /quota`` | at most 5 calls in any second, from everybody: past that 429 with ``Retry-After``; every answer says the quota left in ``RateLimit`` (rate limits) |
+| ``POST /orders/`` | a signed request: ``X-Signature`` must be the HMAC-SHA256, under ``SIGNING_KEY``, of the method, path, ``X-Timestamp`` and body bytes (one a line), else 401; the order it read (signing) |
 
 A login after ``/sessions/expire`` issues a new access token, as a refresh
 would. ``DemoApi.served`` counts the full bodies and 304s ``/rates`` sent,
@@ -37,6 +38,8 @@ from __future__ import annotations
 
 import collections
 import datetime
+import hashlib
+import hmac
 import json
 import re
 import secrets
@@ -48,7 +51,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-__all__ = ["DemoApi", "QuietHandler", "QuietServer", "read_body"]
+__all__ = ["SIGNING_KEY", "DemoApi", "QuietHandler", "QuietServer", "read_body"]
+
+#: The key the demo API checks request signatures with (``POST /orders/``).
+SIGNING_KEY = b"demo-signing-key"
 
 _CREDENTIAL_HEADERS = ("access-token", "authorization", "cookie", "x-csrftoken")
 
@@ -242,6 +248,7 @@ class DemoApi:
             ("GET", re.compile(r"/away"), self._away),
             ("GET", re.compile(r"/rates/(?P<base>[A-Z]{3})"), self._rates),
             ("GET", re.compile(r"/quota"), self._quota),
+            ("POST", re.compile(r"/orders/"), self._order),
         ]
         self.main = _Server(("127.0.0.1", port), _Handler)
         try:
@@ -494,6 +501,21 @@ class DemoApi:
         return Answer(200, {"served": True}, fields)
 
     # -- lifecycle -----------------------------------------------------------------
+
+    def _order(self, request: Request, match: re.Match[str]) -> Answer:
+        message = b"\n".join(
+            [
+                request.method.encode(),
+                request.path.encode(),
+                request.headers.get("x-timestamp", "").encode(),
+                request.body,
+            ]
+        )
+        expected = hmac.new(SIGNING_KEY, message, hashlib.sha256).hexdigest()
+        given = request.headers.get("x-signature", "")
+        if not hmac.compare_digest(expected, given):
+            return Answer(401, {"error": "bad signature"})
+        return Answer(201, {"verified": True, "order": request.json()})
 
     def __enter__(self) -> DemoApi:
         for thread in self._threads:

@@ -14,8 +14,15 @@ import httpx
 
 __all__ = ["Tour"]
 
-_SHOWN = ("content-type", "access-token", "authorization", "cookie", "x-csrftoken")
-_REDACTED = frozenset(("access-token", "authorization", "cookie", "x-csrftoken"))
+_SHOWN = (
+    "content-type",
+    "access-token",
+    "authorization",
+    "cookie",
+    "x-csrftoken",
+    "x-signature",
+)
+_REDACTED = frozenset(_SHOWN[1:])
 
 
 class Tour:

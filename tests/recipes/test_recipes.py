@@ -32,6 +32,14 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     "auth_cookie": lambda r: (
         r["note"] == {"saved": {"text": "hello"}} and r["mine"]["id"] == "7"
     ),
+    "signing": lambda r: (
+        r
+        == {
+            "verified": True,
+            "order": {"item_id": 7, "quantity": 2},
+            "late edit": "RequestBodyError",
+        }
+    ),
     "auth_context": lambda r: (
         r["ann"]["id"] == "ann" and r["bob"] == "401: not signed in"
     ),
