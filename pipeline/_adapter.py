@@ -54,13 +54,18 @@ __all__ = [
     "add_cookie_header",
     "build_request",
     "cookie_for",
+    "cookie_header",
     "cookie_scope",
     "form_bytes",
+    "merged_headers",
     "progress_report",
     "redirect_request",
 ]
 
 _httpx_logger = logging.getLogger("httpx")
+
+#: The response headers a cookie jar reads.
+_SET_COOKIE = frozenset({b"set-cookie", b"set-cookie2"})
 
 Client = httpx.Client | httpx.AsyncClient
 
@@ -203,10 +208,15 @@ class Adapter:
         jar (only a response that sets one changes a jar), default encoding
         set, logged as httpx logs."""
         response.request = request
-        response.stream = _Timed(response.stream, response, started)
-        headers = response.headers
-        if store_cookies and ("set-cookie" in headers or "set-cookie2" in headers):
-            self.client.cookies.extract_cookies(response)
+        if response.is_stream_consumed:  # built in memory: complete already
+            response.elapsed = datetime.timedelta(seconds=time.perf_counter() - started)
+        else:
+            response.stream = _Timed(response.stream, response, started)
+        if store_cookies:
+            for name, _ in response.headers.raw:
+                if name.lower() in _SET_COOKIE:  # else the jar would not change
+                    self.client.cookies.extract_cookies(response)
+                    break
         response.default_encoding = self.default_encoding
         if _httpx_logger.isEnabledFor(logging.INFO):
             _httpx_logger.info(
@@ -402,6 +412,25 @@ _EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
 _LENGTH_NAMES = frozenset({b"content-length", b"transfer-encoding"})
 
 
+def merged_headers(
+    client: list[tuple[bytes, bytes]], own: list[tuple[bytes, bytes]]
+) -> tuple[list[tuple[bytes, bytes]], set[bytes]]:
+    """One header list, as ``Headers.update`` orders it: the ``client``'s
+    headers the call does not set (its own repeats kept), then the call's
+    (``own``); and the lower-case names of them all."""
+    names = {name.lower() for name, _ in own}
+    items = []
+    kept = []
+    for name, value in client:
+        lowered = name.lower()
+        if lowered not in names:
+            items.append((name, value))
+            kept.append(lowered)
+    items.extend(own)
+    names.update(kept)
+    return items, names
+
+
 def build_request(
     client: Client,
     method: str,
@@ -413,7 +442,11 @@ def build_request(
     """The request ``client.build_request`` would make for the absolute
     ``url``: the client's headers the call does not set, then the call's,
     the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
-    the methods that take one), the jar's ``Cookie``, the timeout."""
+    the methods that take one), the jar's ``Cookie``, the timeout.
+
+    Built from the headers' raw items, normalized once by ``httpx.Headers``
+    (its string operations would make each new ``Headers`` work out its
+    encoding first: twice the cost)."""
     if client.params:
         return client.build_request(
             method,
@@ -424,14 +457,7 @@ def build_request(
         )
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
-    # One header list: the client's headers the call does not set, then the
-    # call's (as ``Headers.update`` orders them), normalized once.
-    own = headers.raw
-    names = {name.lower() for name, _ in own}
-    items = [
-        (name, value) for name, value in client.headers.raw if name.lower() not in names
-    ]
-    items.extend(own)
+    items, names = merged_headers(client.headers.raw, headers.raw)
     if arguments:
         # The jar itself: httpx wraps a CookieJar without copying it, adds
         # its Cookie before the body's headers, and skips an empty one.
@@ -441,7 +467,6 @@ def build_request(
     # Without a body, httpx.Request would normalize every header twice more
     # (its _prepare); given a stream, it takes the headers as they are, so
     # the auto headers go in front here, as it orders them.
-    names.update(name.lower() for name, _ in items)
     auto: list[tuple[bytes, bytes]] = []
     if b"host" not in names and url.host:
         auto.append((b"Host", url.netloc))
@@ -555,6 +580,18 @@ class _JarRequest(urllib.request.Request):
     def add_unredirected_header(self, key: str, val: str) -> None:
         super().add_unredirected_header(key, val)
         self.request.headers[key] = val
+
+
+def cookie_header(
+    jar: http.cookiejar.CookieJar, method: str, url: httpx.URL
+) -> bytes | None:
+    """The ``Cookie`` header ``jar`` adds to a ``method`` request to ``url``
+    that sets neither ``Host`` nor ``Cookie`` itself (as :func:`build_request`
+    adds it), or ``None``."""
+    request = urllib.request.Request(str(url), method=method)
+    jar.add_cookie_header(request)
+    value = request.get_header("Cookie")
+    return None if value is None else value.encode("utf-8")
 
 
 def add_cookie_header(jar: http.cookiejar.CookieJar, request: httpx.Request) -> None:

@@ -35,7 +35,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar, overload
+from typing import Any, Literal, Protocol, Self, TypeVar, overload
 
 import httpx
 
@@ -89,20 +89,21 @@ ValueT = TypeVar("ValueT")
 ItemT = TypeVar("ItemT")
 
 
-class _Held:
-    """What a flow holds (locks, leases), given back when it ends."""
+class Named(Protocol):
+    """What names a call in the driver's errors (worked out only for one)."""
 
-    __slots__ = ("leases", "locks")
+    @property
+    def label(self) -> str: ...
 
-    def __init__(self) -> None:
-        self.locks: list[FlowLock] = []
-        self.leases: list[Lease] = []
+
+#: What a flow holds, given back when it ends: ``FlowLock``s and leases.
+Held = list[FlowLock | Lease]
 
 
 async def _perform(
-    effect: Effect, adapter: Adapter, closing: AsyncClosing, held: _Held, label: str
+    effect: Effect, adapter: Adapter, closing: AsyncClosing, held: Held, job: Named
 ) -> Any:
-    """Carry out one effect (``label`` names the call in an error)."""
+    """Carry out one effect (``job`` names the call in an error)."""
     match effect:
         case _Send():
             return await adapter.asend(
@@ -122,7 +123,7 @@ async def _perform(
             return None
         case Sleep():
             if await asleep_or_close(closing, effect.seconds):
-                raise ControllerClosed(label)
+                raise ControllerClosed(job.label)
             return None
         case Call():
             return await acall(effect.function, *effect.args)
@@ -130,20 +131,20 @@ async def _perform(
             return await ablocking(effect.function, *effect.args)
         case Acquire():
             await aacquire(effect.lock)
-            held.locks.append(effect.lock)
+            held.append(effect.lock)
             return None
         case Release():
-            held.locks.remove(effect.lock)
+            held.remove(effect.lock)
             effect.lock.thread_lock.release()
             return None
         case _Lease():
             with ashielded():  # a lease taken is held, even if cancelled now
                 lease = await ablocking(effect.take, *effect.args)
                 if lease is not None:
-                    held.leases.append(lease)
+                    held.append(lease)
             return lease
         case _Unlease():
-            held.leases.remove(effect.lease)
+            held.remove(effect.lease)
             with ashielded():
                 await ablocking(effect.lease.release)
             return None
@@ -153,14 +154,25 @@ async def _perform(
             raise not_an_effect(effect)
 
 
+async def _give_back(held: Held) -> None:
+    """Give back what a flow still holds: locks at once, leases (which may
+    block) in a worker thread, cancellation or not."""
+    with ashielded():
+        for each in held:
+            if isinstance(each, FlowLock):
+                each.thread_lock.release()
+            else:
+                await ablocking(each.release)
+
+
 async def run_async(
-    flow: Flow[T], adapter: Adapter, closing: AsyncClosing, label: str = ""
+    flow: Flow[T], adapter: Adapter, closing: AsyncClosing, job: Named
 ) -> T | _Answer:
     """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
-    ``label`` names the call in the errors the driver raises."""
+    ``job`` names the call in the errors the driver raises."""
     result: Any = None
     error: Exception | None = None
-    held = _Held()
+    held: Held = []
     try:
         while True:
             try:
@@ -171,19 +183,15 @@ async def run_async(
                 return effect
             result, error = None, None
             try:
-                result = await _perform(effect, adapter, closing, held, label)
+                result = await _perform(effect, adapter, closing, held, job)
             except Exception as exc:
                 error = exc
     finally:
         try:
             flow.close()
         finally:
-            for lock in held.locks:
-                lock.thread_lock.release()
-            if held.leases:
-                with ashielded():
-                    for lease in held.leases:
-                        await ablocking(lease.release)
+            if held:
+                await _give_back(held)
 
 
 class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
@@ -241,15 +249,23 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         return response
 
     async def _run(self, job: Job[AsyncEvent]) -> Any:
-        with self._settling(job) as settled:
+        try:
             outcome = await run_async(
-                self._flow(job), self._adapter, self._closing, job.label
+                self._flow(job), self._adapter, self._closing, job
             )
-            if isinstance(outcome, _Answer):
-                settled.answer = outcome
-            else:
-                settled.value = self._finish(job, outcome)
-        return settled.result()
+            value = (
+                outcome if isinstance(outcome, _Answer) else self._finish(job, outcome)
+            )
+        except BaseException as error:
+            self._ended(job, None, error)
+            raise
+        if isinstance(value, _Answer):
+            # answered without sending: an error raised here is not this
+            # call's own (it was kept, or was another call's)
+            self._ended(job, None, None)
+            return value.outcome()
+        self._ended(job, value, None)
+        return value
 
     @overload
     def paginate(
@@ -340,7 +356,7 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
             response = await self._run(job)
             await run_async(
-                target.save(response, progress), self._adapter, self._closing, job.label
+                target.save(response, progress), self._adapter, self._closing, job
             )
         except BaseException:
             target.discard()

@@ -338,7 +338,10 @@ def run_exchange(
 ) -> Flow[httpx.Response]:
     """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
     steps that send), then the endpoint's ``process``."""
-    response = yield from _Next(handlers, 0, innermost)(exchange)
+    if handlers:
+        response = yield from handlers[0](exchange, _Next(handlers, 1, innermost))
+    else:
+        response = yield from innermost(exchange)
     if exchange.parse:
         exchange.value = exchange.endpoint.process(exchange.value, exchange.params)
     return response

@@ -30,25 +30,25 @@ a cancellation, and no response side runs on a value twice.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, TypeVar
 
 import httpx
 from multidict import MultiDict, MultiMapping
 
-from ._adapter import Adapter
+from ._adapter import Adapter, cookie_header, merged_headers
 from ._chain import run_exchange
 from ._effects import Flow, _Answer, answered
 from ._endpoint import RestEndpoint, as_params
 from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from ._exchange import Exchange
-from ._flights import PENDING, Flights
+from ._flights import PENDING, Flight, Flights
 from ._header_params import links_by_rel, parse_link_header
 from ._hops import origin_of
 from ._http_cache import HttpCache, Ticket, cache_key
-from ._identity import identity_of
+from ._identity import Identity, identity_of
 from ._job import FETCH, GET, PROBE, RAW, Job, plain_url
 from ._keep import Keeper
 from ._managers import Manager, ManagerHooks, run_hooks
@@ -67,38 +67,11 @@ logger = logging.getLogger("restwire")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | httpx.QueryParams | None
 
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+
+#: Headers an endpoint may set that change how the jar gives cookies: then
+#: ``get`` takes the full path.
+_SET_BY_CALL = frozenset({b"host", b"cookie", b"cookie2"})
 EventT = TypeVar("EventT")
-
-
-class _Settling:
-    """Around running a call's chain and finishing it: the one policy for
-    how a job ends, under both drivers. A class, not a ``contextmanager``
-    generator: it is entered once per call."""
-
-    __slots__ = ("answer", "controller", "job", "value")
-
-    def __init__(self, controller: BaseController[Any, Any], job: Job[Any]) -> None:
-        self.controller = controller
-        self.job = job
-        self.value: Any = None
-        self.answer: _Answer | None = None
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.controller._ended(self.job, self.value, error)
-
-    def result(self) -> Any:
-        """The call's value, or its answer from the store or a flight (an
-        error raised here, outside the block, is not the call's own: it
-        was kept, or was another call's)."""
-        return self.value if self.answer is None else self.answer.outcome()
 
 
 class BaseController(Generic[ClientT, EventT]):
@@ -202,7 +175,6 @@ class BaseController(Generic[ClientT, EventT]):
         )
         key = f"{endpoint.method} {plain}"
         return Job(
-            self._steps,
             exchange,
             endpoint.middleware.handlers,
             key,
@@ -212,21 +184,24 @@ class BaseController(Generic[ClientT, EventT]):
 
     def _flow(self, job: Job[EventT]) -> Flow[httpx.Response]:
         """The whole of ``job`` as one flow, for a driver to run."""
-        return run_exchange(job.exchange, job.handlers, job)
+        return run_exchange(
+            job.exchange, job.handlers, functools.partial(self._steps, job)
+        )
 
     def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
         """The innermost steps of ``job``'s chain, in order (see the module)."""
+        first = self._terminal.first_hop(exchange)
         identity = identity_of(
-            exchange.headers,
+            first.request.headers.raw,
             exchange.sensitive,
             exchange.credentials,
-            exchange.url.userinfo,
-            self._client,
+            self._client.auth,
         )
         if job.mode == PROBE:
             yield from answered(_Answer(identity))
         job.identity = identity
-        job.rekey(exchange)
+        if exchange.url is not job.url or exchange.method != job.method:
+            job.rekey(exchange)  # a middleware re-routed the call
         if not job.sent:
             shape = exchange.endpoint.shape
             if job.mode == GET:
@@ -234,15 +209,24 @@ class BaseController(Generic[ClientT, EventT]):
                 if stored is not None:
                     yield from answered(stored)
             if job.shared:
-                joined = yield from self._join(job, identity, shape)
-                if joined is not None:
-                    yield from answered(joined)
+                key = (job.key, identity, shape)
+                while True:
+                    flight, wait = self._flights.join(key)
+                    if wait is None:  # it leads
+                        job.flight, job.flight_key = flight, key
+                        break
+                    yield wait
+                    joined = self._from_flight(job, flight, identity, shape)
+                    if joined is not None:
+                        yield from answered(joined)
             job.sent = True
             if self._managers.on_call:
                 run_hooks(self._managers.on_call, "the call", self, exchange)
-        ticket, stale = self._ticket(job, identity)
-        unchanged = None if stale is None or stale.error else stale.digest
-        response = yield from self._terminal(exchange, ticket, unchanged)
+        ticket = stale = unchanged = None
+        if self._cache is not None:
+            ticket, stale = self._ticket(job, identity)
+            unchanged = None if stale is None or stale.error else stale.digest
+        response = yield from self._terminal(exchange, first, ticket, unchanged)
         if exchange.value is UNCHANGED:
             assert stale is not None
             renewed = self._keeper.renew(job, stale)
@@ -253,25 +237,19 @@ class BaseController(Generic[ClientT, EventT]):
                 yield from answered(renewed)
         return response
 
-    def _join(
-        self, job: Job[EventT], identity: Hashable, shape: Hashable
-    ) -> Flow[_Answer | None]:
-        """Lead the flight of this read, or wait for the one in the air and
-        take its answer (``None``: lead after all, see ``_flights``)."""
-        key = (job.key, identity, shape)
-        while True:
-            flight, leader = yield from self._flights.join(key)
-            if leader:
-                job.flight, job.flight_key = flight, key
-                return None
-            if flight.identity != identity:
-                continue  # sent as another identity after all: not ours
-            if flight.error is not None:
-                return _Answer(error=fresh_error(flight.error))
-            if flight.value is PENDING:
-                continue  # its leader was cancelled, or failed outside restwire
-            stored = self._keeper.answer(identity, job.key, shape)
-            return stored if stored is not None else _Answer(flight.value)
+    def _from_flight(
+        self, job: Job[EventT], flight: Flight[Any], identity: Hashable, shape: Hashable
+    ) -> _Answer | None:
+        """A waiter's answer from the flight it waited for; ``None`` when it
+        must join again (see ``_flights``)."""
+        if flight.identity != identity:
+            return None  # sent as another identity after all: not ours
+        if flight.error is not None:
+            return _Answer(error=fresh_error(flight.error))
+        if flight.value is PENDING:
+            return None  # its leader was cancelled, or failed outside restwire
+        stored = self._keeper.answer(identity, job.key, shape)
+        return stored if stored is not None else _Answer(flight.value)
 
     def _ticket(
         self, job: Job[EventT], identity: Hashable
@@ -280,8 +258,7 @@ class BaseController(Generic[ClientT, EventT]):
         the stale result a ``get`` may keep if the cache gives its body."""
         exchange = job.exchange
         if (
-            self._cache is None
-            or self._client.auth is not None  # applied after the key is known
+            self._client.auth is not None  # applied after the key is known
             or exchange.endpoint.content.streamed
         ):
             return None, None
@@ -294,9 +271,6 @@ class BaseController(Generic[ClientT, EventT]):
             stale = self._keeper.stale(job)
         return ticket, stale
 
-    def _settling(self, job: Job[EventT]) -> _Settling:
-        return _Settling(self, job)
-
     def _finish(self, job: Job[EventT], outcome: Any) -> Any:
         """What the caller gets from a flow's ``outcome``: a response's value
         (normalized, kept, read back; for ``fetch_response`` the response
@@ -307,8 +281,10 @@ class BaseController(Generic[ClientT, EventT]):
         return value
 
     def _ended(self, job: Job[EventT], value: Any, error: BaseException | None) -> None:
-        """However ``job`` ended: its error kept and told, its flight landed,
-        its waiters woken, and the managers that heard it begin told it ended."""
+        """The one policy for how a call ends, under both drivers, however it
+        ends: a restwire error kept (reads) and told to the managers, the
+        flight the call leads landed and its waiters woken, and the managers
+        that heard it begin told it ended."""
         if isinstance(error, RestwireError):
             self._keeper.error(job, error)
             if job.sent and self._managers.on_error:
@@ -337,24 +313,45 @@ class BaseController(Generic[ClientT, EventT]):
         """For ``get``: a fresh stored value found without running the chain,
         or ``MISSING``. Only when no middleware of the endpoint can change the
         credentials it sends (``Stack.sends_credentials``): then the call's
-        identity is known from the endpoint's own headers, and it equals the
-        one the innermost step would work out."""
+        first hop would carry the client's and the endpoint's own headers,
+        and the jar's ``Cookie``, and its identity is read from those as the
+        innermost step reads it from the request it builds."""
         if endpoint.side_effect:
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
         if endpoint.middleware.sends_credentials:
             return MISSING
         url, plain = self._targets(endpoint, as_params(params, endpoint.label))
-        identity = identity_of(
-            endpoint.shared_headers(None),
-            endpoint.sensitive_headers,
-            "same-origin",
-            url.userinfo,
-            self._client,
-        )
+        identity = self._plain_identity(endpoint, url)
+        if identity is None:
+            return MISSING
         answer = self._keeper.answer(
             identity, f"{endpoint.method} {plain}", endpoint.shape
         )
         return MISSING if answer is None else answer.outcome()
+
+    def _plain_identity(
+        self, endpoint: RestEndpoint, url: httpx.URL
+    ) -> Identity | None:
+        """The identity of a call of ``endpoint`` to ``url`` whose middleware
+        add no credential, read from the headers its first hop would carry;
+        ``None`` where only the full path can tell (userinfo in the URL, a
+        ``Host`` or ``Cookie`` the endpoint sets itself)."""
+        if url.userinfo:
+            return None
+        client = self._client
+        headers, names = merged_headers(
+            client.headers.raw, endpoint.shared_headers(None).raw
+        )
+        jar = client.cookies.jar
+        if len(jar):
+            if not names.isdisjoint(_SET_BY_CALL):
+                return None
+            cookie = cookie_header(jar, endpoint.method, url)
+            if cookie is not None:
+                headers.append((b"Cookie", cookie))
+        return identity_of(
+            headers, endpoint.sensitive_headers, "same-origin", client.auth
+        )
 
     def _probe(self, endpoint: RestEndpoint, params: Params) -> Hashable:
         """The identity a job would have, found by running its middleware up

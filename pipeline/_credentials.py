@@ -22,9 +22,11 @@ from functools import lru_cache
 
 __all__ = [
     "ALWAYS_SENSITIVE",
+    "RAW_NAMES",
     "check_credential",
     "is_credential",
     "is_credential_raw",
+    "learn",
 ]
 
 #: Headers that carry a credential whatever a middleware says.
@@ -54,18 +56,24 @@ def is_credential(name: str, marked: Collection[str] = ()) -> bool:
 
 
 #: Raw header name -> (its lower-case text, whether the name says credential);
-#: one dictionary look-up per header on the hot path.
-_RAW_NAMES: dict[bytes, tuple[str, bool]] = {}
+#: one dictionary look-up per header on the hot path (``_identity`` reads it
+#: in place, :func:`learn` fills it).
+RAW_NAMES: dict[bytes, tuple[str, bool]] = {}
+
+
+def learn(raw_name: bytes) -> tuple[str, bool]:
+    """What a header name as it is on the wire is: its lower-case text, and
+    whether it says credential (remembered, for at most 4,096 names)."""
+    name = raw_name.decode("latin-1").lower()
+    seen = (name, _credential_name(name))
+    if len(RAW_NAMES) < 4096:  # a bound: names are few, but not trusted
+        RAW_NAMES[raw_name] = seen
+    return seen
 
 
 def is_credential_raw(raw_name: bytes, marked: Collection[str] = ()) -> bool:
     """:func:`is_credential` for a header name as it is on the wire."""
-    seen = _RAW_NAMES.get(raw_name)
-    if seen is None:
-        name = raw_name.decode("latin-1").lower()
-        seen = (name, _credential_name(name))
-        if len(_RAW_NAMES) < 4096:  # a bound: names are few, but not trusted
-            _RAW_NAMES[raw_name] = seen
+    seen = RAW_NAMES.get(raw_name) or learn(raw_name)
     return seen[1] or seen[0] in marked
 
 

@@ -627,7 +627,10 @@ class RestEndpoint(Generic[ValueT]):
         may change or remove them. Built once per endpoint; each call gets a
         copy.
         """
-        return httpx.Headers(self.shared_headers(body))
+        shared = self.shared_headers(body)
+        # The copy takes the encoding the shared headers worked out once;
+        # a new Headers would work it out again at its first use.
+        return httpx.Headers(shared, encoding=shared.encoding)
 
     def shared_headers(self, body: Any) -> httpx.Headers:
         """What :meth:`initial_headers` copies: built once, shared by every

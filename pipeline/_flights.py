@@ -8,7 +8,8 @@ another identity (a middleware changed its credentials after it joined),
 one of its waiters sends instead: no patient caller is failed by an
 impatient one. A restwire error is every waiter's error too.
 
-Written once for both drivers: a waiter yields ``_Await(event)``, and the
+Written once for both drivers: a waiter yields ``_Await(event)`` (what
+:meth:`Flights.join` hands it), and the
 driver waits on it (a ``threading.Event`` or an ``anyio.Event``: the
 controller says which with ``new_event``). Closing the controller wakes
 every waiter.
@@ -20,7 +21,7 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, Protocol, TypeVar
 
-from ._effects import Flow, _Await
+from ._effects import _Await
 from ._errors import RestwireError
 
 __all__ = ["PENDING", "Flight", "Flights"]
@@ -61,20 +62,18 @@ class Flights(Generic[EventT]):
         self._lock = threading.Lock()
         self._new_event = new_event
 
-    def join(self, key: Hashable) -> Flow[tuple[Flight[EventT], bool]]:
-        """Lead the flight of ``key`` (a new flight, ``True``), or wait for
-        the one in the air and return it landed (``False``: then look at its
+    def join(self, key: Hashable) -> tuple[Flight[EventT], _Await | None]:
+        """The flight of ``key``, and ``None`` if the caller leads it (it is
+        new), else what to yield to wait for it to land (then look at its
         outcome, and join again if it has none for you)."""
         with self._lock:
             flight = self._flights.get(key)
             if flight is None:
                 flight = self._flights[key] = Flight()
-                return flight, True
+                return flight, None
             if flight.event is None:
                 flight.event = self._new_event()
-            event = flight.event
-        yield _Await(event)
-        return flight, False
+            return flight, _Await(flight.event)
 
     def land(
         self,

@@ -87,21 +87,16 @@ def cache_key(identity: Identity, url: str) -> str:
     (without userinfo). Equal for equal credentials in every process (no
     per-process salt), so processes sharing a storage share entries; the
     key shows neither."""
-    credentials, userinfo, cookies, mode, _auth = cast(_IdentityParts, identity)
-    digest = hashlib.sha256(b"restwire-cache-1\0")
+    credentials, mode, _auth = cast(_IdentityParts, identity)
+    digest = hashlib.sha256(b"restwire-cache-2\0")
     for name, value in credentials:
         digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
-    digest.update(b"u\0" + userinfo + b"\0")
-    for cookie in cookies:
-        digest.update(b"c\0" + "\0".join(map(str, cookie)).encode() + b"\0")
     digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
     return digest.hexdigest()
 
 
 #: What ``_identity.identity_of`` puts in an identity.
-_IdentityParts = tuple[
-    tuple[tuple[bytes, bytes], ...], bytes, tuple[tuple[object, ...], ...], str, object
-]
+_IdentityParts = tuple[tuple[tuple[bytes, bytes], ...], str, object]
 
 
 def body_digest(content: bytes) -> bytes:

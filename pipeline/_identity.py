@@ -2,14 +2,15 @@
 
 A controller shares a response (in flight, from its store, through the
 HTTP cache, through a poller) only between calls of equal identity and
-equal value shape. The identity of a call about to be sent is what it
-sends that says who is calling:
+equal value shape. The identity of a call is read from the request of its
+first hop, built and fitted to the credential policy, so it is what would
+be sent:
 
-- every credential header it carries, the client's default headers
-  included (``_credentials`` says which headers are credentials);
-- the URL's userinfo;
-- the cookies the client holds, unless the call omits cookies (all of them,
-  so calls that might send different cookies never compare equal);
+- every credential header of that request, the client's default headers
+  included (``_credentials`` says which headers are credentials), with
+  the ``Cookie`` header the jar gave this URL (no cookie the call would not
+  send splits callers), and the ``Authorization`` the URL's userinfo
+  stands for;
 - the call's credentials mode, and the client's own ``auth``.
 
 An :class:`Identity` compares exactly and is never shown: it holds
@@ -18,11 +19,9 @@ credential values.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
-import httpx
-
-from ._credentials import is_credential_raw
+from ._credentials import RAW_NAMES, learn
 
 __all__ = ["Identity", "identity_of"]
 
@@ -38,25 +37,18 @@ class Identity(tuple[object, ...]):
 
 
 def identity_of(
-    headers: httpx.Headers,
+    headers: Iterable[tuple[bytes, bytes]],
     marked: Collection[str],
     mode: str,
-    userinfo: bytes,
-    client: httpx.Client | httpx.AsyncClient,
+    auth: object,
 ) -> Identity:
-    """The identity of a call about to send ``headers`` (its credential
-    headers by ``marked`` and by name) on ``client`` with credentials mode
-    ``mode`` and URL userinfo ``userinfo``."""
-    credentials = [
-        (name, value)
-        for source in (client.headers, headers)
-        for name, value in source.raw
-        if is_credential_raw(name, marked)
-    ]
-    cookies: tuple[tuple[str, str, str, str | None], ...] = ()
-    if mode != "omit":
-        cookies = tuple(
-            (cookie.domain, cookie.path, cookie.name, cookie.value)
-            for cookie in client.cookies.jar
-        )
-    return Identity((tuple(credentials), userinfo, cookies, mode, client.auth))
+    """The identity of a call whose first hop sends ``headers`` (raw items;
+    credential headers by ``marked`` and by name), with credentials mode
+    ``mode`` on a client whose own ``auth`` is ``auth``."""
+    known = RAW_NAMES
+    credentials = []
+    for name, value in headers:
+        seen = known.get(name) or learn(name)
+        if seen[1] or seen[0] in marked:
+            credentials.append((name, value))
+    return Identity((tuple(credentials), mode, auth))

@@ -1,21 +1,19 @@
 """One call a controller makes: what it asked for, and what it has become.
 
 A :class:`Job` is made before the chain runs (its URL, request key and
-exchange) and is the innermost step of that chain: after every middleware
-has set the request up, the controller's steps run on it (``_controller``).
-It carries what those steps learn: who the call says it is, the flight it
+exchange); after every middleware has set the request up, the controller's
+innermost steps run on it (``_controller``). It carries what they learn: who the call says it is, the flight it
 leads, whether it was sent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
 
 import httpx
 
 from ._chain import Handler
-from ._effects import Flow
 from ._exchange import Exchange
 from ._flights import Flight
 
@@ -38,10 +36,9 @@ def plain_url(url: httpx.URL) -> str:
 
 
 class Job(Generic[EventT]):
-    """One call, and the innermost step of its chain."""
+    """One call, as the controller's steps see it."""
 
     __slots__ = (
-        "_steps",
         "exchange",
         "flight",
         "flight_key",
@@ -57,14 +54,12 @@ class Job(Generic[EventT]):
 
     def __init__(
         self,
-        steps: Callable[[Job[EventT], Exchange], Flow[httpx.Response]],
         exchange: Exchange,
         handlers: tuple[Handler, ...],
         key: str,
         generation: int,
         mode: str,
     ) -> None:
-        self._steps = steps
         self.exchange = exchange
         #: The endpoint's middleware, as the chain runs them.
         self.handlers = handlers
@@ -84,15 +79,11 @@ class Job(Generic[EventT]):
         #: Whether the call went to the terminal (and the managers heard).
         self.sent = False
 
-    def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
-        return self._steps(self, exchange)
-
     def rekey(self, exchange: Exchange) -> None:
         """Follow a middleware that re-routed the call (a tenant's host,
         say): it is keyed by what it sends, not by where it started."""
-        if exchange.url is not self.url or exchange.method != self.method:
-            self.url, self.method = exchange.url, exchange.method
-            self.key = f"{exchange.method} {plain_url(exchange.url)}"
+        self.url, self.method = exchange.url, exchange.method
+        self.key = f"{exchange.method} {plain_url(exchange.url)}"
 
     @property
     def label(self) -> str:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar, overload
+from typing import Any, Literal, Protocol, Self, TypeVar, overload
 
 import httpx
 
@@ -67,20 +67,21 @@ ValueT = TypeVar("ValueT")
 ItemT = TypeVar("ItemT")
 
 
-class _Held:
-    """What a flow holds (locks, leases), given back when it ends."""
+class Named(Protocol):
+    """What names a call in the driver's errors (worked out only for one)."""
 
-    __slots__ = ("leases", "locks")
+    @property
+    def label(self) -> str: ...
 
-    def __init__(self) -> None:
-        self.locks: list[FlowLock] = []
-        self.leases: list[Lease] = []
+
+#: What a flow holds, given back when it ends: ``FlowLock``s and leases.
+Held = list[FlowLock | Lease]
 
 
 def _perform(
-    effect: Effect, adapter: Adapter, closing: Closing, held: _Held, label: str
+    effect: Effect, adapter: Adapter, closing: Closing, held: Held, job: Named
 ) -> Any:
-    """Carry out one effect (``label`` names the call in an error)."""
+    """Carry out one effect (``job`` names the call in an error)."""
     match effect:
         case _Send():
             return adapter.send(
@@ -98,7 +99,7 @@ def _perform(
             return None
         case Sleep():
             if sleep_or_close(closing, effect.seconds):
-                raise ControllerClosed(label)
+                raise ControllerClosed(job.label)
             return None
         case Call():
             return call(effect.function, *effect.args)
@@ -106,20 +107,20 @@ def _perform(
             return blocking(effect.function, *effect.args)
         case Acquire():
             acquire(effect.lock)
-            held.locks.append(effect.lock)
+            held.append(effect.lock)
             return None
         case Release():
-            held.locks.remove(effect.lock)
+            held.remove(effect.lock)
             effect.lock.thread_lock.release()
             return None
         case _Lease():
             with shielded():  # a lease taken is held, even if cancelled now
                 lease = blocking(effect.take, *effect.args)
                 if lease is not None:
-                    held.leases.append(lease)
+                    held.append(lease)
             return lease
         case _Unlease():
-            held.leases.remove(effect.lease)
+            held.remove(effect.lease)
             with shielded():
                 blocking(effect.lease.release)
             return None
@@ -129,14 +130,25 @@ def _perform(
             raise not_an_effect(effect)
 
 
+def _give_back(held: Held) -> None:
+    """Give back what a flow still holds: locks at once, leases (which may
+    block) in a worker thread, cancellation or not."""
+    with shielded():
+        for each in held:
+            if isinstance(each, FlowLock):
+                each.thread_lock.release()
+            else:
+                blocking(each.release)
+
+
 def run_sync(
-    flow: Flow[T], adapter: Adapter, closing: Closing, label: str = ""
+    flow: Flow[T], adapter: Adapter, closing: Closing, job: Named
 ) -> T | _Answer:
     """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
-    ``label`` names the call in the errors the driver raises."""
+    ``job`` names the call in the errors the driver raises."""
     result: Any = None
     error: Exception | None = None
-    held = _Held()
+    held: Held = []
     try:
         while True:
             try:
@@ -147,19 +159,15 @@ def run_sync(
                 return effect
             result, error = None, None
             try:
-                result = _perform(effect, adapter, closing, held, label)
+                result = _perform(effect, adapter, closing, held, job)
             except Exception as exc:
                 error = exc
     finally:
         try:
             flow.close()
         finally:
-            for lock in held.locks:
-                lock.thread_lock.release()
-            if held.leases:
-                with shielded():
-                    for lease in held.leases:
-                        blocking(lease.release)
+            if held:
+                _give_back(held)
 
 
 class Controller(BaseController[httpx.Client, Event]):
@@ -215,13 +223,21 @@ class Controller(BaseController[httpx.Client, Event]):
         return response
 
     def _run(self, job: Job[Event]) -> Any:
-        with self._settling(job) as settled:
-            outcome = run_sync(self._flow(job), self._adapter, self._closing, job.label)
-            if isinstance(outcome, _Answer):
-                settled.answer = outcome
-            else:
-                settled.value = self._finish(job, outcome)
-        return settled.result()
+        try:
+            outcome = run_sync(self._flow(job), self._adapter, self._closing, job)
+            value = (
+                outcome if isinstance(outcome, _Answer) else self._finish(job, outcome)
+            )
+        except BaseException as error:
+            self._ended(job, None, error)
+            raise
+        if isinstance(value, _Answer):
+            # answered without sending: an error raised here is not this
+            # call's own (it was kept, or was another call's)
+            self._ended(job, None, None)
+            return value.outcome()
+        self._ended(job, value, None)
+        return value
 
     @overload
     def paginate(
@@ -311,9 +327,7 @@ class Controller(BaseController[httpx.Client, Event]):
         try:
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
             response = self._run(job)
-            run_sync(
-                target.save(response, progress), self._adapter, self._closing, job.label
-            )
+            run_sync(target.save(response, progress), self._adapter, self._closing, job)
         except BaseException:
             target.discard()
             raise

@@ -63,10 +63,15 @@ class Targets:
         # Remembered only for params of immutable scalar types, whose text
         # cannot change, keyed with their types ({"id": 1} and {"id": True}
         # are equal tuples but different URLs); others are worked out each time.
-        items = tuple((name, type(value), value) for name, value in params.items())
         call: Hashable = None
-        if all(kind in _REMEMBERED for _, kind, _ in items):
-            call = (endpoint, items)
+        items = []
+        for name, value in params.items():
+            kind = type(value)
+            if kind not in _REMEMBERED:
+                break
+            items.append((name, kind, value))
+        else:
+            call = (endpoint, tuple(items))
             kept = self._targets.get(call)
             if kept is not None:
                 return kept

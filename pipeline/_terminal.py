@@ -11,8 +11,9 @@ hop through the cache (``_http_cache``), which may answer it from storage.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -24,6 +25,7 @@ from ._errors import (
     InvalidRequest,
     NetworkError,
     RequestBodyError,
+    RestwireError,
     TooManyRedirects,
     TransportError,
     redact_url,
@@ -33,7 +35,7 @@ from ._hops import HopPolicy, userinfo_as_basic
 from ._http_cache import HttpCache, Ticket, body_digest, from_cache
 from ._unparsed import Unparsed
 
-__all__ = ["UNCHANGED", "Terminal"]
+__all__ = ["UNCHANGED", "FirstHop", "Terminal"]
 
 logger = logging.getLogger("restwire")
 
@@ -48,9 +50,20 @@ class _Unchanged:
 UNCHANGED: object = _Unchanged()
 
 
+class FirstHop(NamedTuple):
+    """A call's first hop, built and fitted to the credential policy: the
+    request that will be sent, as the identity is read from it."""
+
+    request: httpx.Request
+    policy: HopPolicy
+    store_cookies: bool
+
+
 class Terminal:
     """Sends an exchange through ``adapter`` (and ``cache``): the innermost
-    step of a chain."""
+    step of a chain, in two parts: :meth:`first_hop` builds the request
+    (the controller reads the call's identity from it), then calling the
+    terminal sends it."""
 
     __slots__ = ("adapter", "cache")
 
@@ -58,13 +71,22 @@ class Terminal:
         self.adapter = adapter
         self.cache = cache
 
+    def first_hop(self, exchange: Exchange) -> FirstHop:
+        """The request of the call's first hop, fitted to its credential
+        policy (cookies sent or not): exactly what would go out."""
+        request = self._first_request(exchange)
+        policy = HopPolicy(exchange.origin, exchange.credentials, exchange.sensitive)
+        store_cookies = policy.prepare(request, self.adapter.client.cookies)
+        return FirstHop(request, policy, store_cookies)
+
     def __call__(
         self,
         exchange: Exchange,
+        first: FirstHop,
         ticket: Ticket | None = None,
         unchanged: bytes | None = None,
     ) -> Flow[httpx.Response]:
-        """Send the exchange's request, follow redirects, read and parse the body.
+        """Send ``first``, follow redirects, read and parse the body.
 
         With ``ticket``, the first hop goes through the HTTP cache
         (``_http_cache``); with ``unchanged`` too, a body the cache gives
@@ -75,8 +97,52 @@ class Terminal:
         exchange.response = None
         exchange.value = None
         exchange.hops = []
-        request = self._first_request(exchange)
-        response = yield from self._follow(exchange, request, ticket)
+        # Each hop: fitted to the policy, sent (the first through the HTTP
+        # cache, with a ticket), and followed while it redirects.
+        request, policy, store_cookies = first
+        jar = self.adapter.client.cookies
+        history: list[httpx.Response] = []
+        redirects = 0
+        while True:
+            if history:  # (the first hop came prepared)
+                store_cookies = policy.prepare(request, jar)
+            exchange.hops.append(request.url)
+            with_auth = policy.with_client_auth
+            if ticket is not None and self.cache is not None and not history:
+                response = yield from self.cache.exchange(
+                    request,
+                    ticket,
+                    functools.partial(
+                        _send, with_client_auth=with_auth, store_cookies=store_cookies
+                    ),
+                    endpoint.max_body_size,
+                    self.adapter.default_encoding,
+                )
+            else:
+                try:
+                    response = yield _Send(request, with_auth, store_cookies)
+                except _HOP_ERRORS as error:
+                    raise _hop_error(request, error) from _cause(error)
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "%s %s -> %s",
+                    request.method,
+                    redact_url(request.url),
+                    response.status_code,
+                )
+            if not (endpoint.follow_redirects and response.has_redirect_location):
+                response.history = history  # the hops before it, in order
+                break
+            if redirects >= endpoint.max_redirects:
+                yield _Close(response)
+                raise TooManyRedirects(
+                    exchange.method, exchange.url, endpoint.max_redirects
+                )
+            yield from _discard(response)
+            history.append(response)
+            request = redirect_request(request, response)
+            redirects += 1
+        # The last hop's body: read (bounded) and parsed.
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
             yield from _read(response, endpoint.max_body_size)
@@ -132,78 +198,43 @@ class Terminal:
         except httpx.InvalidURL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None
 
-    def _follow(
-        self, exchange: Exchange, request: httpx.Request, ticket: Ticket | None
-    ) -> Flow[httpx.Response]:
-        endpoint = exchange.endpoint
-        policy = HopPolicy(exchange.origin, exchange.credentials, exchange.sensitive)
-        jar = self.adapter.client.cookies
-        history: list[httpx.Response] = []
-        redirects = 0
-        while True:
-            store_cookies = policy.prepare(request, jar)
-            exchange.hops.append(request.url)
-
-            def hop(
-                request: httpx.Request, store_cookies: bool = store_cookies
-            ) -> Flow[httpx.Response]:
-                return _send(request, policy.with_client_auth, store_cookies)
-
-            if ticket is not None and self.cache is not None and not history:
-                response = yield from self.cache.exchange(
-                    request,
-                    ticket,
-                    hop,
-                    endpoint.max_body_size,
-                    self.adapter.default_encoding,
-                )
-            else:
-                response = yield from hop(request)
-            if logger.isEnabledFor(logging.DEBUG):
-                logger.debug(
-                    "%s %s -> %s",
-                    request.method,
-                    redact_url(request.url),
-                    response.status_code,
-                )
-            if not (endpoint.follow_redirects and response.has_redirect_location):
-                response.history = history  # the hops before it, in order
-                return response
-            if redirects >= endpoint.max_redirects:
-                yield _Close(response)
-                raise TooManyRedirects(
-                    exchange.method, exchange.url, endpoint.max_redirects
-                )
-            yield from _discard(response)
-            history.append(response)
-            request = redirect_request(request, response)
-            redirects += 1
-
 
 def _send(
     request: httpx.Request, with_client_auth: bool, store_cookies: bool
 ) -> Flow[httpx.Response]:
-    """Send one hop; what can go wrong on the way, as restwire's errors."""
+    """Send one hop (as the HTTP cache asks); its failures as restwire's."""
     try:
-        response: httpx.Response = yield _Send(
-            request, with_client_auth=with_client_auth, store_cookies=store_cookies
-        )
-    except httpx.StreamConsumed:
-        raise RequestBodyError(
+        response: httpx.Response = yield _Send(request, with_client_auth, store_cookies)
+    except _HOP_ERRORS as error:
+        raise _hop_error(request, error) from _cause(error)
+    return response
+
+
+#: What sending a hop can fail with, besides restwire's own errors.
+_HOP_ERRORS = (httpx.StreamConsumed, httpx.RequestError, httpx.InvalidURL)
+
+
+def _hop_error(request: httpx.Request, error: Exception) -> RestwireError:
+    """A failed hop's error, as restwire's."""
+    if isinstance(error, httpx.StreamConsumed):
+        return RequestBodyError(
             f"{request.method} {redact_url(request.url)}: a redirect asked for "
             "the body again, but it was a one-shot iterator; send bytes to "
             "allow it"
-        ) from None
-    except httpx.RequestError as error:
-        raise TransportError(request.method, request.url, error) from error
-    except httpx.InvalidURL as error:
-        # httpx reads a redirect's Location while sending, and a Location
-        # such as "javascript:..." fails there, outside RequestError.
-        raise InvalidRequest(
-            f"{request.method} {redact_url(request.url)}: the response's "
-            f"Location is not a URL to follow ({error})"
-        ) from None
-    return response
+        )
+    if isinstance(error, httpx.RequestError):
+        return TransportError(request.method, request.url, error)
+    # httpx reads a redirect's Location while sending, and a Location such
+    # as "javascript:..." fails there, outside RequestError.
+    return InvalidRequest(
+        f"{request.method} {redact_url(request.url)}: the response's "
+        f"Location is not a URL to follow ({error})"
+    )
+
+
+def _cause(error: Exception) -> Exception | None:
+    """What a hop's error is raised from: httpx's own, when it says more."""
+    return error if isinstance(error, httpx.RequestError) else None
 
 
 #: A redirect body read (and dropped) to keep its connection: at most this.

@@ -51,7 +51,7 @@ def _per_call(run: Callable[[], Any], number: int) -> float:
 def main(rounds: int = 11, number: int = 300) -> None:
     transport = mock_transport()
     bare = httpx.Client(transport=transport, headers=SAME_REQUEST)
-    controller = Controller(httpx.Client(transport=transport))
+    controller = Controller(transport=transport)
     base = RestEndpoint(url_prefix="http://api.test", path="/item/:id")
     endpoints = {
         "no middleware, no schema": base,
