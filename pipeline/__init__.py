@@ -1,26 +1,16 @@
 """restwire: a REST client layer on httpx where every concern is a middleware.
 
-Trace one call in a handful of modules, top to bottom:
+Trace one call top to bottom (README's "Layout" has the whole table):
 
 | module | concept |
 |---|---|
-| ``_sync`` / ``_async`` | ``Controller`` / ``AsyncController`` and their driver: the only I/O code, once per kind of client |
-| ``_controller`` | what both controllers share: the call, the store's keys, in-flight sharing, managers, pollers' bookkeeping |
-| ``_endpoint`` | ``RestEndpoint``: options, path template, query string |
-| ``_exchange`` | the call in flight, as middleware sees it |
+| ``_async`` / ``_sync`` | ``AsyncController`` / ``Controller`` and their driver; ``_sync`` is generated from ``_async`` |
+| ``_controller`` | a call's steps, wired in one place |
 | ``_chain`` | the middleware stack, and one call run through it |
-| ``_terminal`` | the innermost step: build, send hop by hop, read, parse |
-| ``_hops`` | which credentials each hop may carry; redirects; cookies |
-| ``_content`` | bodies both ways: content kinds, request encoding |
+| ``_identity``, ``_flights``, ``_keep`` | who is calling; calls in flight; the store written and read |
+| ``_terminal`` | the wire: build, send hop by hop, read, parse |
+| ``_adapter`` | every contact with httpx |
 | ``_store`` | normalizing by schema, the store, reading back |
-
-With ``cache=``, ``_http_cache`` puts hishel under the client's transports
-(``_fill_lock`` lets one process fill an entry while others wait).
-
-Beside them: ``_effects`` (what a flow may ask a driver to do), ``_entity``,
-``_resource``, ``_managers``, ``_polling``, ``_download``, ``_header_params``
-(``Link`` and ``Content-Disposition``), ``_http`` (method classes, origins),
-and ``_errors`` (exceptions and redaction) at the bottom.
 """
 
 from ._async import AsyncController

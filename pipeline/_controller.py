@@ -6,7 +6,7 @@ these steps, each a module of its own:
 
 | step | module | does |
 |---|---|---|
-| target | ``_targets`` | the absolute URL and the request key (``"GET https://host/path"``) |
+| target | ``_job`` | the absolute URL and the request key (``"GET https://host/path"``) |
 | chain | ``_chain`` | every middleware, outermost first, then the innermost steps below |
 | identity | ``_identity`` | who the job says it is, from what it would send |
 | store lookup | ``_keep`` | ``get``: a fresh result of that identity answers |
@@ -49,13 +49,12 @@ from ._header_params import links_by_rel, parse_link_header
 from ._hops import origin_of
 from ._http_cache import HttpCache, Ticket, cache_key
 from ._identity import Identity, identity_of
-from ._job import FETCH, GET, PROBE, RAW, Job, plain_url
+from ._job import FETCH, GET, PROBE, RAW, Job, Targets, plain_url
 from ._keep import Keeper
 from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
 from ._polling import Poller, Pollers, Subscription
 from ._store import MISSING, Result, Store
-from ._targets import Targets
 from ._terminal import UNCHANGED, Terminal
 
 __all__ = ["FETCH", "GET", "RAW", "BaseController", "Params"]

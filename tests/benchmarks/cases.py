@@ -261,7 +261,8 @@ def _scaling(case: str, run: Callable[[], Any], sizes: list[int], quick: bool) -
 
 def real_socket(server: BenchServer, quick: bool) -> list[Row]:
     bare = httpx.Client(cookies=COOKIES, headers=SAME_REQUEST)
-    controller = Controller(httpx.Client(cookies=COOKIES))
+    controller = Controller(transport=httpx.HTTPTransport())
+    controller.client.cookies = httpx.Cookies(COOKIES)
     endpoint = six_middleware_endpoint(server.origin)
     url = f"{server.origin}/item/1"
 
@@ -310,7 +311,9 @@ def async_throughput(server: BenchServer, quick: bool) -> list[Row]:
         ours_runs, theirs_runs = [], []
         async with (
             httpx.AsyncClient(limits=limits) as bare,
-            AsyncController(httpx.AsyncClient(limits=limits)) as controller,
+            AsyncController(
+                transport=httpx.AsyncHTTPTransport(limits=limits)
+            ) as controller,
         ):
 
             async def theirs(index: int) -> Any:
@@ -567,7 +570,7 @@ def normalization(quick: bool) -> list[Row]:
     transport = httpx.MockTransport(
         lambda request: httpx.Response(200, content=camel_wire, headers=JSON_TYPE)
     )
-    controller = Controller(httpx.Client(transport=transport))
+    controller = Controller(transport=transport)
 
     def read_path() -> Any:
         controller.reset()
