@@ -33,6 +33,7 @@ from ._content import (
     StreamContent,
     TextContent,
 )
+from ._credentials import CREDENTIAL_PARAMS, PUBLIC_HEADERS, STICKY_COOKIES
 from ._download import filename_from, safe_filename
 from ._effects import (
     Acquire,
@@ -68,6 +69,7 @@ from ._header_params import (
 from ._hops import Credentials
 from ._http import IDEMPOTENT_METHODS, SAFE_METHODS
 from ._http_cache import HttpCache
+from ._identity import Sharing
 from ._managers import LogoutManager, Manager
 from ._page import Page, paged
 from ._polling import Subscription
@@ -77,8 +79,11 @@ from ._sync import Controller
 from ._unparsed import Unparsed
 
 __all__ = [
+    "CREDENTIAL_PARAMS",
     "IDEMPOTENT_METHODS",
+    "PUBLIC_HEADERS",
     "SAFE_METHODS",
+    "STICKY_COOKIES",
     "Acquire",
     "AsyncController",
     "Blob",
@@ -122,6 +127,7 @@ __all__ = [
     "ResponseMiddleware",
     "RestEndpoint",
     "RestwireError",
+    "Sharing",
     "Sleep",
     "Stack",
     "StreamContent",

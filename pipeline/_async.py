@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Hashable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeVar, overload
@@ -76,6 +76,7 @@ from ._effects import (
 from ._endpoint import RestEndpoint
 from ._errors import ControllerClosed
 from ._http_cache import HttpCache
+from ._identity import Sharing
 from ._job import GET, RAW, Job
 from ._managers import Manager
 from ._page import Page
@@ -197,8 +198,10 @@ async def run_async(
 class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
     """Makes calls on an ``httpx.AsyncClient`` (see the module).
 
-    ``subscribe`` runs pollers in the controller's task group, which exists
-    inside ``async with AsyncController(...)``.
+    ``identity``: a function naming the caller (a user id, say; a server
+    knows it anyway), which every call's identity then holds: calls of one
+    caller share, of two never do, whatever the client does to a request.
+    ``sharing``: what may tell callers apart (``restwire.Sharing``).
     """
 
     def __init__(
@@ -209,9 +212,11 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         managers: Iterable[Manager] = (),
         clock: Callable[[], float] = time.monotonic,
         cache: HttpCache | None = None,
+        identity: Callable[[], Hashable] | None = None,
+        sharing: Sharing | None = None,
     ) -> None:
         adapter = Adapter.of(client, transport, asynchronous=True)
-        super().__init__(adapter, AsyncEvent, managers, clock, cache)
+        super().__init__(adapter, AsyncEvent, managers, clock, cache, identity, sharing)
         self._closing = AsyncClosing()
         self._background = AsyncBackground()
 
@@ -219,7 +224,7 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
     ) -> ValueT:
         """Call ``endpoint`` and return its value, from the network (or from a
-        job of the same identity already in flight)."""
+        call of the same identity already in flight)."""
         value: ValueT = await self._run(self._job(endpoint, params, body))
         return value
 

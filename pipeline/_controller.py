@@ -48,7 +48,7 @@ from ._flights import PENDING, Flight, Flights
 from ._header_params import links_by_rel, parse_link_header
 from ._hops import origin_of
 from ._http_cache import HttpCache, Ticket, cache_key
-from ._identity import Identity, identity_of
+from ._identity import DEFAULT, Identity, Sharing, Unshared, auth_part, identity_of
 from ._job import FETCH, GET, PROBE, RAW, Job, Targets, plain_url
 from ._keep import Keeper
 from ._managers import Manager, ManagerHooks, run_hooks
@@ -83,13 +83,23 @@ class BaseController(Generic[ClientT, EventT]):
         managers: Iterable[Manager],
         clock: Callable[[], float],
         cache: HttpCache | None = None,
+        identity: Callable[[], Hashable] | None = None,
+        sharing: Sharing | None = None,
     ) -> None:
+        if identity is not None and not callable(identity):
+            raise TypeError(
+                f"identity= takes a function naming the caller (a user id, say), "
+                f"not {type(identity).__name__}"
+            )
+        self._caller = identity
+        self._sharing = sharing if sharing is not None else DEFAULT
+        self._warned_unseen = False
         self._adapter = adapter
         self._client: ClientT = adapter.client  # type: ignore[assignment]
         self._cache = cache
         if cache is not None:
             cache.attach()
-        self._terminal = Terminal(adapter, cache)
+        self._terminal = Terminal(adapter, cache, self._sharing.public_headers)
         self._managers = ManagerHooks.of(managers)
         self._clock = clock
         self._store = Store()
@@ -102,7 +112,7 @@ class BaseController(Generic[ClientT, EventT]):
 
     @property
     def client(self) -> ClientT:
-        """The client every job is sent with."""
+        """The client every call is sent with."""
         return self._client
 
     @property
@@ -111,7 +121,7 @@ class BaseController(Generic[ClientT, EventT]):
         return self._store
 
     def key(self, endpoint: RestEndpoint, params: Params = None) -> str:
-        """The request key of a job: ``"GET https://host/path?a=1"``, on the
+        """The request key of a call: ``"GET https://host/path?a=1"``, on the
         client's ``base_url`` when the endpoint has no prefix, any userinfo
         left out. With the caller's identity and the endpoint's value shape,
         it keys what the store keeps and what calls in flight share."""
@@ -135,7 +145,7 @@ class BaseController(Generic[ClientT, EventT]):
         caller; ``None`` if none runs."""
         return self._pollers.interval(self.key(endpoint, params))
 
-    # -- a job: made, then run through its chain and these steps ----------------
+    # -- a call: made, then run through its chain and these steps ----------------
 
     def _job(
         self,
@@ -190,17 +200,16 @@ class BaseController(Generic[ClientT, EventT]):
     def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
         """The innermost steps of ``job``'s chain, in order (see the module)."""
         first = self._terminal.first_hop(exchange)
-        identity = identity_of(
-            first.request.headers.raw,
-            exchange.sensitive,
-            exchange.credentials,
-            self._client.auth,
-        )
+        identity = self._identity(first.request, exchange)
         if job.mode == PROBE:
             yield from answered(_Answer(identity))
-        job.identity = identity
+        job.identity = exchange.identity = identity
         if exchange.url is not job.url or exchange.method != job.method:
             job.rekey(exchange)  # a middleware re-routed the call
+        if type(identity) is Unshared:
+            job.sent = True  # nothing to share: straight to the wire
+            if self._managers.on_call:
+                run_hooks(self._managers.on_call, "the call", self, exchange)
         if not job.sent:
             shape = exchange.endpoint.shape
             if job.mode == GET:
@@ -257,13 +266,15 @@ class BaseController(Generic[ClientT, EventT]):
         the stale result a ``get`` may keep if the cache gives its body."""
         exchange = job.exchange
         if (
-            self._client.auth is not None  # applied after the key is known
+            type(identity) is Unshared
+            or self._client.auth is not None  # applied after the key is known
             or exchange.endpoint.content.streamed
         ):
             return None, None
         ticket = Ticket(
             cache_key(identity, plain_url(exchange.url)),  # type: ignore[arg-type]
             frozenset(exchange.sensitive),
+            self._sharing.public_headers,
         )
         stale = None
         if job.mode == GET and exchange.page is None:
@@ -328,16 +339,56 @@ class BaseController(Generic[ClientT, EventT]):
         )
         return MISSING if answer is None else answer.outcome()
 
+    def _identity(self, request: httpx.Request, exchange: Exchange) -> Hashable:
+        """Who the call whose first hop is ``request`` says it is (see
+        ``_identity``)."""
+        client = self._client
+        caller = None
+        if self._caller is not None:
+            caller = self._caller()
+        elif client.event_hooks["request"]:
+            return self._unseen("request event hooks, which may change a request")
+        auth = auth_part(client.auth, request) if client.auth is not None else None
+        if type(auth) is Unshared:
+            return self._unseen("an auth whose flow restwire cannot run")
+        return identity_of(
+            request,
+            exchange.sensitive,
+            exchange.credentials,
+            auth,
+            self._sharing,
+            caller=caller,
+        )
+
+    def _unseen(self, what: str) -> Unshared:
+        """A call restwire cannot see whole: shared with nobody (said once)."""
+        if not self._warned_unseen:
+            self._warned_unseen = True
+            logger.warning(
+                "restwire: this controller's client has %s after restwire keyed "
+                "it, so its calls share nothing (store, calls in flight, HTTP "
+                "cache, pollers); pass Controller(identity=...) to name the "
+                "caller, and they are shared between calls of one caller",
+                what,
+            )
+        return Unshared()
+
     def _plain_identity(
         self, endpoint: RestEndpoint, url: httpx.URL
     ) -> Identity | None:
         """The identity of a call of ``endpoint`` to ``url`` whose middleware
         add no credential, read from the headers its first hop would carry;
         ``None`` where only the full path can tell (userinfo in the URL, a
-        ``Host`` or ``Cookie`` the endpoint sets itself)."""
-        if url.userinfo:
-            return None
+        ``Host`` or ``Cookie`` the endpoint sets itself, the client's auth or
+        request hooks)."""
         client = self._client
+        if url.userinfo or client.auth is not None:
+            return None
+        caller = None
+        if self._caller is not None:
+            caller = self._caller()
+        elif client.event_hooks["request"]:
+            return None
         headers, names = merged_headers(
             client.headers.raw, endpoint.shared_headers(None).raw
         )
@@ -349,11 +400,17 @@ class BaseController(Generic[ClientT, EventT]):
             if cookie is not None:
                 headers.append((b"Cookie", cookie))
         return identity_of(
-            headers, endpoint.sensitive_headers, "same-origin", client.auth
+            headers,
+            endpoint.sensitive_headers,
+            "same-origin",
+            None,
+            self._sharing,
+            url=url,
+            caller=caller,
         )
 
     def _probe(self, endpoint: RestEndpoint, params: Params) -> Hashable:
-        """The identity a job would have, found by running its middleware up
+        """The identity a call would have, found by running its middleware up
         to the innermost step, sending nothing. A middleware that waits for
         I/O on the way (a sleep, a lock) makes it unknowable: then a fresh
         object, equal to no other identity."""

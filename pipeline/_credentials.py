@@ -1,17 +1,33 @@
-"""What a credential is: restwire's one rule for request headers.
+"""What may say who is calling: restwire's one rule, deny by default.
 
-A header is a credential when its name is ``Authorization``,
-``Proxy-Authorization`` or ``Cookie``; when it was set with
-``exchange.set_credential`` or marked with ``exchange.mark_sensitive`` (or
-is in an endpoint's ``sensitive_headers``); or when its name says it is one:
-it contains ``auth``, ``token``, ``key`` (but not ``Idempotency-Key``),
-``secret``, ``passw``, ``session``, ``cookie``, ``csrf``, ``xsrf``,
-``signature`` or ``credential``. The same test serves wherever the header
-was set: the endpoint's ``headers`` option, ``hookify_resource``, a
-middleware, or the client's default headers.
+**Headers.** Every request header is a credential unless it is on a short
+public list of headers that say nothing about the caller
+(:data:`PUBLIC_HEADERS`: ``Accept``, ``Accept-Encoding``, ``User-Agent``,
+``Content-Type``, ...). ``Authorization``, ``Proxy-Authorization`` and
+``Cookie`` always are, and so is a header marked with ``exchange.
+set_credential``, ``exchange.mark_sensitive`` or an endpoint's
+``sensitive_headers``. A header whose name says credential (it contains
+``auth``, ``token``, ``key`` (not ``Idempotency-Key``), ``secret``,
+``passw``, ``session``, ``cookie``, ``csrf``, ``xsrf``, ``signature`` or
+``credential``) can never be made public. The same rule serves wherever a
+header was set (the endpoint, a middleware, the client's defaults) and
+everywhere restwire decides:
 
-A credential is never shown (reprs, errors, logs), never kept in an HTTP
-cache's storage, and sent only on hops at the call's own origin (``_hops``).
+- a credential is part of a call's identity: calls share a response only
+  when they send the same ones (``_identity``);
+- a credential is never sent to another origin: a redirect that leaves the
+  call's origin carries public headers only (``_hops``);
+- a credential is never shown (reprs, errors, logs) and never stored by the
+  HTTP cache.
+
+**Query parameters.** :data:`CREDENTIAL_PARAMS` (``access_token``,
+``api_key``, ``sig``, AWS's and Google's signed-URL parameters, ...) are
+credentials too: redacted wherever a URL is shown or kept (errors, request
+keys, the HTTP cache), and part of the identity.
+
+**Cookies.** The ``Cookie`` header is identity, except the load balancer's
+stickiness cookies (:data:`STICKY_COOKIES`: ``AWSALB``, ``BIGipServer*``,
+...), which rotate on every answer and say which server, not which caller.
 """
 
 from __future__ import annotations
@@ -22,59 +38,146 @@ from functools import lru_cache
 
 __all__ = [
     "ALWAYS_SENSITIVE",
+    "CREDENTIAL_PARAMS",
+    "PUBLIC_HEADERS",
     "RAW_NAMES",
-    "check_credential",
+    "STICKY_COOKIES",
     "is_credential",
-    "is_credential_raw",
+    "is_credential_param",
+    "is_sticky",
     "learn",
+    "names_credential",
+    "splits_header",
 ]
 
-#: Headers that carry a credential whatever a middleware says.
+#: Headers that carry a credential whatever anybody says.
 ALWAYS_SENSITIVE = frozenset({"authorization", "proxy-authorization", "cookie"})
+
+#: Request headers that say nothing about who is calling: the only ones two
+#: callers may differ in and still share a response, and the only ones a
+#: redirect to another origin carries (lower case).
+PUBLIC_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "cache-control",
+        "connection",
+        "content-encoding",
+        "content-length",
+        "content-type",
+        "expect",
+        "host",
+        "idempotency-key",
+        "if-match",
+        "if-modified-since",
+        "if-none-match",
+        "if-range",
+        "if-unmodified-since",
+        "keep-alive",
+        "pragma",
+        "range",
+        "te",
+        "traceparent",
+        "tracestate",
+        "transfer-encoding",
+        "upgrade",
+        "user-agent",
+    }
+)
+
+#: Query parameters that carry a credential (compared in lower case):
+#: redacted wherever a URL is shown or kept, and part of the identity.
+CREDENTIAL_PARAMS = frozenset(
+    {
+        "access_token",
+        "api-key",
+        "api_key",
+        "apikey",
+        "auth",
+        "auth_token",
+        "awsaccesskeyid",
+        "client_secret",
+        "code",
+        "id_token",
+        "jwt",
+        "key",
+        "password",
+        "refresh_token",
+        "secret",
+        "session",
+        "sig",
+        "signature",
+        "token",
+        "x-amz-credential",
+        "x-amz-security-token",
+        "x-amz-signature",
+        "x-goog-credential",
+        "x-goog-signature",
+    }
+)
+
+#: Cookies a load balancer sets to pin a client to a server, rotating on
+#: every answer: not identity (a trailing ``*`` matches any ending).
+STICKY_COOKIES = (
+    "AWSALB",
+    "AWSALBCORS",
+    "AWSALBTG",
+    "AWSALBTGCORS",
+    "AWSELB",
+    "BIGipServer*",
+    "ROUTEID",
+    "SERVERID",
+)
 
 _CREDENTIAL_WORDS = re.compile(
     r"auth|token|key|secret|passw|session|cookie|csrf|xsrf|signature|credential"
 )
-#: Names that contain a credential word but name no credential: a per-request
-#: Idempotency-Key must neither be kept from a redirect's target nor tell
-#: callers apart.
+#: Names that contain a credential word but name no credential.
 _NOT_CREDENTIALS = frozenset({"idempotency-key"})
 
 
 @lru_cache(maxsize=4096)
-def _credential_name(name: str) -> bool:
+def names_credential(name: str) -> bool:
+    """Whether the header ``name`` (lower case) says it is a credential, and
+    so can never be public."""
     return name not in _NOT_CREDENTIALS and (
         name in ALWAYS_SENSITIVE or _CREDENTIAL_WORDS.search(name) is not None
     )
 
 
-def is_credential(name: str, marked: Collection[str] = ()) -> bool:
-    """Whether the header ``name`` (lower case) carries a credential: one of
-    ``marked`` (set with ``set_credential`` or marked sensitive), or a name
-    that says so (see the module)."""
-    return name in marked or _credential_name(name)
+def is_credential(
+    name: str, marked: Collection[str] = (), public: Collection[str] = PUBLIC_HEADERS
+) -> bool:
+    """Whether the header ``name`` (lower case) is a credential: any header
+    not in ``public``, and one of ``marked`` (see the module)."""
+    return name not in public or name in marked or name in ALWAYS_SENSITIVE
 
 
-#: Raw header name -> (its lower-case text, whether the name says credential);
-#: one dictionary look-up per header on the hot path (``_identity`` reads it
-#: in place, :func:`learn` fills it).
-RAW_NAMES: dict[bytes, tuple[str, bool]] = {}
+#: Raw header name -> its lower-case text; one dictionary look-up per header
+#: on the hot path (``_identity`` reads it in place, :func:`learn` fills it).
+RAW_NAMES: dict[bytes, str] = {}
 
 
-def learn(raw_name: bytes) -> tuple[str, bool]:
-    """What a header name as it is on the wire is: its lower-case text, and
-    whether it says credential (remembered, for at most 4,096 names)."""
+def learn(raw_name: bytes) -> str:
+    """A header name as it is on the wire, in lower case (remembered, for
+    at most 4,096 names)."""
     name = raw_name.decode("latin-1").lower()
-    seen = (name, _credential_name(name))
     if len(RAW_NAMES) < 4096:  # a bound: names are few, but not trusted
-        RAW_NAMES[raw_name] = seen
-    return seen
+        RAW_NAMES[raw_name] = name
+    return name
 
 
-def is_credential_raw(raw_name: bytes, marked: Collection[str] = ()) -> bool:
-    """:func:`is_credential` for a header name as it is on the wire."""
-    seen = RAW_NAMES.get(raw_name) or learn(raw_name)
-    return seen[1] or seen[0] in marked
+def is_credential_param(name: str, params: Collection[str] = CREDENTIAL_PARAMS) -> bool:
+    """Whether the query parameter ``name`` carries a credential."""
+    return name.lower() in params
+
+
+def is_sticky(name: str, sticky: Collection[str] = STICKY_COOKIES) -> bool:
+    """Whether the cookie ``name`` is a load balancer's stickiness cookie."""
+    return any(
+        name.startswith(pattern[:-1]) if pattern.endswith("*") else name == pattern
+        for pattern in sticky
+    )
 
 
 # Control characters but tab: a CR or LF in a value could split the header
@@ -82,10 +185,7 @@ def is_credential_raw(raw_name: bytes, marked: Collection[str] = ()) -> bool:
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
-def check_credential(header: str, value: str) -> None:
-    """Refuse a credential value that could split its header (a line break
-    or another control character); the message never shows the value."""
-    if _CONTROL.search(value) is not None:
-        raise ValueError(
-            f"the {header} value has a control character; refusing to send it"
-        )
+def splits_header(value: str) -> bool:
+    """Whether a header value holds a line break or another control
+    character (which could split the header and inject another)."""
+    return _CONTROL.search(value) is not None

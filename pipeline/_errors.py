@@ -15,8 +15,11 @@ import json
 import re
 from collections.abc import Callable
 from typing import Any, Self, TypeVar
+from urllib.parse import unquote_plus
 
 import httpx
+
+from ._credentials import CREDENTIAL_PARAMS
 
 __all__ = [
     "REDACTED",
@@ -32,6 +35,7 @@ __all__ = [
     "TransportError",
     "fresh_error",
     "header_names",
+    "redact_params",
     "redact_url",
 ]
 
@@ -42,13 +46,36 @@ _USERINFO = re.compile(r"//[^/?#@]*@")
 
 def redact_url(url: httpx.URL | str) -> str:
     """The URL as text with its userinfo replaced, user name and password
-    alike: either can be a token (``https://TOKEN@host``).
+    alike (either can be a token: ``https://TOKEN@host``), and the values of
+    its query parameters that carry credentials (``access_token``,
+    ``api_key``, ``X-Amz-Signature``, ...: ``_credentials``).
 
     Works on text that is not a valid URL too (a path template with
     ``:name`` placeholders, say), so an error about a bad URL cannot show
     its credentials.
     """
-    return _USERINFO.sub(f"//{REDACTED}@", str(url))
+    return redact_params(_USERINFO.sub(f"//{REDACTED}@", str(url)))
+
+
+def redact_params(text: str) -> str:
+    """``text`` (a URL) with the values of its credential query parameters
+    replaced; the parameters stay, in their order."""
+    start = text.find("?")
+    if start < 0:
+        return text
+    end = text.find("#", start)
+    if end < 0:
+        end = len(text)
+    parts = text[start + 1 : end].split("&")
+    changed = False
+    for index, part in enumerate(parts):
+        name, equals, value = part.partition("=")
+        if equals and value and unquote_plus(name).lower() in CREDENTIAL_PARAMS:
+            parts[index] = f"{name}={REDACTED}"
+            changed = True
+    if not changed:
+        return text
+    return f"{text[: start + 1]}{'&'.join(parts)}{text[end:]}"
 
 
 def header_names(headers: httpx.Headers, hidden: Callable[[str], bool]) -> str:

@@ -17,11 +17,12 @@
 | ``parse``            | ``False`` for ``fetch_response``        | same                              |
 | ``page``             | under ``paginate``, the page number (1, 2, ...); else ``None`` | same           |
 | ``state``            | a dict for middleware of this call      | same                              |
+| ``identity``         | ``None`` (set as the first hop is built) | who the call says it is (never shown) |
 
-A header named in ``sensitive`` (and ``Authorization``, ``Proxy-Authorization``
-and ``Cookie`` always) is sent only on hops at the origin the call started at,
-until a redirect first leaves that origin (``_hops``); its value is never
-shown in a repr. ``set_credential`` sets such a header; ``cookie(name)``
+Every header but the public ones (``_credentials``), and one named in
+``sensitive``, is a credential: sent only on hops at the origin the call
+started at, until a redirect first leaves that origin (``_hops``); its value
+is never shown in a repr. ``set_credential`` sets such a header; ``cookie(name)``
 reads the client's cookie jar as the server would for this URL.
 
 **The body's bytes.** A middleware that signs a request (an HMAC, AWS
@@ -47,8 +48,8 @@ import httpx
 
 from ._adapter import cookie_for as _cookie_for
 from ._content import ContentKind, replayable
-from ._credentials import ALWAYS_SENSITIVE, check_credential, is_credential
-from ._errors import RequestBodyError, header_names, redact_url
+from ._credentials import ALWAYS_SENSITIVE, is_credential, splits_header
+from ._errors import InvalidRequest, RequestBodyError, header_names, redact_url
 from ._hops import CREDENTIALS, Credentials, Origin, origin_of
 from ._http import BODYLESS_METHODS
 
@@ -120,6 +121,7 @@ class Exchange:
         "endpoint",
         "headers",
         "hops",
+        "identity",
         "method",
         "page",
         "params",
@@ -160,6 +162,9 @@ class Exchange:
         self.hops: list[httpx.URL] = []
         self.value: Any = None
         self.state: dict[str, Any] = {}
+        #: Who the call says it is, once its first hop is built (``None``
+        #: before): compared, never shown (``LogoutManager`` forgets it).
+        self.identity: Any = None
 
     @property
     def credentials(self) -> Credentials:
@@ -185,7 +190,11 @@ class Exchange:
         """Send ``header: value`` as a credential: kept to the call's origin
         and out of every repr. A value with a line break or another control
         character (which could inject a header) is refused."""
-        check_credential(header, value)
+        if splits_header(value):
+            raise InvalidRequest(
+                f"{self.label}: the {header} value has a line break or another "
+                "control character; refusing to send it"
+            )
         self.headers[header] = value
         self.sensitive.add(header.lower())
 

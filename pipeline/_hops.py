@@ -1,12 +1,13 @@
 """Hops, and which credentials each may carry: restwire's credential policy.
 
 Every redirect is a hop of its own, sent by the terminal. Whatever httpx
-would do, a call's credentials (``_credentials`` says which headers are)
-are scoped per hop from the origin (scheme, host, port) the call started at:
+would do, a call's credentials (``_credentials``: every header but the
+public ones) are scoped per hop from the origin (scheme, host, port) the
+call started at:
 
 - until a redirect first leaves that origin, every header is sent;
 - from then on, for the rest of the chain (even back at the first origin),
-  no credential header is sent, and the client's own ``auth`` does not apply;
+  only public headers are sent, and the client's own ``auth`` does not apply;
 - cookies from the client's jar are sent, and cookies a response sets are
   stored, as the call's credentials mode says: never (``"omit"``), on those
   first hops only (``"same-origin"``, the default), or on every hop
@@ -19,13 +20,13 @@ scoped like every credential.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Literal
 
 import httpx
 
 from ._adapter import add_cookie_header
-from ._credentials import is_credential
+from ._credentials import PUBLIC_HEADERS, is_credential
 
 __all__ = [
     "CREDENTIALS",
@@ -54,12 +55,19 @@ CREDENTIALS: frozenset[str] = frozenset(("omit", "same-origin", "include"))
 class HopPolicy:
     """The credential policy of one call, applied to each of its hops."""
 
-    __slots__ = ("_hops", "left_origin", "mode", "sensitive", "start")
+    __slots__ = ("_hops", "left_origin", "mode", "public", "sensitive", "start")
 
-    def __init__(self, start: Origin, mode: Credentials, sensitive: Iterable[str]):
+    def __init__(
+        self,
+        start: Origin,
+        mode: Credentials,
+        sensitive: Iterable[str],
+        public: Collection[str] = PUBLIC_HEADERS,
+    ):
         self.start = start
         self.mode = mode
         self.sensitive = frozenset(sensitive)
+        self.public = public
         #: Whether a redirect has left the start origin (it never comes back).
         self.left_origin = False
         self._hops = 0
@@ -78,7 +86,9 @@ class HopPolicy:
         if self.left_origin:
             headers = request.headers
             for name in [
-                name for name in headers if is_credential(name, self.sensitive)
+                name
+                for name in headers
+                if is_credential(name, self.sensitive, self.public)
             ]:
                 headers.pop(name, None)
         allowed = self.cookies_allowed

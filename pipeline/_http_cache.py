@@ -43,16 +43,16 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
-from ._credentials import is_credential
+from ._credentials import PUBLIC_HEADERS, is_credential, names_credential
 from ._effects import Blocking, Flow, Lease, Sleep, _Lease, _Read, _Unlease
-from ._errors import BodyTooLarge
+from ._errors import BodyTooLarge, redact_url
 from ._fill_lock import FileLocks, FillLocks, RedisLocks
 from ._identity import Identity
 
@@ -77,6 +77,7 @@ class Ticket:
 
     key: str
     marked: frozenset[str]
+    public: frozenset[str] = PUBLIC_HEADERS
 
     def __repr__(self) -> str:
         return "Ticket([redacted])"
@@ -87,16 +88,22 @@ def cache_key(identity: Identity, url: str) -> str:
     (without userinfo). Equal for equal credentials in every process (no
     per-process salt), so processes sharing a storage share entries; the
     key shows neither."""
-    credentials, mode, _auth = cast(_IdentityParts, identity)
-    digest = hashlib.sha256(b"restwire-cache-2\0")
+    credentials, params, mode, _auth, caller = cast(_IdentityParts, identity)
+    digest = hashlib.sha256(b"restwire-cache-3\0")
     for name, value in credentials:
         digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
+    for param, text in params:
+        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
+    if caller is not None:  # the name a controller gave its caller
+        digest.update(b"c\0" + repr(caller).encode() + b"\0")
     digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
     return digest.hexdigest()
 
 
 #: What ``_identity.identity_of`` puts in an identity.
-_IdentityParts = tuple[tuple[tuple[bytes, bytes], ...], str, object]
+_IdentityParts = tuple[
+    tuple[tuple[bytes, bytes], ...], tuple[tuple[str, str], ...], str, object, object
+]
 
 
 def body_digest(content: bytes) -> bytes:
@@ -117,16 +124,19 @@ def from_cache(response: httpx.Response) -> bool:
 # -- between httpx and hishel --------------------------------------------------------
 
 
-def _stored_request(request: httpx.Request, marked: Collection[str]) -> Any:
-    """``request`` as hishel sees and stores it: no credential header."""
+def _stored_request(request: httpx.Request, ticket: Ticket) -> Any:
+    """``request`` as hishel sees and stores it: public headers only, and
+    its URL's credential params redacted."""
     import hishel
 
     grouped: dict[str, list[str]] = {}
     for name, value in request.headers.multi_items():
-        if not is_credential(name, marked):
+        if not is_credential(name, ticket.marked, ticket.public):
             grouped.setdefault(name, []).append(value)
     return hishel.Request(
-        method=request.method, url=str(request.url), headers=hishel.Headers(grouped)
+        method=request.method,
+        url=redact_url(request.url),
+        headers=hishel.Headers(grouped),
     )
 
 
@@ -137,7 +147,7 @@ def _stored_response(response: httpx.Response, raw: bytes) -> Any:
 
     grouped: dict[str, list[str]] = {}
     for name, value in response.headers.multi_items():
-        if name not in _NOT_STORED and not is_credential(name):
+        if name not in _NOT_STORED and not names_credential(name):
             grouped.setdefault(name, []).append(value)
     return hishel.Response(
         status_code=response.status_code,
@@ -417,7 +427,7 @@ class HttpCache:
 
         started = time.perf_counter()
         storage = yield Blocking(self.storage)
-        stored_request = _stored_request(request, ticket.marked)
+        stored_request = _stored_request(request, ticket)
         key = ticket.key
         state: Any = hishel.IdleClient(options=self.options)
         revalidated = False

@@ -2,16 +2,27 @@
 
 A controller shares a response (in flight, from its store, through the
 HTTP cache, through a poller) only between calls of equal identity and
-equal value shape. The identity of a call is read from the request of its
-first hop, built and fitted to the credential policy, so it is what would
-be sent:
+equal value shape. The identity is read from the request of the call's
+first hop, built after every middleware has set the call up and fitted to
+the credential policy, so it is what would be sent, deny by default
+(``_credentials`` has the lists):
 
-- every credential header of that request, the client's default headers
-  included (``_credentials`` says which headers are credentials), with
-  the ``Cookie`` header the jar gave this URL (no cookie the call would not
-  send splits callers), and the ``Authorization`` the URL's userinfo
-  stands for;
-- the call's credentials mode, and the client's own ``auth``.
+- every header of that request but the public ones: the client's default
+  headers and the call's alike, with the ``Cookie`` the jar gives that URL
+  (less a load balancer's stickiness cookies) and the ``Authorization`` the
+  URL's userinfo stands for;
+- the query parameters that carry credentials;
+- the call's credentials mode;
+- the client's own ``auth``: the object, and the headers its flow puts on
+  the request (so an ``httpx.Auth`` that signs as the current user tells
+  users apart);
+- the caller named by ``Controller(identity=...)``, if given.
+
+What restwire cannot see, it does not share: a client with request event
+hooks may change a request after it was keyed, so each of its calls is an
+identity of its own (and a warning says so, once), unless the controller
+names its callers with ``identity=``. A transport is trusted to add no
+caller's credential (give the caller's name with ``identity=`` otherwise).
 
 An :class:`Identity` compares exactly and is never shown: it holds
 credential values.
@@ -19,11 +30,25 @@ credential values.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import logging
+from collections.abc import Collection, Hashable, Iterable
+from dataclasses import dataclass, field
 
-from ._credentials import RAW_NAMES, learn
+import httpx
 
-__all__ = ["Identity", "identity_of"]
+from ._credentials import (
+    CREDENTIAL_PARAMS,
+    PUBLIC_HEADERS,
+    RAW_NAMES,
+    STICKY_COOKIES,
+    is_sticky,
+    learn,
+    names_credential,
+)
+
+__all__ = ["DEFAULT", "Identity", "Sharing", "Unshared", "auth_part", "identity_of"]
+
+logger = logging.getLogger("restwire")
 
 
 class Identity(tuple[object, ...]):
@@ -36,19 +61,137 @@ class Identity(tuple[object, ...]):
         return "Identity([redacted])"
 
 
+class Unshared:
+    """The identity of a call restwire cannot see whole: equal to no other."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Unshared()"
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """What may tell callers apart, for a controller: ``Controller(sharing=
+    Sharing(...))``. Each list replaces the default, so extend it:
+    ``Sharing(public_headers=PUBLIC_HEADERS | {"x-request-id"})``.
+
+    - ``public_headers``: request headers that say nothing about the caller
+      (lower case); a name that says credential cannot be one.
+    - ``credential_params``: query parameters that carry a credential.
+    - ``sticky_cookies``: cookie names (``*`` ends a prefix) that pin a
+      client to a server and are not identity.
+    """
+
+    public_headers: frozenset[str] = PUBLIC_HEADERS
+    credential_params: frozenset[str] = CREDENTIAL_PARAMS
+    sticky_cookies: tuple[str, ...] = STICKY_COOKIES
+    _sticky_cache: dict[str, bool] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        public = frozenset(name.lower() for name in self.public_headers)
+        said = sorted(name for name in public if names_credential(name))
+        if said:
+            raise ValueError(
+                f"{', '.join(said)} cannot be public: the name says credential"
+            )
+        object.__setattr__(self, "public_headers", public)
+        object.__setattr__(
+            self,
+            "credential_params",
+            frozenset(name.lower() for name in self.credential_params),
+        )
+        object.__setattr__(self, "sticky_cookies", tuple(self.sticky_cookies))
+
+    def sticky(self, name: str) -> bool:
+        """Whether the cookie ``name`` is a stickiness cookie (remembered)."""
+        known = self._sticky_cache.get(name)
+        if known is None:
+            known = is_sticky(name, self.sticky_cookies)
+            if len(self._sticky_cache) < 4096:
+                self._sticky_cache[name] = known
+        return known
+
+
+#: The policy of a controller given none.
+DEFAULT = Sharing()
+
+
 def identity_of(
-    headers: Iterable[tuple[bytes, bytes]],
+    request: httpx.Request | Iterable[tuple[bytes, bytes]],
     marked: Collection[str],
     mode: str,
-    auth: object,
+    auth: Hashable,
+    sharing: Sharing = DEFAULT,
+    url: httpx.URL | None = None,
+    caller: Hashable = None,
 ) -> Identity:
-    """The identity of a call whose first hop sends ``headers`` (raw items;
-    credential headers by ``marked`` and by name), with credentials mode
-    ``mode`` on a client whose own ``auth`` is ``auth``."""
+    """The identity of a call whose first hop is ``request`` (or sends the
+    raw ``headers`` to ``url``): its credential headers (every one not
+    public, and ``marked``), the credential params of its URL, its
+    credentials mode ``mode``, the client's ``auth`` part, the ``caller``."""
+    if isinstance(request, httpx.Request):
+        headers: Iterable[tuple[bytes, bytes]] = request.headers.raw
+        url = request.url
+    else:
+        headers = request
+    public = sharing.public_headers
     known = RAW_NAMES
-    credentials = []
+    credentials: list[tuple[bytes, bytes]] = []
     for name, value in headers:
-        seen = known.get(name) or learn(name)
-        if seen[1] or seen[0] in marked:
-            credentials.append((name, value))
-    return Identity((tuple(credentials), mode, auth))
+        lowered = known.get(name) or learn(name)
+        if lowered in public and lowered not in marked:
+            continue
+        if lowered == "cookie":
+            value = _without_sticky(value, sharing)
+        credentials.append((name, value))
+    params: tuple[tuple[str, str], ...] = ()
+    if url is not None and url.query:
+        wanted = sharing.credential_params
+        params = tuple(
+            (name, value)
+            for name, value in url.params.multi_items()
+            if name.lower() in wanted
+        )
+    return Identity((tuple(credentials), params, mode, auth, caller))
+
+
+def _without_sticky(value: bytes, sharing: Sharing) -> bytes:
+    """A ``Cookie`` header's value without the stickiness cookies."""
+    if not sharing.sticky_cookies:
+        return value
+    pairs = value.split(b";")
+    kept = [
+        pair
+        for pair in pairs
+        if not sharing.sticky(pair.split(b"=", 1)[0].strip().decode("latin-1"))
+    ]
+    return value if len(kept) == len(pairs) else b";".join(kept).strip()
+
+
+def auth_part(auth: httpx.Auth | None, request: httpx.Request) -> Hashable:
+    """What the client's own ``auth`` makes of ``request``, for the
+    identity: the object, and the headers its flow's first step sets or
+    changes. ``None`` for no auth; an :class:`Unshared` when the flow
+    cannot be run here (an async-only ``Auth``, a body to read first)."""
+    if auth is None:
+        return None
+    try:
+        probe = httpx.Request(
+            request.method,
+            request.url,
+            headers=request.headers,
+            stream=httpx.ByteStream(b""),
+        )
+        flow = auth.sync_auth_flow(probe)
+        try:
+            sent = next(flow)
+        finally:
+            flow.close()
+    except Exception:
+        return Unshared()
+    before = set(request.headers.raw)
+    changed = tuple(item for item in sent.headers.raw if item not in before)
+    return (auth, changed)

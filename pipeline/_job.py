@@ -25,7 +25,7 @@ import httpx
 
 from ._chain import Handler
 from ._endpoint import RestEndpoint, join_url
-from ._errors import InvalidRequest
+from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
 from ._flights import Flight
 
@@ -40,11 +40,12 @@ EventT = TypeVar("EventT")
 
 
 def plain_url(url: httpx.URL) -> str:
-    """``url`` as request-key text: userinfo left out (it is a credential,
-    part of the identity instead)."""
+    """``url`` as request-key text: userinfo left out and credential params'
+    values redacted (they are credentials, part of the identity instead)."""
     if url.userinfo:
         url = url.copy_with(userinfo=b"")
-    return str(url)
+    text = str(url)
+    return redact_params(text) if url.query else text
 
 
 class Job(Generic[EventT]):

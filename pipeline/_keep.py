@@ -22,6 +22,7 @@ from ._effects import _Answer
 from ._entity import EntityError
 from ._errors import RestwireError, fresh_error
 from ._http_cache import body_digest
+from ._identity import Unshared
 from ._job import Job
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._unparsed import Unparsed
@@ -79,7 +80,7 @@ class Keeper:
             raise EntityError(
                 endpoint.label, None, "...", "nested too deeply to normalize"
             ).from_request(job.label) from None
-        if not keeps:
+        if not keeps or type(job.identity) is Unshared:
             return denormalize(endpoint.schema, normalized, batch.records)
         result = None
         if not endpoint.side_effect:
@@ -102,6 +103,7 @@ class Keeper:
         endpoint = job.exchange.endpoint
         if (
             job.sent
+            and type(job.identity) is not Unshared
             and job.exchange.parse
             and not endpoint.side_effect
             and endpoint.error_expiry_length > 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeVar, overload
@@ -54,6 +54,7 @@ from ._effects import (
 from ._endpoint import RestEndpoint
 from ._errors import ControllerClosed
 from ._http_cache import HttpCache
+from ._identity import Sharing
 from ._job import GET, RAW, Job
 from ._managers import Manager
 from ._page import Page
@@ -173,8 +174,10 @@ def run_sync(
 class Controller(BaseController[httpx.Client, Event]):
     """Makes calls on an ``httpx.Client`` (see the module).
 
-    ``subscribe`` runs pollers in the controller's task group, which exists
-    inside ``with Controller(...)``.
+    ``identity``: a function naming the caller (a user id, say; a server
+    knows it anyway), which every call's identity then holds: calls of one
+    caller share, of two never do, whatever the client does to a request.
+    ``sharing``: what may tell callers apart (``restwire.Sharing``).
     """
 
     def __init__(
@@ -185,9 +188,11 @@ class Controller(BaseController[httpx.Client, Event]):
         managers: Iterable[Manager] = (),
         clock: Callable[[], float] = time.monotonic,
         cache: HttpCache | None = None,
+        identity: Callable[[], Hashable] | None = None,
+        sharing: Sharing | None = None,
     ) -> None:
         adapter = Adapter.of(client, transport, asynchronous=False)
-        super().__init__(adapter, Event, managers, clock, cache)
+        super().__init__(adapter, Event, managers, clock, cache, identity, sharing)
         self._closing = Closing()
         self._background = Background()
 
@@ -195,7 +200,7 @@ class Controller(BaseController[httpx.Client, Event]):
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
     ) -> ValueT:
         """Call ``endpoint`` and return its value, from the network (or from a
-        job of the same identity already in flight)."""
+        call of the same identity already in flight)."""
         value: ValueT = self._run(self._job(endpoint, params, body))
         return value
 

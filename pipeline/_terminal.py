@@ -19,6 +19,7 @@ import httpx
 
 from ._adapter import Adapter, build_request, redirect_request
 from ._content import BodyReader, Discard, body_arguments
+from ._credentials import PUBLIC_HEADERS
 from ._effects import Flow, _Close, _Load, _Read, _Send
 from ._errors import (
     BodyTooLarge,
@@ -65,17 +66,26 @@ class Terminal:
     (the controller reads the call's identity from it), then calling the
     terminal sends it."""
 
-    __slots__ = ("adapter", "cache")
+    __slots__ = ("adapter", "cache", "public")
 
-    def __init__(self, adapter: Adapter, cache: HttpCache | None = None) -> None:
+    def __init__(
+        self,
+        adapter: Adapter,
+        cache: HttpCache | None = None,
+        public: frozenset[str] = PUBLIC_HEADERS,
+    ) -> None:
         self.adapter = adapter
         self.cache = cache
+        #: The headers a redirect to another origin may carry.
+        self.public = public
 
     def first_hop(self, exchange: Exchange) -> FirstHop:
         """The request of the call's first hop, fitted to its credential
         policy (cookies sent or not): exactly what would go out."""
         request = self._first_request(exchange)
-        policy = HopPolicy(exchange.origin, exchange.credentials, exchange.sensitive)
+        policy = HopPolicy(
+            exchange.origin, exchange.credentials, exchange.sensitive, self.public
+        )
         store_cookies = policy.prepare(request, self.adapter.client.cookies)
         return FirstHop(request, policy, store_cookies)
 

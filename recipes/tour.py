@@ -81,13 +81,40 @@ class Tour:
             self._last_progress = 0
 
     def client(self, **options: Any) -> httpx.Client:
-        """An ``httpx.Client`` whose requests the tour shows."""
-        return httpx.Client(event_hooks={"request": [self.record]}, **options)
+        """An ``httpx.Client`` whose requests the tour shows, as they leave:
+        its transport records each one. (An event hook would too, but a
+        controller cannot see what a hook does to a request, so it would
+        share nothing between calls: see "Sharing a controller".)"""
+        return httpx.Client(transport=_Recording(self), **options)
 
     def async_client(self, **options: Any) -> httpx.AsyncClient:
         """An ``httpx.AsyncClient`` whose requests the tour shows."""
+        return httpx.AsyncClient(transport=_AsyncRecording(self), **options)
 
-        async def record(request: httpx.Request) -> None:
-            self.record(request)
 
-        return httpx.AsyncClient(event_hooks={"request": [record]}, **options)
+class _Recording(httpx.BaseTransport):
+    """httpx's own transport, telling the tour of each request it sends."""
+
+    def __init__(self, tour: Tour) -> None:
+        self.tour = tour
+        self.inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.tour.record(request)
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _AsyncRecording(httpx.AsyncBaseTransport):
+    def __init__(self, tour: Tour) -> None:
+        self.tour = tour
+        self.inner = httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.tour.record(request)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

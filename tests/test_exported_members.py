@@ -17,6 +17,11 @@ import restwire.middlewares
 RESTWIRE = [
     "IDEMPOTENT_METHODS",
     "SAFE_METHODS",
+    # who may share what
+    "PUBLIC_HEADERS",
+    "CREDENTIAL_PARAMS",
+    "STICKY_COOKIES",
+    "Sharing",
     # endpoints and resources
     "RestEndpoint",
     "Stack",

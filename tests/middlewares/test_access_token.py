@@ -14,6 +14,7 @@ from pytest_httpx import HTTPXMock
 from restwire import (
     AsyncController,
     Controller,
+    InvalidRequest,
     LogoutManager,
     NetworkError,
     RequestBodyError,
@@ -74,8 +75,10 @@ async def test_a_token_with_a_line_break_is_refused(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     auth = AccessToken("abc\r\nX-Injected: 1")
-    with pytest.raises(ValueError, match="control character"):
+    with pytest.raises(InvalidRequest, match="control character") as caught:
         await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(auth))
+    assert "GET https://api.example.com/x" in str(caught.value)  # names the call
+    assert "abc" not in str(caught.value)  # never shows the token
     assert httpx_mock.get_requests() == []
 
 

@@ -91,7 +91,11 @@ async def test_cross_origin_redirect_drops_every_credential(
     await controller.fetch(call)
     assert credentials_seen(origin_a) == [set(CREDENTIALS)]
     assert credentials_seen(origin_b) == [set()]
-    assert origin_b.requests[0].headers["x-trace"] == "trace-1"
+    # deny by default: a header not known to say nothing of the caller
+    # stays home too; the public ones travel on
+    assert origin_a.requests[0].headers["x-trace"] == "trace-1"
+    assert "x-trace" not in origin_b.requests[0].headers
+    assert origin_b.requests[0].headers["accept"] == "application/json"
 
 
 @pytest.mark.parametrize("status", REDIRECTS)
@@ -361,8 +365,8 @@ async def test_credentials_from_every_source_stay_home(
     status: int,
 ) -> None:
     """The endpoint's headers option, the client's default headers and a
-    middleware's unmarked writes: each credential stays at origin A; the
-    headers that only describe the request travel on."""
+    middleware's unmarked writes: every header not on the public list stays
+    at origin A, whatever its name; the public ones travel on."""
     controller = controller_factory(
         headers={"Authorization": "Bearer client-default", "X-Client": "tests"}
     )
@@ -374,10 +378,17 @@ async def test_credentials_from_every_source_stay_home(
     await controller.fetch(call)
     (first,) = origin_a.requests
     (second,) = origin_b.requests
-    for name in ("access-token", "authorization", "x-api-key", "x-session-id"):
+    for name in (
+        "access-token",
+        "authorization",
+        "x-api-key",
+        "x-session-id",
+        "x-client-version",
+        "x-client",
+    ):
         assert name in first.headers
         assert name not in second.headers, name
-    for name in ("x-client-version", "x-client", "idempotency-key"):
+    for name in ("idempotency-key", "accept", "user-agent"):
         assert first.headers[name] == second.headers[name], name
 
 
@@ -405,10 +416,12 @@ def test_which_names_are_credentials() -> None:
         "accept",
         "content-type",
         "user-agent",
-        "x-request-id",
         "traceparent",
         "idempotency-key",
-        "x-client-version",
     ):
         assert not is_credential(name), name
-    assert is_credential("x-tenant", marked={"x-tenant"})
+    # deny by default: a name not on the public list is a credential
+    for name in ("x-request-id", "x-client-version", "accept-language", "x-tenant"):
+        assert is_credential(name), name
+    assert not is_credential("x-request-id", public={"x-request-id"})
+    assert is_credential("accept", marked={"accept"})

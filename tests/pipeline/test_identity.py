@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from restwire import Controller, RestEndpoint
-from restwire._identity import Identity, identity_of
+from restwire import Controller, RestEndpoint, Sharing
+from restwire._identity import Identity, Unshared, identity_of
 
 API = "https://api.example.com"
 
@@ -50,8 +50,11 @@ def test_the_shortcut_reads_the_identity_the_full_path_reads(
     with Controller(client_for(client_name)) as controller:
         url = httpx.URL(API + path)
         shortcut = controller._plain_identity(endpoint, url)
-        assert shortcut is not None
-        assert shortcut == controller._probe(endpoint, None)
+        if client_name == "basic auth":
+            assert shortcut is None  # the client's auth: the full path reads it
+        else:
+            assert shortcut is not None
+            assert shortcut == controller._probe(endpoint, None)
 
 
 def test_only_the_cookies_the_call_sends_are_its_identity() -> None:
@@ -85,3 +88,105 @@ def test_an_identity_is_never_shown() -> None:
     assert isinstance(identity, Identity)
     assert "secret" not in repr(identity)
     assert repr(identity) == "Identity([redacted])"
+
+
+def probe(controller: Controller, endpoint: RestEndpoint, params: Any = None) -> Any:
+    return controller._probe(endpoint, params)
+
+
+def test_every_header_not_public_tells_callers_apart() -> None:
+    """Deny by default: a header restwire knows nothing of is identity, a
+    public one is not."""
+    with Controller() as controller:
+        base = RestEndpoint(url_prefix=API, path="/x")
+        plain = probe(controller, base)
+        assert probe(controller, base.extend(headers={"X-Tenant": "a"})) != plain
+        assert (
+            probe(controller, base.extend(headers={"Accept-Language": "fr"})) != plain
+        )
+        assert probe(controller, base.extend(headers={"Accept": "text/csv"})) == plain
+        assert (
+            probe(controller, base.extend(headers={"Idempotency-Key": "k1"})) == plain
+        )
+
+
+def test_credential_params_are_identity_and_redacted_from_the_key() -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    with Controller() as controller:
+        ann = probe(controller, endpoint, {"access_token": "ann", "page": 1})
+        bob = probe(controller, endpoint, {"access_token": "bob", "page": 1})
+        assert ann != bob
+        key = controller.key(endpoint, {"access_token": "ann", "page": 1})
+        assert key == f"GET {API}/x?access_token=[redacted]&page=1"
+        assert "ann" not in key
+
+
+def test_stickiness_cookies_do_not_split_callers() -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    with Controller() as controller:
+        jar = controller.client.cookies
+        jar.set("session", "s-1", domain="api.example.com")
+        before = probe(controller, endpoint)
+        jar.set("AWSALB", "rotating-1", domain="api.example.com")
+        jar.set("BIGipServerpool", "node-2", domain="api.example.com")
+        assert probe(controller, endpoint) == before
+        jar.set("AWSALB", "rotating-2", domain="api.example.com")
+        assert probe(controller, endpoint) == before
+        jar.set("session", "s-2", domain="api.example.com")
+        assert probe(controller, endpoint) != before
+
+
+def test_request_hooks_share_nothing_and_say_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    client = httpx.Client(event_hooks={"request": [lambda request: None]})
+    with Controller(client) as controller:
+        first, second = probe(controller, endpoint), probe(controller, endpoint)
+        assert isinstance(first, Unshared)
+        assert first != second
+    assert [r.message for r in caplog.records].count(caplog.records[0].message) == 1
+    assert "identity=" in caplog.records[0].message
+
+
+def test_a_named_caller_is_shared_with_itself_alone() -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    user = {"name": "ann"}
+    client = httpx.Client(event_hooks={"request": [lambda request: None]})
+    with Controller(client, identity=lambda: user["name"]) as controller:
+        ann = probe(controller, endpoint)
+        assert ann == probe(controller, endpoint)  # hooks, but a named caller
+        user["name"] = "bob"
+        assert probe(controller, endpoint) != ann
+
+
+class ContextAuth(httpx.Auth):
+    """Signs as whoever is current: one object for every user."""
+
+    def __init__(self) -> None:
+        self.user = "ann"
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        request.headers["Authorization"] = f"Bearer {self.user}"
+        yield request
+
+
+def test_an_auth_that_signs_as_the_current_user_tells_users_apart() -> None:
+    auth = ContextAuth()
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    with Controller(httpx.Client(auth=auth)) as controller:
+        ann = probe(controller, endpoint)
+        assert ann == probe(controller, endpoint)  # one user: shared
+        auth.user = "bob"
+        assert probe(controller, endpoint) != ann
+
+
+def test_a_name_that_says_credential_cannot_be_public() -> None:
+    with pytest.raises(ValueError, match="x-api-key cannot be public"):
+        Sharing(public_headers=frozenset({"accept", "x-api-key"}))
+    sharing = Sharing(public_headers=frozenset({"accept", "x-request-id"}))
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    with Controller(sharing=sharing) as controller:
+        one = probe(controller, endpoint.extend(headers={"X-Request-Id": "1"}))
+        two = probe(controller, endpoint.extend(headers={"X-Request-Id": "2"}))
+        assert one == two
