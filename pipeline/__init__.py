@@ -42,8 +42,11 @@ from ._effects import (
     Effect,
     Flow,
     FlowLock,
+    Lease,
     Release,
+    ReleaseLease,
     Sleep,
+    TakeLease,
 )
 from ._endpoint import RestEndpoint
 from ._entity import Entity, EntityError
@@ -113,6 +116,7 @@ __all__ = [
     "InvalidRequest",
     "Invalidate",
     "JsonContent",
+    "Lease",
     "Link",
     "LogoutManager",
     "Manager",
@@ -121,6 +125,7 @@ __all__ = [
     "Page",
     "ParameterError",
     "Release",
+    "ReleaseLease",
     "RequestBodyError",
     "RequestMiddleware",
     "Resource",
@@ -132,6 +137,7 @@ __all__ = [
     "Stack",
     "StreamContent",
     "Subscription",
+    "TakeLease",
     "TextContent",
     "TooManyRedirects",
     "TransportError",

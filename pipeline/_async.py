@@ -62,15 +62,15 @@ from ._effects import (
     FlowLock,
     Lease,
     Release,
+    ReleaseLease,
     Sleep,
+    TakeLease,
     _Answer,
     _Await,
     _Close,
-    _Lease,
     _Load,
     _Read,
     _Send,
-    _Unlease,
     not_an_effect,
 )
 from ._endpoint import RestEndpoint
@@ -138,13 +138,13 @@ async def _perform(
             held.remove(effect.lock)
             effect.lock.thread_lock.release()
             return None
-        case _Lease():
+        case TakeLease():
             with ashielded():  # a lease taken is held, even if cancelled now
                 lease = await ablocking(effect.take, *effect.args)
                 if lease is not None:
                     held.append(lease)
             return lease
-        case _Unlease():
+        case ReleaseLease():
             held.remove(effect.lease)
             with ashielded():
                 await ablocking(effect.lease.release)

@@ -8,10 +8,11 @@ serves both controllers.
 
 Two kinds:
 
-- **Public** (``Sleep``, ``Call``, ``Blocking``, ``Acquire``, ``Release``):
+- **Public** (``Sleep``, ``Call``, ``Blocking``, ``Acquire``, ``Release``,
+  ``TakeLease``, ``ReleaseLease``):
   what a middleware may yield. Each means the same under both drivers.
 - **Wire** (``_Send``, ``_Read``, ``_Load``, ``_Close``, ``_Await``,
-  ``_Answer``, ``_Lease``, ``_Unlease``): private to the terminal, the HTTP
+  ``_Answer``): private to the terminal, the HTTP
   cache, downloads and the controller's steps. Only the terminal sends, so
   every hop passes the credential policy (``_hops``); a middleware that
   wants the network calls ``call_next``.
@@ -40,8 +41,10 @@ __all__ = [
     "Progress",
     "Reader",
     "Release",
+    "ReleaseLease",
     "Sink",
     "Sleep",
+    "TakeLease",
 ]
 
 T = TypeVar("T")
@@ -224,7 +227,8 @@ def answered(answer: _Answer) -> Flow[NoReturn]:
 
 
 class Lease(Protocol):
-    """Something a flow holds that must be given back (a fill lock)."""
+    """Something a flow holds that must be given back (a lock in Redis, a
+    rate-limit slot, a cache fill lock): see :class:`TakeLease`."""
 
     def release(self) -> None:
         """Give it back; may block briefly (a file closed, a Redis command)."""
@@ -232,18 +236,19 @@ class Lease(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class _Lease:
+class TakeLease:
     """Call ``take(*args)``, a blocking function that returns a
-    :class:`Lease` or ``None``; result: what it returned. The driver holds
-    a lease from the moment it exists, so it is given back however the flow
-    ends, a cancellation included."""
+    :class:`Lease` (a Redis lock, a rate-limit slot, a file lock) or
+    ``None``; result: what it returned. The driver holds a lease from the
+    moment it exists, so it is given back however the flow ends, a
+    cancellation included: a middleware never leaves one behind."""
 
     take: Callable[..., Lease | None]
     args: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
-class _Unlease:
+class ReleaseLease:
     """Give ``lease`` back now (blocking; in a worker thread when awaited);
     result: None."""
 
@@ -262,8 +267,8 @@ Effect = (
     | _Close
     | _Await
     | _Answer
-    | _Lease
-    | _Unlease
+    | TakeLease
+    | ReleaseLease
 )
 
 #: A generator that yields effects and returns a ``T``.

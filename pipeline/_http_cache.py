@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, cast
 import httpx
 
 from ._credentials import PUBLIC_HEADERS, is_credential, names_credential
-from ._effects import Blocking, Flow, Lease, Sleep, _Lease, _Read, _Unlease
+from ._effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from ._errors import BodyTooLarge, redact_url
 from ._fill_lock import FileLocks, FillLocks, RedisLocks
 from ._identity import Identity
@@ -399,10 +399,10 @@ class HttpCache:
             response = yield from self._answer(request, ticket, send, limit, encoding)
         except Exception:
             if lease is not None:
-                yield _Unlease(lease)
+                yield ReleaseLease(lease)
             raise
         if lease is not None:
-            yield _Unlease(lease)
+            yield ReleaseLease(lease)
         return response
 
     def _fill_lock(self, key: str) -> Flow[Lease | None]:
@@ -410,7 +410,7 @@ class HttpCache:
         ``fill_wait`` (then ``None``: the call goes on without it)."""
         deadline = time.monotonic() + self.fill_wait
         while True:
-            lease: Lease | None = yield _Lease(self.locks.try_acquire, (key,))
+            lease: Lease | None = yield TakeLease(self.locks.try_acquire, (key,))
             if lease is not None or time.monotonic() >= deadline:
                 return lease
             yield Sleep(_POLL)

@@ -40,15 +40,15 @@ from ._effects import (
     FlowLock,
     Lease,
     Release,
+    ReleaseLease,
     Sleep,
+    TakeLease,
     _Answer,
     _Await,
     _Close,
-    _Lease,
     _Load,
     _Read,
     _Send,
-    _Unlease,
     not_an_effect,
 )
 from ._endpoint import RestEndpoint
@@ -114,13 +114,13 @@ def _perform(
             held.remove(effect.lock)
             effect.lock.thread_lock.release()
             return None
-        case _Lease():
+        case TakeLease():
             with shielded():  # a lease taken is held, even if cancelled now
                 lease = blocking(effect.take, *effect.args)
                 if lease is not None:
                     held.append(lease)
             return lease
-        case _Unlease():
+        case ReleaseLease():
             held.remove(effect.lease)
             with shielded():
                 blocking(effect.lease.release)

@@ -61,6 +61,9 @@ RESTWIRE = [
     "Acquire",
     "Release",
     "FlowLock",
+    "TakeLease",
+    "ReleaseLease",
+    "Lease",
     # bodies
     "Content",
     "JsonContent",

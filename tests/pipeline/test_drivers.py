@@ -42,7 +42,7 @@ from restwire import (
     Sleep,
     TransportError,
 )
-from restwire._effects import _Lease
+from restwire._effects import TakeLease
 
 pytestmark = pytest.mark.anyio
 
@@ -150,7 +150,7 @@ class Leasing:
         self.leases = leases
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
-        yield _Lease(self.leases.take)
+        yield TakeLease(self.leases.take)
         return (yield from call_next(exchange))
 
 
