@@ -138,6 +138,14 @@ class BaseController(Generic[ClientT, EventT]):
         self._store.reset()
         self._flights.clear()
 
+    def forget(self, identity: Hashable) -> None:
+        """Forget what one caller's identity holds (its results and records),
+        and keep its calls in flight from writing theirs back; other callers
+        keep theirs. ``exchange.identity`` names a call's identity (so a
+        manager forgets the caller a 401 refused)."""
+        if identity is not None:
+            self._store.forget(identity)
+
     def poll_interval(
         self, endpoint: RestEndpoint, params: Params = None
     ) -> float | None:

@@ -52,6 +52,10 @@ class ControllerView(Protocol):
         """Forget the stored results of one request."""
         ...
 
+    def forget(self, identity: Any) -> None:
+        """Forget what one caller's identity holds."""
+        ...
+
 
 class CallManager(Protocol):
     """A manager that hears of every call about to be sent."""
@@ -131,16 +135,15 @@ def _unauthorized(error: RestwireError) -> bool:
     return isinstance(error, NetworkError) and error.status == 401
 
 
-def _reset(controller: ControllerView) -> None:
-    controller.reset()
-
-
 class LogoutManager:
     """The seed's de-authorization cleanup.
 
-    When ``should_logout(error)`` is true (default: a 401), calls
-    ``handle_logout(controller)`` (default: ``controller.reset()``, which
-    empties the store so no signed-in data outlives the session).
+    When ``should_logout(error)`` is true (default: a 401), the caller the
+    server refused is logged out: by default its identity's results and
+    records are forgotten (``controller.forget(exchange.identity)``), so no
+    signed-in data outlives its session, and other users sharing the
+    controller keep theirs. ``handle_logout(controller)``, if given, runs
+    instead (``controller.reset()`` empties the store for everybody).
     """
 
     def __init__(
@@ -149,13 +152,16 @@ class LogoutManager:
         handle_logout: Callable[[ControllerView], object] | None = None,
     ) -> None:
         self.should_logout = should_logout or _unauthorized
-        self.handle_logout = handle_logout or _reset
+        self.handle_logout = handle_logout
 
     def on_error(
         self, controller: ControllerView, exchange: Exchange, error: RestwireError
     ) -> None:
         if self.should_logout(error):
-            self.handle_logout(controller)
+            if self.handle_logout is None:
+                controller.forget(exchange.identity)
+            else:
+                self.handle_logout(controller)
 
     def __repr__(self) -> str:
         return "LogoutManager()"

@@ -362,6 +362,10 @@ class Result(NamedTuple):
         return now < self.expires_at
 
 
+#: How many forgotten identities a store remembers, for calls in flight.
+_FORGOTTEN = 4096
+
+
 class Partition:
     """What one identity has fetched: its entity records, and its results by
     request key and value shape."""
@@ -389,7 +393,12 @@ class Store:
 
     def __init__(self) -> None:
         self.partitions: dict[Hashable, Partition] = {}
+        #: A clock of resets and forgettings: a call notes it when it begins
+        #: and writes back only if nothing forgot its identity since.
         self.generation = 0
+        self._reset_at = 0
+        #: identity -> the generation it was last forgotten at (bounded).
+        self._forgotten: dict[Hashable, int] = {}
         self.lock = threading.Lock()
         self._changes = 0
         self._now = float("-inf")
@@ -406,11 +415,14 @@ class Store:
         """Merge ``batch``'s entities into ``identity``'s records and keep
         ``result`` under ``key`` and ``shape``.
 
-        Nothing is written if the store was reset since ``generation``; the
-        return value says whether it was written.
+        Nothing is written if the store was reset, or ``identity``
+        forgotten, since ``generation``; the return value says whether it
+        was written.
         """
         with self.lock:
-            if generation != self.generation:
+            if generation < self._reset_at or generation < self._forgotten.get(
+                identity, 0
+            ):
                 return False
             partition = self.partitions.get(identity)
             if partition is None:
@@ -451,7 +463,24 @@ class Store:
         with self.lock:
             self.partitions = {}
             self.generation += 1
+            self._reset_at = self.generation
+            self._forgotten.clear()
             return self.generation
+
+    def forget(self, identity: Hashable) -> None:
+        """Forget every result and record ``identity`` holds; calls of that
+        identity already in flight do not write theirs back (other
+        identities' do)."""
+        with self.lock:
+            self.partitions.pop(identity, None)
+            self.generation += 1
+            forgotten = self._forgotten
+            if len(forgotten) >= _FORGOTTEN:
+                # the oldest half goes: a call older than that many logouts
+                # is long finished
+                for old in list(forgotten)[: _FORGOTTEN // 2]:
+                    del forgotten[old]
+            forgotten[identity] = self.generation
 
     @property
     def records(self) -> dict[EntityKey, Entity]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
+from restwire.middlewares import ContextToken
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio
@@ -36,6 +38,54 @@ async def test_a_401_resets_the_store_and_still_reaches_the_caller(
     assert caught.value.status == 401
     assert controller.store.records == {}
     assert controller.store.results == {}
+
+
+user: contextvars.ContextVar[str | None] = contextvars.ContextVar("user")
+
+
+async def test_a_401_logs_out_the_refused_caller_alone(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    """One controller shared by two users: ann's 401 forgets ann's results
+    and records; bob keeps his, and is answered from the store."""
+    controller = controller_factory(managers=(LogoutManager(),))
+    mine = get_mine.use(ContextToken(user))
+    posts = get_post.use(ContextToken(user))
+    httpx_mock.add_response(
+        url=f"{API}/posts/1", match_headers={"Access-Token": "bob"}, json={"id": "1"}
+    )
+    httpx_mock.add_response(
+        url=f"{API}/posts/1", match_headers={"Access-Token": "ann"}, json={"id": "1"}
+    )
+    httpx_mock.add_response(
+        url=f"{API}/my/1", match_headers={"Access-Token": "ann"}, status_code=401
+    )
+    user.set("bob")
+    bobs = await controller.get(posts, {"id": "1"})
+    user.set("ann")
+    await controller.get(posts, {"id": "1"})
+    assert len(controller.store.partitions) == 2
+    with pytest.raises(NetworkError):
+        await controller.fetch(mine, {"id": "1"})
+    assert len(controller.store.partitions) == 1  # ann's gone
+    user.set("bob")
+    assert await controller.get(posts, {"id": "1"}) is bobs  # no request
+    assert len(httpx_mock.get_requests()) == 3
+
+
+def test_a_forgotten_callers_call_in_flight_does_not_write_back() -> None:
+    from restwire._batch import Batch
+    from restwire._store import Result, Store
+
+    store = Store()
+    began = store.generation  # ann's call begins
+    store.forget("ann")  # ann is logged out meanwhile
+    result = Result(None, {"a": 1}, 0.0, 10.0, None, None)
+    assert not store.commit("ann", Batch(), "GET /x", None, result, began)
+    assert store.commit("bob", Batch(), "GET /x", None, result, began)
+    assert store.result("bob", "GET /x", None) is result
+    assert store.result("ann", "GET /x", None) is None
+    assert store.commit("ann", Batch(), "GET /x", None, result, store.generation)
 
 
 async def test_without_a_manager_a_401_keeps_the_store(
