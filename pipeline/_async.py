@@ -347,6 +347,7 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         overwrite: bool = False,
         progress: Progress | None = None,
         fallback: str = "download",
+        max_size: int | Literal["endpoint"] | None = "endpoint",
     ) -> Path:
         """Stream the body to a file in the folder ``to``, named by the
         response's ``Content-Disposition`` (else ``fallback``); return its path.
@@ -354,14 +355,21 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         Constant memory; the file appears under its final name only when the
         body is complete; an existing file is not replaced unless
         ``overwrite`` (a numbered name instead); ``progress(done, total)``
-        is called as bytes arrive.
+        is called as bytes arrive. ``max_size``: the most bytes written,
+        counted decoded, so a small compressed body cannot fill the disk
+        (default: the endpoint's ``max_body_size``, 100 MiB unless set;
+        ``None`` for no limit); past it a :class:`BodyTooLarge` and no file.
         """
         target = Download(to)
         try:
             job = self._job(self._download_endpoint(endpoint), params, None, RAW)
             response = await self._run(job)
+            limit = endpoint.max_body_size if max_size == "endpoint" else max_size
             await run_async(
-                target.save(response, progress), self._adapter, self._closing, job
+                target.save(response, progress, limit),
+                self._adapter,
+                self._closing,
+                job,
             )
         except BaseException:
             target.discard()

@@ -361,9 +361,15 @@ def content_kind(content: ContentKind | str) -> ContentKind:
 
 #: The most a decoding step hands on at once, in bytes.
 PIECE = 64 * 1024
-#: Input fed to zstd per call: zstd has no output bound, but one input byte
-#: decodes to at most 32 KiB (an RLE block), so 16 bytes to at most 512 KiB.
+#: Input fed to zstd per call. zstd has no output bound, but one input byte
+#: decodes to at most 32 KiB (an RLE block: 4 bytes, 128 KiB), so a slice
+#: bounds what one call can make: a slice is sized by the body's limit
+#: (``limit / 32 KiB``: no call makes more than the limit allows), between
+#: these two. A large slice decodes a normal body in few calls.
 _ZSTD_SLICE = 16
+_ZSTD_SLICE_MOST = 4096
+#: The most content codings undone on one body (more is refused).
+MAX_CODINGS = 8
 #: The largest zstd window restwire decodes: RFC 9659 limits the HTTP zstd
 #: coding to 8 MiB, which a decoder may refuse to exceed.
 ZSTD_WINDOW = 8 << 20
@@ -437,17 +443,20 @@ class _Zstd:
     """zstd, through ``zstandard``, fed a few bytes at a time (see
     ``_ZSTD_SLICE``); one frame after another, as httpx reads them."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None = None) -> None:
         import zstandard
 
         decompressor = zstandard.ZstdDecompressor(max_window_size=ZSTD_WINDOW)
         self._new = decompressor.decompressobj
         self._decompressor = self._new()
+        most = _ZSTD_SLICE_MOST if budget is None else budget // (32 * 1024)
+        self._slice = max(_ZSTD_SLICE, min(_ZSTD_SLICE_MOST, most))
 
     def decode(self, data: bytes) -> Iterator[bytes]:
         view = memoryview(data)
+        size = self._slice
         while view:
-            piece, view = view[:_ZSTD_SLICE], view[_ZSTD_SLICE:]
+            piece, view = view[:size], view[size:]
             out = self._decompressor.decompress(piece)
             if out:
                 yield out
@@ -477,11 +486,11 @@ def _zstd_available() -> bool:
     return True
 
 
-_STAGES: dict[str, Callable[[], _Stage]] = {
-    "gzip": lambda: _Zlib(zlib.MAX_WBITS | 16),
-    "x-gzip": lambda: _Zlib(zlib.MAX_WBITS | 16),
-    "deflate": lambda: _Zlib(zlib.MAX_WBITS),
-    "br": _Brotli,
+_STAGES: dict[str, Callable[[int | None], _Stage]] = {
+    "gzip": lambda budget: _Zlib(zlib.MAX_WBITS | 16),
+    "x-gzip": lambda budget: _Zlib(zlib.MAX_WBITS | 16),
+    "deflate": lambda budget: _Zlib(zlib.MAX_WBITS),
+    "br": lambda budget: _Brotli(),
     "zstd": _Zstd,
 }
 
@@ -495,8 +504,9 @@ class Decoder:
     body without ``brotli`` 1.2 or newer installed, is an ``httpx.DecodingError``.
     """
 
-    def __init__(self, response: httpx.Response) -> None:
+    def __init__(self, response: httpx.Response, budget: int | None = None) -> None:
         self._request = response.request
+        self._budget = budget
         header = response.headers.get("content-encoding", "")
         codings = [c.strip().lower() for c in header.split(",") if c.strip()]
         self._codings = [c for c in reversed(codings) if c in _STAGES]
@@ -519,6 +529,12 @@ class Decoder:
 
     def _ready(self) -> list[_Stage]:
         if self._stages is None:
+            if len(self._codings) > MAX_CODINGS:
+                raise httpx.DecodingError(
+                    f"the body has {len(self._codings)} content codings; restwire "
+                    f"undoes at most {MAX_CODINGS}",
+                    request=self._request,
+                )
             stages = []
             for coding in self._codings:
                 if coding == "br" and not _brotli_bounded():
@@ -532,7 +548,7 @@ class Decoder:
                         "a zstd body needs the zstandard package",
                         request=self._request,
                     )
-                stages.append(_STAGES[coding]())
+                stages.append(_STAGES[coding](self._budget))
             self._stages = stages
         return self._stages
 
@@ -563,9 +579,12 @@ class Decoded:
     pieces, and hands each piece to ``write``."""
 
     def __init__(
-        self, response: httpx.Response, write: Callable[[bytes], object]
+        self,
+        response: httpx.Response,
+        write: Callable[[bytes], object],
+        budget: int | None = None,
     ) -> None:
-        self.decoder = Decoder(response)
+        self.decoder = Decoder(response, budget)
         self._write = write
 
     def feed(self, chunk: bytes) -> bool:
@@ -588,7 +607,7 @@ class BodyReader:
     __slots__ = ("_limit", "_request", "_size", "decoder")
 
     def __init__(self, response: httpx.Response, limit: int | None) -> None:
-        self.decoder = Decoder(response)
+        self.decoder = Decoder(response, limit)
         self._request = response.request
         self._limit = limit
         self._size = 0

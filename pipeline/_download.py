@@ -38,7 +38,7 @@ import httpx
 
 from ._content import Decoded
 from ._effects import Call, Flow, Progress, _Read
-from ._errors import InvalidRequest, TransportError
+from ._errors import BodyTooLarge, InvalidRequest, TransportError
 from ._header_params import decode_extended, parse_content_disposition
 
 __all__ = ["Download", "Progress", "filename_from", "safe_filename"]
@@ -125,21 +125,51 @@ class Download:
         self.temporary = Path(name)
         self.file: IO[bytes] = os.fdopen(handle, "wb")
 
-    def save(self, response: httpx.Response, progress: Progress | None) -> Flow[None]:
-        """The flow that streams ``response``'s body into the temporary file."""
+    def save(
+        self,
+        response: httpx.Response,
+        progress: Progress | None,
+        limit: int | None = None,
+    ) -> Flow[None]:
+        """The flow that streams ``response``'s body into the temporary file,
+        refused with :class:`BodyTooLarge` as soon as the decoded bytes pass
+        ``limit`` (``None``: no limit): a small compressed body cannot fill
+        the disk."""
         if response.is_stream_consumed:  # built in memory by the transport
-            self.file.write(response.content)
+            self._write(response, response.content, limit, 0)
             if progress is not None:
                 size = len(response.content)
                 yield Call(progress, (size, size))
             return
-        sink = Decoded(response, self.file.write)
+        written = [0]
+
+        def write(piece: bytes) -> None:
+            written[0] = self._write(response, piece, limit, written[0])
+
+        sink = Decoded(response, write, limit)
         try:
             yield _Read(response, sink, progress)
             sink.flush()
         except httpx.RequestError as error:
             request = response.request
             raise TransportError(request.method, request.url, error) from error
+
+    def _write(
+        self, response: httpx.Response, piece: bytes, limit: int | None, done: int
+    ) -> int:
+        """Write ``piece`` after ``done`` bytes, unless that passes ``limit``."""
+        done += len(piece)
+        if limit is not None and done > limit:
+            request = response.request
+            raise BodyTooLarge(
+                request.method,
+                request.url,
+                limit,
+                option="max_size",
+                advice="pass download(..., max_size=None) or a larger limit",
+            )
+        self.file.write(piece)
+        return done
 
     def discard(self) -> None:
         """Remove the temporary file: the download did not complete. Closing

@@ -206,7 +206,8 @@ class PathTemplate:
 
 def _segment(value: Any, name: str, endpoint: str) -> str:
     """A path param's value as one encoded segment; a value that is no
-    single piece of text (bytes, a collection) is a :class:`ParameterError`."""
+    single piece of text (bytes, a collection, an object with no text form
+    of its own) is a :class:`ParameterError`."""
     if isinstance(value, bytes | bytearray | memoryview):
         raise ParameterError(
             endpoint, name, f"is {type(value).__name__}; decode it to text first"
@@ -215,7 +216,21 @@ def _segment(value: Any, name: str, endpoint: str) -> str:
         raise ParameterError(
             endpoint, name, f"is a {type(value).__name__}, not a single value"
         )
+    _check_text_form(value, name, endpoint)
     return encode_segment(value)
+
+
+def _check_text_form(value: Any, name: str, endpoint: str) -> None:
+    """Refuse a value whose text is only Python's default repr (``<object
+    at 0x...>``): it would reach the URL as garbage."""
+    kind: Any = type(value)
+    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
+        raise ParameterError(
+            endpoint,
+            name,
+            f"is a {kind.__name__} with no text form (no __str__); pass its "
+            "id or a str",
+        )
 
 
 def as_params(params: Any, endpoint: str) -> Params:
@@ -278,6 +293,7 @@ def _add_query_value(
         raise ParameterError(
             endpoint, name, f"is a {type(value).__name__}, which has no query form"
         )
+    _check_text_form(value, name, endpoint)
     pairs.add(name, _value_text(value))
 
 
@@ -352,6 +368,51 @@ def _frozen(schema: Any) -> Hashable:
     except TypeError:
         return ("object", id(schema))
     return schema  # type: ignore[no-any-return]
+
+
+_TOKEN_CHARS = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+
+
+def _method(value: Any) -> str:
+    """An HTTP method, upper case; anything that is no method name (``None``,
+    a number, text with spaces) is refused where the endpoint is written."""
+    if not isinstance(value, str) or not _TOKEN_CHARS.fullmatch(value):
+        raise TypeError(f"method must be an HTTP method name like 'GET', not {value!r}")
+    return value.upper()
+
+
+#: Options whose values must be of these types (``None`` allowed where listed).
+_OPTION_TYPES: dict[str, tuple[type, ...]] = {
+    "path": (str,),
+    "url_prefix": (str,),
+    "name": (str, type(None)),
+    "follow_redirects": (bool,),
+    "max_redirects": (int,),
+    "max_body_size": (int, type(None)),
+}
+
+
+def _check_types(values: Mapping[str, Any]) -> None:
+    """Refuse an option of the wrong type where the endpoint is written
+    (``max_redirects="3"`` would fail only at the first redirect)."""
+    for name, kinds in _OPTION_TYPES.items():
+        if name not in values:
+            continue
+        value = values[name]
+        wrong = not isinstance(value, kinds) or (
+            isinstance(value, bool) and bool not in kinds
+        )
+        if wrong:
+            expected = " or ".join(
+                "None" if k is type(None) else k.__name__ for k in kinds
+            )
+            raise TypeError(f"{name} must be {expected}, not {value!r}")
+        if (
+            name in ("max_redirects", "max_body_size")
+            and value is not None
+            and value < 0
+        ):
+            raise ValueError(f"{name} must not be negative, got {value}")
 
 
 def _timeout(value: Any) -> httpx.Timeout | None:
@@ -459,7 +520,8 @@ class RestEndpoint(Generic[ValueT]):
             )
         values = dict(options)
         if "method" in values:
-            values["method"] = str(values["method"]).upper()
+            values["method"] = _method(values["method"])
+        _check_types(values)
         values["content"] = content_kind(values.get("content", type(self).content))
         check_schema(values.get("schema", type(self).schema))
         for name in ("data_expiry_length", "error_expiry_length"):

@@ -236,13 +236,20 @@ class BodyTooLarge(RestwireError):
     body is never read into memory.
     """
 
-    def __init__(self, method: str, url: httpx.URL, limit: int) -> None:
+    def __init__(
+        self,
+        method: str,
+        url: httpx.URL,
+        limit: int,
+        option: str = "max_body_size",
+        advice: str = "use content='stream' for large bodies",
+    ) -> None:
         self.method = method
         self.url = url
         self.limit = limit
         super().__init__(
             f"{method} {redact_url(url)}: response body is larger than "
-            f"max_body_size={limit} bytes; use content='stream' for large bodies"
+            f"{option}={limit} bytes (counted decoded); {advice}"
         )
 
 

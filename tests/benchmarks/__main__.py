@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", nargs="*", type=int, default=None, help="case numbers to run"
     )
     arguments = parser.parse_args(argv)
-    chosen = set(arguments.only or range(1, 10))
+    chosen = set(arguments.only or range(1, 11))
     quick = arguments.quick
     rows: list[Row] = []
     if chosen & {1, 8}:
@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += cases.key_casing(quick)
     if chosen & {6, 8}:
         rows += cases.normalization(quick)
+    if 10 in chosen:
+        rows += cases.decoding(quick)
     if chosen & {2, 3, 4, 7, 9}:
         with BenchServer() as server:
             if 2 in chosen:

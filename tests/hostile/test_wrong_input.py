@@ -117,3 +117,54 @@ def test_a_schema_that_is_not_one_is_refused_when_the_endpoint_is_made(
 def test_a_multidict_is_still_accepted() -> None:
     endpoint = RestEndpoint(url_prefix=API, path="/items")
     assert endpoint.url(MultiDict([("a", "1"), ("a", "2")])) == f"{API}/items?a=1&a=2"
+
+
+@pytest.mark.parametrize("where", ["path", "query"])
+async def test_an_object_with_no_text_form_is_a_parameter_error(
+    controller: Any, httpx_mock: HTTPXMock, where: str
+) -> None:
+    """``object()`` used to reach the URL as ``<object object at 0x...>``."""
+    params = {"id": "1", "q": object()} if where == "query" else {"id": object()}
+    name = "q" if where == "query" else "id"
+    with pytest.raises(ParameterError, match=f"'{name}' is a object with no text form"):
+        await controller.fetch(RestEndpoint(url_prefix=API, path="/items/:id"), params)
+    assert httpx_mock.get_requests() == []
+
+
+class Cursor:
+    """A value with a text form of its own is welcome."""
+
+    def __str__(self) -> str:
+        return "c-7"
+
+
+def test_a_value_with_its_own_text_form_is_taken() -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/items/:id")
+    assert endpoint.url({"id": Cursor(), "after": Cursor()}) == (
+        f"{API}/items/c-7?after=c-7"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"method": None}, "method must be an HTTP method name"),
+        ({"method": "GET /x"}, "method must be an HTTP method name"),
+        ({"method": 3}, "method must be an HTTP method name"),
+        ({"max_redirects": "3"}, "max_redirects must be int"),
+        ({"max_redirects": True}, "max_redirects must be int"),
+        ({"max_redirects": -1}, "max_redirects must not be negative"),
+        ({"max_body_size": "1MB"}, "max_body_size must be int or None"),
+        ({"follow_redirects": "no"}, "follow_redirects must be bool"),
+        ({"path": 5}, "path must be str"),
+    ],
+)
+def test_a_wrong_option_is_refused_where_the_endpoint_is_written(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises((TypeError, ValueError), match=message):
+        RestEndpoint(url_prefix=API, **options)
+
+
+def test_a_method_is_taken_in_any_case() -> None:
+    assert RestEndpoint(url_prefix=API, method="patch").method == "PATCH"

@@ -281,3 +281,54 @@ async def test_an_empty_file_reports_its_progress_once(
     )
     assert path.read_bytes() == b""
     assert seen == [(0, 0)]
+
+
+def bomb_transport(mode: str, decoded: int) -> Any:
+    """A transport answering a gzip body of ``decoded`` zero bytes (a few
+    hundred bytes on the wire), not yet read, as a real transport gives it."""
+    import gzip
+
+    import httpx
+
+    wire = gzip.compress(bytes(decoded))
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200,
+            headers={"content-encoding": "gzip", "content-disposition": cd("a.bin")},
+            stream=httpx.ByteStream(wire),
+        )
+
+    if mode == "sync":
+        return httpx.MockTransport(answer)
+
+    async def answer_async(request: httpx.Request) -> httpx.Response:
+        return answer(request)
+
+    return httpx.MockTransport(answer_async)
+
+
+async def test_a_download_stops_at_its_limit_counted_decoded(
+    mode: str, tmp_path: Path
+) -> None:
+    """A 2 MiB body, 2 KB of gzip on the wire, against a 1 MiB limit: refused
+    as it inflates, and no file is left (the endpoint's max_body_size is the
+    default limit; max_size= sets another)."""
+    from restwire import AsyncController, BodyTooLarge, Controller
+
+    endpoint = RestEndpoint(
+        url_prefix="https://files.example", path="/a", max_body_size=1 << 20
+    )
+    if mode == "sync":
+        with Controller(transport=bomb_transport(mode, 2 << 20)) as controller:
+            with pytest.raises(BodyTooLarge, match="max_size=1048576"):
+                controller.download(endpoint, to=tmp_path)
+            assert list(tmp_path.iterdir()) == []
+            path = controller.download(endpoint, to=tmp_path, max_size=None)
+    else:
+        async with AsyncController(transport=bomb_transport(mode, 2 << 20)) as actl:
+            with pytest.raises(BodyTooLarge, match="max_size=1048576"):
+                await actl.download(endpoint, to=tmp_path)
+            assert list(tmp_path.iterdir()) == []
+            path = await actl.download(endpoint, to=tmp_path, max_size=None)
+    assert path.stat().st_size == 2 << 20
