@@ -73,6 +73,14 @@ _SET_BY_CALL = frozenset({b"host", b"cookie", b"cookie2"})
 EventT = TypeVar("EventT")
 
 
+def _auth_signs(identity: Hashable) -> bool:
+    """Whether the client's auth put a credential on the first hop (a
+    Bearer or Basic header), which then keys the HTTP cache; an auth that
+    adds none at first (Digest answers a challenge) passes by the cache."""
+    part = identity[3] if isinstance(identity, tuple) else None
+    return isinstance(part, tuple) and bool(part[1])
+
+
 class BaseController(Generic[ClientT, EventT]):
     """The state of a controller, and the steps of its calls."""
 
@@ -275,8 +283,8 @@ class BaseController(Generic[ClientT, EventT]):
         exchange = job.exchange
         if (
             type(identity) is Unshared
-            or self._client.auth is not None  # applied after the key is known
             or exchange.endpoint.content.streamed
+            or (self._client.auth is not None and not _auth_signs(identity))
         ):
             return None, None
         ticket = Ticket(

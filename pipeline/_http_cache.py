@@ -88,9 +88,10 @@ def cache_key(identity: Identity, url: str) -> str:
     (without userinfo). Equal for equal credentials in every process (no
     per-process salt), so processes sharing a storage share entries; the
     key shows neither."""
-    credentials, params, mode, _auth, caller = cast(_IdentityParts, identity)
+    credentials, params, mode, auth, caller = cast(_IdentityParts, identity)
     digest = hashlib.sha256(b"restwire-cache-3\0")
-    for name, value in credentials:
+    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
+    for name, value in (*credentials, *signed):
         digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
     for param, text in params:
         digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
@@ -154,6 +155,19 @@ def _stored_response(response: httpx.Response, raw: bytes) -> Any:
         headers=hishel.Headers(grouped),
         stream=iter([raw]),
     )
+
+
+def _decoded_headers(headers: httpx.Headers, body: bytes) -> httpx.Headers:
+    """``headers`` of a body already decoded: no ``Content-Encoding``, and
+    the length it now has."""
+    if "content-encoding" not in headers:
+        return headers
+    kept = [
+        (name, value)
+        for name, value in headers.raw
+        if name.lower() not in (b"content-encoding", b"content-length")
+    ]
+    return httpx.Headers([*kept, (b"Content-Length", str(len(body)).encode())])
 
 
 def _with_changes(request: httpx.Request, wanted: Any) -> httpx.Request:
@@ -442,9 +456,15 @@ class HttpCache:
                 upstream = yield from send(
                     _with_changes(request, state.request.headers)
                 )
-                sink = _RawBody(request, limit)
-                yield _Read(upstream, sink)
-                raw = b"".join(sink.chunks)
+                if upstream.is_stream_consumed:
+                    # built in memory by the transport (a mock), and so already
+                    # decoded: kept as it is, its Content-Encoding dropped
+                    raw = upstream.content
+                    upstream.headers = _decoded_headers(upstream.headers, raw)
+                else:
+                    sink = _RawBody(request, limit)
+                    yield _Read(upstream, sink)
+                    raw = b"".join(sink.chunks)
                 state = state.next(_stored_response(upstream, raw))
             elif isinstance(state, hishel.StoreAndUse):
                 yield Blocking(_store, (storage, stored_request, state.response, key))

@@ -255,7 +255,8 @@ def test_attempts_count_the_first_try() -> None:
 async def test_a_real_read_timeout_is_retried_then_reported(
     controller_factory: Any, origin_a: Any
 ) -> None:
-    controller = controller_factory(timeout=0.05)
+    # only the read may time out: a connect slowed by a busy machine must not
+    controller = controller_factory(timeout=httpx.Timeout(5.0, read=0.05))
     slow = RestEndpoint(url_prefix=origin_a.origin, path="/slow", max_redirects=0).use(
         fast(attempts=2)
     )

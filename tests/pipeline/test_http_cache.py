@@ -196,26 +196,54 @@ async def test_an_unsafe_request_invalidates_the_entries_of_its_url(
 async def test_requests_without_a_ticket_pass_by_the_cache(
     mode: str, cache: HttpCache, counting_server: CountingServer
 ) -> None:
-    """The user's own requests on the client, and a client with its own
-    auth, are never cached: nothing is kept under a key that does not say
-    who asked."""
+    """The user's own requests on the client never meet the cache, and a
+    client auth that puts no credential on the first hop (Digest answers a
+    challenge) passes by it: nothing is kept under a key that does not say
+    who asked. A Basic auth is cached under its own credentials."""
     url = counting_server.url("/resource/e?max_age=60")
-    if mode == "sync":
-        with httpx.Client(auth=("u", "p")) as client:
-            controller = Controller(client, cache=cache)
-            client.get(url)
-            client.get(url)
-            controller.fetch(RestEndpoint(url_prefix=url, data_expiry_length=0))
-            controller.fetch(RestEndpoint(url_prefix=url, data_expiry_length=0))
-    else:
-        async with httpx.AsyncClient(auth=("u", "p")) as async_client:
-            async_controller = AsyncController(async_client, cache=cache)
-            await async_client.get(url)
-            await async_client.get(url)
-            endpoint = RestEndpoint(url_prefix=url, data_expiry_length=0)
-            await async_controller.fetch(endpoint)
-            await async_controller.fetch(endpoint)
-    assert counting_server.counts["e:full"] == 4
+    endpoint = RestEndpoint(url_prefix=url, data_expiry_length=0)
+    clients: list[tuple[Any, int]] = [
+        (httpx.DigestAuth("u", "p"), 4),  # 2 direct + 2 through restwire
+        (httpx.BasicAuth("u", "p"), 3),  # 2 direct + 1: the second from the cache
+    ]
+    for auth, full in clients:
+        counting_server.counts.clear()
+        if mode == "sync":
+            with httpx.Client(auth=auth) as client:
+                controller = Controller(client, cache=cache)
+                client.get(url)
+                client.get(url)
+                controller.fetch(endpoint)
+                controller.fetch(endpoint)
+                controller.close()
+        else:
+            async with httpx.AsyncClient(auth=auth) as async_client:
+                async_controller = AsyncController(async_client, cache=cache)
+                await async_client.get(url)
+                await async_client.get(url)
+                await async_controller.fetch(endpoint)
+                await async_controller.fetch(endpoint)
+                await async_controller.close()
+        assert counting_server.counts["e:full"] == full, type(auth).__name__
+
+
+async def test_two_basic_auths_never_share_an_entry(
+    mode: str, cache: HttpCache, counting_server: CountingServer
+) -> None:
+    url = counting_server.url("/resource/f2?max_age=60")
+    endpoint = RestEndpoint(url_prefix=url, data_expiry_length=0)
+    for name in ("ann", "bob", "ann", "bob"):
+        if mode == "sync":
+            with Controller(httpx.Client(auth=(name, "pw")), cache=cache) as each:
+                each.fetch(endpoint)
+                each.client.close()
+        else:
+            async with AsyncController(
+                httpx.AsyncClient(auth=(name, "pw")), cache=cache
+            ) as async_each:
+                await async_each.fetch(endpoint)
+                await async_each.client.aclose()
+    assert counting_server.counts["f2:full"] == 2  # once for ann, once for bob
 
 
 async def test_one_cache_serves_both_kinds_of_controller_and_any_client(
