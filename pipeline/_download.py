@@ -97,6 +97,15 @@ def _trimmed(name: str) -> str:
         name = trimmed
 
 
+def _numbered(stem: str, number: int, dot: str, extension: str) -> str:
+    """``stem (number).extension``, the stem cut so the whole fits in
+    ``MAX_BYTES`` (a name at the limit still gets its number)."""
+    suffix = f" ({number}){dot}{extension}"
+    room = MAX_BYTES - len(suffix.encode("utf-8"))
+    cut = stem.encode("utf-8")[: max(room, 1)].decode("utf-8", "ignore")
+    return safe_filename(f"{_trimmed(cut)}{suffix}")
+
+
 def _fit(name: str) -> str:
     encoded = name.encode("utf-8")
     if len(encoded) <= MAX_BYTES:
@@ -198,11 +207,7 @@ class Download:
         if not stem:
             stem, dot, extension = name, "", ""
         for number in range(10_000):
-            candidate = (
-                name
-                if number == 0
-                else safe_filename(f"{stem} ({number}){dot}{extension}")
-            )
+            candidate = name if number == 0 else _numbered(stem, number, dot, extension)
             final = self._inside(candidate)
             if overwrite and not final.is_dir():
                 # Replacing renames over the name itself: a symbolic link

@@ -332,3 +332,20 @@ async def test_a_download_stops_at_its_limit_counted_decoded(
             assert list(tmp_path.iterdir()) == []
             path = await actl.download(endpoint, to=tmp_path, max_size=None)
     assert path.stat().st_size == 2 << 20
+
+
+def test_a_name_at_the_length_limit_still_gets_a_number(tmp_path: Path) -> None:
+    """A 255-byte name that exists: the numbered name cuts the stem to make
+    room for " (1)" (it used to come back the same name, 10,000 times)."""
+    from restwire._download import Download
+
+    name = "é" * 125 + "a.pdf"  # 255 bytes in UTF-8
+    assert len(name.encode()) == 255
+    (tmp_path / name).write_bytes(b"first")
+    target = Download(tmp_path)
+    target.file.write(b"second")
+    path = target.finish(name, overwrite=False)
+    assert path.name.endswith(" (1).pdf")
+    assert len(path.name.encode()) <= 255
+    assert path.read_bytes() == b"second"
+    assert (tmp_path / name).read_bytes() == b"first"
