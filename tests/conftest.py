@@ -170,6 +170,14 @@ def redis_url(_redis_server: RedisServer) -> str:
 
 
 @pytest.fixture
+def own_redis(_redis_server: RedisServer) -> Iterator[RedisServer]:
+    """A redis-server of this test's own, which it may freeze or stop
+    (``RedisServer.freeze``, ``.stop``): the shared one stays up."""
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture
 def counting_server() -> Iterator[CountingServer]:
     """A real server that counts what each route is asked (see
     ``tests/counting_server.py``); a new one, with zero counts, per test."""
