@@ -22,6 +22,7 @@ from restwire import (
     RestEndpoint,
 )
 from restwire.middlewares import AccessToken
+from tests.conftest import fetch_together
 
 pytestmark = pytest.mark.anyio
 
@@ -416,37 +417,6 @@ def test_one_access_token_serves_threads_with_loops_and_sync_controllers(
 
 
 # -- a failed refresh, once for all its waiters ----------------------------------------
-
-
-async def fetch_together(
-    controller: Any, mode: str, endpoints: list[RestEndpoint]
-) -> list[Any]:
-    """Fetch every endpoint at once (threads under the sync driver, tasks
-    under the async one); each one's value or the exception it raised."""
-    if mode == "sync":
-        barrier = threading.Barrier(len(endpoints))
-
-        def one(endpoint: RestEndpoint) -> Any:
-            barrier.wait()
-            try:
-                return controller.controller.fetch(endpoint)
-            except Exception as error:
-                return error
-
-        with ThreadPoolExecutor(len(endpoints)) as pool:
-            return list(pool.map(one, endpoints))
-    outcomes: list[Any] = [None] * len(endpoints)
-
-    async def one_async(index: int) -> None:
-        try:
-            outcomes[index] = await controller.fetch(endpoints[index])
-        except Exception as error:
-            outcomes[index] = error
-
-    async with anyio.create_task_group() as tasks:
-        for index in range(len(endpoints)):
-            tasks.start_soon(one_async, index)
-    return outcomes
 
 
 async def test_a_failed_refresh_is_tried_once_for_all_its_waiters(

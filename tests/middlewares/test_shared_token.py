@@ -22,7 +22,7 @@ from pytest_httpx import HTTPXMock
 from restwire import NetworkError, RestEndpoint, RestwireError
 from restwire.middlewares import AccessToken, SharedToken
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, fetch_together
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -394,3 +394,52 @@ async def test_redis_back_is_used_again_and_said_once(
     assert [record.levelno for record in records] == [logging.WARNING, logging.INFO]
     assert f"127.0.0.1:{own_redis.port}" in records[1].getMessage()
     assert "from-the-slot" not in caplog.text
+
+
+# -- a failed refresh, once for the processes waiting behind it -----------------
+
+
+async def test_a_process_waiting_behind_a_failed_refresh_fails_with_it(
+    controller: Any, mode: str, httpx_mock: HTTPXMock, redis_url: str
+) -> None:
+    """Two processes' token holders (two SharedTokens on one slot) meet 401
+    together; the refresh fails. The one that waited for the lock gets the
+    failure, named for its call, without calling ``refresh``; a 401 that
+    comes after that round ended refreshes again."""
+    httpx_mock.add_response(status_code=401, is_reusable=True)
+    refreshes: list[int] = []
+
+    def refresh() -> str:
+        refreshes.append(1)
+        time.sleep(0.3)  # the other's 401 comes meanwhile
+        raise RuntimeError("refresh endpoint down")
+
+    async def refresh_async() -> str:
+        refreshes.append(1)
+        await anyio.sleep(0.3)
+        raise RuntimeError("refresh endpoint down")
+
+    chosen = refresh if mode == "sync" else refresh_async
+    first = AccessToken("stale", refresh=chosen, shared=SharedToken(redis_url, "api"))
+    second = AccessToken("stale", refresh=chosen, shared=SharedToken(redis_url, "api"))
+    endpoints = [
+        RestEndpoint(url_prefix=API, path="/a").use(first),
+        RestEndpoint(url_prefix=API, path="/b").use(second),
+    ]
+    with anyio.fail_after(10):
+        outcomes = await fetch_together(controller, mode, endpoints)
+    assert len(refreshes) == 1
+    assert all(isinstance(each, NetworkError) for each in outcomes), outcomes
+    causes = {type(each.__cause__).__name__: each for each in outcomes}
+    assert set(causes) == {"RuntimeError", "SharedTokenError"}
+    waiter = causes["SharedTokenError"]
+    path = waiter.url.path
+    assert str(waiter.__cause__) == (
+        f"GET {API}{path}: the token refresh this call waited for failed in "
+        "another process (RuntimeError); not tried again"
+    )
+    assert isinstance(waiter.__cause__, RestwireError)
+    with pytest.raises(NetworkError) as later:
+        await controller.fetch(endpoints[0])
+    assert len(refreshes) == 2
+    assert isinstance(later.value.__cause__, RuntimeError)
