@@ -13,7 +13,7 @@ from .link_pagination import LinkPagination
 from .rate_limit import RateLimit, RateLimited, rate_limit_wait
 from .rename_keys import RenameKeys
 from .retry import Retry, retry_after_seconds
-from .shared_token import SharedToken
+from .shared_token import SharedToken, SharedTokenError
 
 __all__ = [
     "AccessToken",
@@ -31,6 +31,7 @@ __all__ = [
     "RenameKeys",
     "Retry",
     "SharedToken",
+    "SharedTokenError",
     "SnakeCaseKeys",
     "rate_limit_wait",
     "retry_after_seconds",

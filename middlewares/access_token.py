@@ -21,6 +21,10 @@ Guarantees:
   current one just send again. If ``refresh`` raises or returns nothing, the
   401 reaches the caller (and a ``LogoutManager`` runs), with the refresh's
   exception as its ``__cause__``.
+- A failed refresh is tried once for all its waiters: the calls whose 401
+  came while it ran get the same failure (their own 401, the same
+  ``__cause__``) without calling ``refresh`` again. A 401 that comes after
+  that round ended refreshes again.
 - A refresh may call endpoints that use this same ``AccessToken`` (the
   refresh endpoint on the shared base): a 401 of the refresh's own call
   ends the refresh at once (that is the refresh failing), never waits for
@@ -32,8 +36,11 @@ Guarantees:
   trio), and sync and async controllers together.
 - With ``shared=SharedToken(...)``, processes refresh once between them:
   the refresh runs under a lock in Redis, a process that finds a newer
-  token in the shared slot uses it instead of refreshing, and a process
-  holding no token reads the slot first (see ``shared_token``).
+  token in the shared slot uses it instead of refreshing, one that waited
+  behind a refresh that failed fails the same way, and a process holding
+  no token reads the slot first: the slot of the call's origin, unless the
+  ``SharedToken`` was given a name. While Redis is down, each process
+  refreshes its own token (see ``shared_token``).
 """
 
 from __future__ import annotations
@@ -47,7 +54,6 @@ import httpx
 
 from restwire import (
     Acquire,
-    Blocking,
     Call,
     CallNext,
     Exchange,
@@ -94,6 +100,10 @@ class AccessToken:
         self._state: tuple[str | None, int] = (token or None, 0)
         self._guard = threading.Lock()
         self._refreshing = FlowLock()
+        #: Refresh rounds ended so far, and whether the last one failed
+        #: (with its cause): changed only under ``_refreshing``.
+        self._rounds = 0
+        self._failure: tuple[BaseException | None] | None = None
 
     @property
     def token(self) -> str | None:
@@ -131,13 +141,8 @@ class AccessToken:
         if self._state[0] is None and self.shared is not None:
             # No token here yet: another process may have one in the slot.
             version = self._version
-            try:
-                self._adopt((yield Blocking(self.shared.read)), version)
-            except Exception as failure:
-                logger.warning(
-                    "could not read the shared token (%s); sending without it",
-                    type(failure).__name__,
-                )
+            current = yield from self.shared.current(exchange.origin, exchange.label)
+            self._adopt(current, version)
         version, sent = self._send_with(exchange)
         refresh = self.refresh
         if refresh is None or id(self) in _refreshing.get():
@@ -149,7 +154,8 @@ class AccessToken:
         except NetworkError as error:
             if error.status != 401:
                 raise
-            yield from self._refreshed(refresh, version, sent, error)
+            seen = self._rounds  # a round that ends from now on is one it waited for
+            yield from self._refreshed(refresh, version, sent, error, seen, exchange)
             if not exchange.replayable:
                 raise RequestBodyError(
                     f"{exchange.method} {error.url}: 401; the token was refreshed, "
@@ -160,35 +166,63 @@ class AccessToken:
         return (yield from call_next(exchange))
 
     def _refreshed(
-        self, refresh: Refresh, version: int, sent: str | None, error: NetworkError
+        self,
+        refresh: Refresh,
+        version: int,
+        sent: str | None,
+        error: NetworkError,
+        seen: int,
+        exchange: Exchange,
     ) -> Flow[None]:
         """Refresh the token after ``error`` (a 401 sent with token
-        ``version``, ``sent``), unless another call (or, when shared,
-        another process) already did; raise ``error`` if the refresh fails.
-        (Abandoned midway, the driver releases the lock.)"""
+        ``version``, ``sent``, when ``seen`` refresh rounds had ended),
+        unless another call (or, when shared, another process) already did;
+        raise ``error`` if the refresh fails, or if the round this call
+        waited behind failed. (Abandoned midway, the driver releases the
+        lock.)"""
         yield Acquire(self._refreshing)
         try:
             if self._version == version:
-                if self.shared is None:
-                    self.token = yield from self._run(refresh, error)
-                else:
-                    self.token = yield from self._shared_run(refresh, sent, error)
+                failure = self._failure
+                if self._rounds != seen and failure is not None:
+                    # queued behind a refresh that failed: its failure, not
+                    # another try
+                    raise error from failure[0]
+                try:
+                    if self.shared is None:
+                        token = yield from self._run(refresh, error)
+                    else:
+                        token = yield from self._shared_run(
+                            refresh, sent, error, exchange
+                        )
+                except NetworkError as failed:  # ``error``, from why it failed
+                    self._rounds, self._failure = self._rounds + 1, (failed.__cause__,)
+                    raise
+                self._rounds, self._failure = self._rounds + 1, None
+                self.token = token
         except Exception:
             yield Release(self._refreshing)
             raise
         yield Release(self._refreshing)
 
     def _shared_run(
-        self, refresh: Refresh, sent: str | None, error: NetworkError
+        self,
+        refresh: Refresh,
+        sent: str | None,
+        error: NetworkError,
+        exchange: Exchange,
     ) -> Flow[str]:
         """The new token by way of the shared slot; a failure of the shared
-        part (the lock not free in time, Redis unreachable) is the refresh
-        failing: ``error`` is raised from it."""
+        part (the lock not free in time, the refresh failed in another
+        process) is the refresh failing: ``error`` is raised from it."""
         assert self.shared is not None
         try:
             return (
                 yield from self.shared.refreshed(
-                    sent, lambda: self._run(refresh, error)
+                    exchange.origin,
+                    exchange.label,
+                    sent,
+                    lambda: self._run(refresh, error),
                 )
             )
         except NetworkError:

@@ -18,8 +18,10 @@ Two sources of waiting, both taken before a request is sent::
   ``tests/benchmarks/rate_limit_options.py``.)
   In this process by default; with ``redis=``, every process shares the
   log, kept by two short atomic scripts on Redis's own clock, so processes
-  on machines whose clocks differ still agree. A call that never completes
-  (its process died) gives its slot back after ``lease`` seconds.
+  on machines whose clocks differ still agree. A slot in Redis is taken as
+  a ``TakeLease``: a call cancelled or interrupted gives it back at once
+  (the driver does; it is logged as done then), and a call that never
+  completes (its process died) gives it back after ``lease`` seconds.
   A scope function's keys name Redis keys and this process's records:
   return an id (a user's, a tenant's), never a credential; the records of
   keys no call has used for a while are dropped.
@@ -29,7 +31,11 @@ Two sources of waiting, both taken before a request is sent::
   ``"policy";r=0;t=5`` and ``limit=10, remaining=0, reset=5`` forms),
   ``RateLimit-Remaining``/``-Reset``, or ``X-RateLimit-Remaining``/
   ``-Reset`` (delta seconds or an epoch time). Every call of that scope
-  then waits that long; with Redis, every process does. A response served
+  then waits that long, but never more than ``max_pause`` seconds (300 by
+  default: ``Retry-After: 999999999999`` pauses five minutes, not
+  millennia); with Redis, every process does. Pause records expire with
+  their pause: in Redis by their time to live, in this process by a sweep.
+  A response served
   from an HTTP cache is not read (its fields are not current). Malformed
   fields are ignored. ``RateLimit-Policy`` is read by no one: the drafts
   call it informative (a client MAY ignore it) and it may name several
@@ -42,10 +48,16 @@ Guarantees:
   blocking an event loop; Redis commands are ``Blocking`` effects.
 - Nothing waits without bound: a call that would wait past ``max_wait``
   seconds in all (60 by default) raises :class:`RateLimited` at once,
-  naming the URL and the wait, without sending; so does a call whose
-  shared limit cannot be reached (Redis down, or silent past
-  ``redis_timeout``): the limit is never exceeded for want of Redis.
-  Nothing is dropped: every call is sent or gets that error.
+  naming the URL and the wait, without sending. Nothing is dropped: every
+  call is sent or gets that error.
+- A dead Redis costs one log line, not a wait per call. Redis down, or
+  silent past ``redis_timeout``, trips a breaker (``redis_breaker``): one
+  warning naming its address, then for a back-off (5 s, doubling to 30 s
+  while it stays down) no call uses Redis: each process keeps the limit on
+  its own, in its in-process window (so N processes together may send up
+  to N times ``limit`` within a window meanwhile), and the server's pauses
+  in it. One line again when Redis answers. Every error raised is a
+  ``RateLimited`` naming the call.
 - The 429 itself still reaches the caller (or a ``Retry`` outside this
   middleware, which then finds the pause in place).
 """
@@ -61,7 +73,8 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import httpx
 
@@ -71,10 +84,13 @@ from restwire import (
     Exchange,
     Flow,
     NetworkError,
+    ReleaseLease,
     RestwireError,
     Sleep,
+    TakeLease,
 )
 
+from .redis_breaker import RedisBreaker
 from .retry import retry_after_seconds
 
 if TYPE_CHECKING:
@@ -86,7 +102,7 @@ logger = logging.getLogger("restwire")
 
 Scope = Literal["origin", "endpoint"] | Callable[[Exchange], str]
 
-#: Admissions between two sweeps of an in-process window's records.
+#: Admissions and pauses between two sweeps of an in-process window's records.
 SWEEP_EVERY = 1024
 
 #: An epoch time rather than a delay: X-RateLimit-Reset is either.
@@ -96,8 +112,9 @@ _INTEGER = re.compile(r"\d{1,12}")
 
 class RateLimited(RestwireError):
     """A call was not sent: it would have waited longer than ``max_wait``
-    for its rate limit (``wait``, the seconds it would have waited), or the
-    shared limit in Redis could not be reached (``wait`` is ``None``)."""
+    for its rate limit (``wait``, the seconds it would have waited), or
+    the shared limit in Redis failed in a way that is no outage (``wait``
+    is ``None``; an outage is not an error: see the module)."""
 
     def __init__(self, message: str, wait: float | None) -> None:
         super().__init__(message)
@@ -116,7 +133,7 @@ class RateLimited(RestwireError):
     @classmethod
     def unreachable(cls, label: str, error: Exception) -> RateLimited:
         return cls(
-            f"{label}: the shared rate limit in Redis could not be reached "
+            f"{label}: the shared rate limit in Redis could not be used "
             f"({type(error).__name__}); not sent",
             None,
         )
@@ -212,12 +229,15 @@ class _Window:
         self.flying: dict[str, dict[int, float]] = {}  # key -> {id: lease end}
         self.pauses: dict[str, float] = {}  # key -> until
         self.ids = itertools.count()
+        self.steps = itertools.count(1)  # admissions and pauses: sweeps come round
 
     def admit(self, key: str) -> tuple[float, int]:
         """``(0, id)`` if a call of ``key`` may go now (its slot taken until
         :meth:`complete`), else ``(seconds to wait, -1)``."""
         now = time.monotonic()
         with self.lock:
+            if next(self.steps) % SWEEP_EVERY == 0:
+                self._sweep(now)
             paused = self.pauses.get(key, now) - now
             if paused > 0:
                 return paused, -1
@@ -238,8 +258,6 @@ class _Window:
             if used < self.limit:
                 ident = next(self.ids)
                 flying[ident] = now + self.lease
-                if ident % SWEEP_EVERY == SWEEP_EVERY - 1:
-                    self._sweep(now)
                 return 0.0, ident
             return _wait(done, used - self.limit, now, self.window), -1
 
@@ -265,9 +283,12 @@ class _Window:
             self.done.setdefault(key, collections.deque()).append(time.monotonic())
 
     def pause(self, key: str, seconds: float) -> None:
+        """No call of ``key`` goes for ``seconds`` (capped by the caller)."""
+        now = time.monotonic()
         with self.lock:
-            until = time.monotonic() + seconds
-            self.pauses[key] = max(self.pauses.get(key, 0.0), until)
+            if next(self.steps) % SWEEP_EVERY == 0:
+                self._sweep(now)
+            self.pauses[key] = max(self.pauses.get(key, 0.0), now + seconds)
 
 
 def _wait(
@@ -319,9 +340,42 @@ return 0
 """
 
 
+@dataclass(slots=True)
+class _Asked:
+    """What a try for a slot in Redis answered besides the slot: the
+    seconds to wait (0: let go)."""
+
+    wait: float = 0.0
+
+
+class _RedisSlot:
+    """A call's slot in Redis, held: a lease the driver gives back however
+    the call ends. Giving it back logs the call as done now."""
+
+    __slots__ = ("ident", "key", "window")
+
+    def __init__(self, window: _RedisWindow, key: str, ident: str) -> None:
+        self.window, self.key, self.ident = window, key, ident
+
+    def release(self) -> None:
+        try:
+            self.window.complete(self.key, self.ident)
+        except Exception as error:  # the call is done; its lease frees the slot
+            if not self.window.breaker.failed(error):
+                logger.warning(
+                    "could not log a call's end in the shared rate limit (%s)",
+                    type(error).__name__,
+                )
+
+
+#: A call's slot: an id in this process's window (-1: none taken), or one
+#: held in Redis (a lease), or none (no configured rate).
+Slot = int | _RedisSlot | None
+
+
 class _RedisWindow:
     """The same, kept in Redis (its clock, its atomic scripts) and shared by
-    every process that uses it."""
+    every process that uses it; its breaker says when to leave it alone."""
 
     def __init__(
         self,
@@ -336,25 +390,37 @@ class _RedisWindow:
         self.lease_ms = max(1, round(lease * 1000))
         self._admit = client.register_script(_ADMIT)
         self._complete = client.register_script(_COMPLETE)
+        self.breaker = RedisBreaker(
+            client,
+            f"RateLimit {name!r}",
+            "each process keeps the limit on its own",
+        )
 
     def _keys(self, key: str) -> list[str]:
         return [f"{self.name}:{part}:{key}" for part in ("log", "flight", "pause")]
 
-    def admit(self, key: str) -> tuple[float, str]:
+    def take(self, key: str, asked: _Asked) -> _RedisSlot | None:
+        """A slot for a call of ``key`` if it may go now (``None`` under no
+        configured rate, which holds no slot); else ``None``, and
+        ``asked.wait`` says how long to wait (a blocking Redis command)."""
         ident = uuid.uuid4().hex
         limit = 0 if self.limit is None else self.limit
         waited = self._admit(
             keys=self._keys(key), args=[self.window_ms, limit, ident, self.lease_ms]
         )
         milliseconds = int(waited)
-        if milliseconds <= 0:
-            return 0.0, ident if self.limit is not None else ""
-        return milliseconds / 1000, ""
+        if milliseconds > 0:
+            asked.wait = milliseconds / 1000
+            return None
+        asked.wait = 0.0
+        return _RedisSlot(self, key, ident) if self.limit is not None else None
 
     def complete(self, key: str, ident: str) -> None:
         self._complete(keys=self._keys(key)[:2], args=[ident, self.window_ms])
 
     def pause(self, key: str, seconds: float) -> None:
+        """Every process pauses ``key`` for ``seconds`` (capped by the
+        caller): a key that expires with the pause."""
         milliseconds = max(1, math.ceil(seconds * 1000))
         pause_key = self._keys(key)[2]
         # one round trip: made if absent, else only ever lengthened
@@ -380,21 +446,24 @@ class RateLimit:
         max_wait: float = 60.0,
         lease: float = 60.0,
         redis_timeout: float = 5.0,
+        max_pause: float = 300.0,
     ) -> None:
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit!r}")
         if per <= 0 or lease <= 0 or max_wait < 0:
             raise ValueError("per and lease must be positive, max_wait not negative")
+        if not max_pause > 0:
+            raise ValueError(f"max_pause must be positive, not {max_pause!r}")
         if not (callable(scope) or scope in ("origin", "endpoint")):
             raise ValueError(
                 f"scope must be 'origin', 'endpoint' or a function, not {scope!r}"
             )
         self.limit, self.per, self.scope = limit, per, scope
-        self.max_wait, self.lease = max_wait, lease
-        self._window: _Window | _RedisWindow
-        if redis is None:
-            self._window = _Window(limit, per, lease)
-        else:
+        self.max_wait, self.lease, self.max_pause = max_wait, lease, max_pause
+        #: This process's window: the limit, or, with Redis, while it is down.
+        self._window = _Window(limit, per, lease)
+        self._redis: _RedisWindow | None = None
+        if redis is not None:
             if isinstance(redis, str):
                 import redis as redis_module
 
@@ -403,7 +472,13 @@ class RateLimit:
                     socket_timeout=redis_timeout,
                     socket_connect_timeout=redis_timeout,
                 )
-            self._window = _RedisWindow(limit, per, lease, redis, name)
+            self._redis = _RedisWindow(limit, per, lease, redis, name)
+
+    @property
+    def _breaker(self) -> RedisBreaker:
+        """The Redis window's breaker (with a Redis only)."""
+        assert self._redis is not None, "RateLimit without redis= has no breaker"
+        return self._redis.breaker
 
     def _key(self, exchange: Exchange) -> str:
         if self.scope == "origin":
@@ -415,36 +490,36 @@ class RateLimit:
         assert callable(self.scope)
         return str(self.scope(exchange))
 
-    def _admit(self, key: str, label: str) -> Flow[tuple[float, Any]]:
-        window = self._window
-        if not isinstance(window, _RedisWindow):
-            return window.admit(key)
+    def _admit(self, key: str, label: str) -> Flow[tuple[float, Slot]]:
+        """``(0, slot)`` if the call may go now, else ``(seconds to wait,
+        None)``: in Redis while it answers, else in this process."""
+        shared = self._redis
+        if shared is None or not shared.breaker.allows():
+            return self._window.admit(key)
+        asked = _Asked()
         try:
-            admitted: tuple[float, str] = yield Blocking(window.admit, (key,))
-        except Exception as error:  # Redis down or silent: refuse, never exceed
-            raise RateLimited.unreachable(label, error) from error
-        return admitted
+            slot: _RedisSlot | None = yield TakeLease(shared.take, (key, asked))
+        except Exception as error:
+            if not shared.breaker.failed(error):
+                raise RateLimited.unreachable(label, error) from error
+            return self._window.admit(key)  # Redis down: this process's limit
+        shared.breaker.succeeded()
+        return asked.wait, slot
 
-    def _complete(self, key: str, ident: Any) -> Flow[None]:
-        window = self._window
-        if ident in (-1, ""):
+    def _complete(self, key: str, slot: Slot) -> Flow[None]:
+        """The call that took ``slot`` is over: it is logged done now."""
+        if slot is None or slot == -1:
             return  # nothing was taken: no configured rate
-        if not isinstance(window, _RedisWindow):
-            window.complete(key, ident)
+        if isinstance(slot, int):
+            self._window.complete(key, slot)
             return
-        try:
-            yield Blocking(window.complete, (key, ident))
-        except Exception as error:  # the call is done; its lease frees the slot
-            logger.warning(
-                "could not log a call's end in the shared rate limit (%s)",
-                type(error).__name__,
-            )
+        yield ReleaseLease(slot)
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
         key = self._key(exchange)
         started = time.monotonic()
         while True:
-            wait, ident = yield from self._admit(key, exchange.label)
+            wait, slot = yield from self._admit(key, exchange.label)
             if wait <= 0:
                 break
             waited = time.monotonic() - started
@@ -457,42 +532,49 @@ class RateLimit:
         try:
             response = yield from call_next(exchange)
         except NetworkError as error:
-            yield from self._complete(key, ident)
+            yield from self._complete(key, slot)
             yield from self._learn(key, error.response)
             raise
         except GeneratorExit:
             # abandoned (cancelled): no effect can be yielded now; a slot in
-            # this process is given back at once, one in Redis by its lease
-            if isinstance(self._window, _Window) and ident != -1:
-                self._window.complete(key, ident)
+            # this process is logged done here, one in Redis by the driver
+            if isinstance(slot, int) and slot != -1:
+                self._window.complete(key, slot)
             raise
         except BaseException:
-            yield from self._complete(key, ident)
+            yield from self._complete(key, slot)
             raise
-        yield from self._complete(key, ident)
+        yield from self._complete(key, slot)
         yield from self._learn(key, response)
         return response
 
     def _learn(self, key: str, response: httpx.Response) -> Flow[None]:
-        """Pause ``key`` as long as ``response`` asks, if it asks."""
+        """Pause ``key`` as long as ``response`` asks, if it asks, for at
+        most ``max_pause`` seconds."""
         cached = response.extensions.get("caching")
         if isinstance(cached, dict) and cached.get("from_cache"):
             return  # a stored response's fields are not current
         wait = rate_limit_wait(response.headers, response.status_code)
         if wait is None or wait <= 0:
             return
-        if not isinstance(self._window, _RedisWindow):
+        wait = min(wait, self.max_pause)
+        shared = self._redis
+        if shared is None or not shared.breaker.allows():
             self._window.pause(key, wait)
             return
         try:
-            yield Blocking(self._window.pause, (key, wait))
-        except Exception as error:  # this process still pauses: its next call
-            logger.warning(  # finds Redis down and is refused, not sent
-                "could not share the server's pause in Redis (%s)",
-                type(error).__name__,
-            )
+            yield Blocking(shared.pause, (key, wait))
+        except Exception as error:  # this process pauses all the same
+            if not shared.breaker.failed(error):
+                logger.warning(
+                    "could not share the server's pause in Redis (%s)",
+                    type(error).__name__,
+                )
+            self._window.pause(key, wait)
+            return
+        shared.breaker.succeeded()
 
     def __repr__(self) -> str:
         rate = "server's" if self.limit is None else f"{self.limit}/{self.per:g}s"
-        where = "redis" if isinstance(self._window, _RedisWindow) else "process"
+        where = "process" if self._redis is None else "redis"
         return f"RateLimit({rate}, scope={self.scope!r}, in {where})"

@@ -10,13 +10,16 @@ from __future__ import annotations
 import inspect
 import os
 import ssl
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
-from restwire import AsyncController, Controller
+from restwire import AsyncController, Controller, RestEndpoint
 from tests.counting_server import CountingServer
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.servers import RecordingServer
@@ -109,6 +112,37 @@ async def collect(iterable: Any) -> list[Any]:
     return list(iterable)
 
 
+async def fetch_together(
+    controller: Any, mode: str, endpoints: list[RestEndpoint[Any]]
+) -> list[Any]:
+    """Fetch every endpoint at once (threads under the sync driver, tasks
+    under the async one); each one's value or the exception it raised."""
+    if mode == "sync":
+        barrier = threading.Barrier(len(endpoints))
+
+        def one(endpoint: RestEndpoint[Any]) -> Any:
+            barrier.wait()
+            try:
+                return controller.controller.fetch(endpoint)
+            except Exception as error:
+                return error
+
+        with ThreadPoolExecutor(len(endpoints)) as pool:
+            return list(pool.map(one, endpoints))
+    outcomes: list[Any] = [None] * len(endpoints)
+
+    async def one_async(index: int) -> None:
+        try:
+            outcomes[index] = await controller.fetch(endpoints[index])
+        except Exception as error:
+            outcomes[index] = error
+
+    async with anyio.create_task_group() as tasks:
+        for index in range(len(endpoints)):
+            tasks.start_soon(one_async, index)
+    return outcomes
+
+
 class FakeClock:
     """A clock tests move by hand: expiry boundaries without sleeping."""
 
@@ -167,6 +201,14 @@ def redis_url(_redis_server: RedisServer) -> str:
     """The URL of a real redis-server on 127.0.0.1, emptied for this test."""
     _redis_server.flush()
     return _redis_server.url
+
+
+@pytest.fixture
+def own_redis(_redis_server: RedisServer) -> Iterator[RedisServer]:
+    """A redis-server of this test's own, which it may freeze or stop
+    (``RedisServer.freeze``, ``.stop``): the shared one stays up."""
+    with RedisServer() as server:
+        yield server
 
 
 @pytest.fixture

@@ -6,11 +6,18 @@ handed out; if another process takes that port first, redis exits at once
 and the next free port is tried. ``.ci/run`` installs the Debian package
 ``redis-server`` when it is missing; a test run without it skips these tests
 with a line saying how to get it.
+
+Faults are real too: :meth:`RedisServer.freeze` stops the process with
+``SIGSTOP`` (connections are still accepted by the kernel, and nothing
+answers: a silent Redis), :meth:`RedisServer.thaw` lets it go on, and
+:meth:`RedisServer.stop` ends it (a refused connection).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -95,13 +102,29 @@ class RedisServer:
             s.sendall(b"FLUSHALL\r\n")
             assert s.recv(16).startswith(b"+OK")
 
+    def freeze(self) -> None:
+        """Stop the server with ``SIGSTOP``: it still accepts connections
+        (the kernel does) but never answers, as a hung Redis does."""
+        assert self._process is not None
+        os.kill(self._process.pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen server go on (``SIGCONT``)."""
+        assert self._process is not None
+        os.kill(self._process.pid, signal.SIGCONT)
+
+    def stop(self) -> None:
+        """End the server now: connections to its port are refused."""
+        if self._process is not None:
+            self.thaw()  # a stopped process ends only once it runs again
+            stop(self._process)
+            self._process = None
+
     def __exit__(
         self,
         kind: type[BaseException] | None,
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        if self._process is not None:
-            stop(self._process)
-            self._process = None
+        self.stop()
         self._folder.cleanup()

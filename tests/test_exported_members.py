@@ -109,6 +109,7 @@ MIDDLEWARES = [
     "Retry",
     "retry_after_seconds",
     "SharedToken",
+    "SharedTokenError",
     "RateLimit",
     "RateLimited",
     "rate_limit_wait",

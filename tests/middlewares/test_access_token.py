@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -21,6 +22,7 @@ from restwire import (
     RestEndpoint,
 )
 from restwire.middlewares import AccessToken
+from tests.conftest import fetch_together
 
 pytestmark = pytest.mark.anyio
 
@@ -412,3 +414,44 @@ def test_one_access_token_serves_threads_with_loops_and_sync_controllers(
     assert len(outcomes) == 4
     assert set(outcomes) <= {"ok", "status 401"}, outcomes
     assert len(refreshes) >= 3
+
+
+# -- a failed refresh, once for all its waiters ----------------------------------------
+
+
+async def test_a_failed_refresh_is_tried_once_for_all_its_waiters(
+    controller: Any, mode: str, httpx_mock: HTTPXMock
+) -> None:
+    """Ten calls meet 401 together and the refresh fails: the nine that
+    queued behind it get its failure (the 401, its error as the cause)
+    without calling ``refresh`` again. A 401 after that round ended
+    refreshes again."""
+    httpx_mock.add_response(status_code=401, is_reusable=True)
+    refreshes: list[RuntimeError] = []
+
+    def failed() -> RuntimeError:
+        refreshes.append(RuntimeError("refresh endpoint down"))
+        return refreshes[-1]
+
+    def refresh() -> str:
+        time.sleep(0.2)  # long enough for every other call's 401 to arrive
+        raise failed()
+
+    async def refresh_async() -> str:
+        await anyio.sleep(0.2)
+        raise failed()
+
+    auth = AccessToken("stale", refresh=refresh if mode == "sync" else refresh_async)
+    base = RestEndpoint(url_prefix=API).use(auth)
+    endpoints = [base.extend(path=f"/items/{n}") for n in range(10)]
+    with anyio.fail_after(10):
+        outcomes = await fetch_together(controller, mode, endpoints)
+    assert len(refreshes) == 1
+    assert all(isinstance(each, NetworkError) for each in outcomes), outcomes
+    assert {each.status for each in outcomes} == {401}
+    assert all(each.__cause__ is refreshes[0] for each in outcomes)
+    assert len(httpx_mock.get_requests()) == 10  # none sent again
+    with pytest.raises(NetworkError) as later:
+        await controller.fetch(base.extend(path="/later"))
+    assert len(refreshes) == 2  # a new round: refreshed again
+    assert later.value.__cause__ is refreshes[1]

@@ -11,15 +11,19 @@ import logging
 import time
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import redis
 from pytest_httpx import HTTPXMock
 
-from restwire import NetworkError, RestEndpoint
+from restwire import Call, CallNext, Exchange, Flow, NetworkError, RestEndpoint
 from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
-from restwire.middlewares.rate_limit import _Window
+from restwire.middlewares.rate_limit import SWEEP_EVERY, _Asked, _Window
+from restwire.middlewares.redis_breaker import BACKOFF_FIRST
+from tests.conftest import FakeClock
 from tests.counting_server import most_in_any_window
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.anyio
 
@@ -239,26 +243,27 @@ async def test_a_slot_whose_call_never_completed_is_freed_by_its_lease(
     arrivals(httpx_mock)
     limit = RateLimit(1, per=0.05, redis=redis_url, lease=0.3, max_wait=5)
     # a process that took the only slot and died: admitted, never completed
-    wait, ident = limit._window.admit("https://api.example.com")
-    assert wait == 0.0
-    assert ident
+    assert limit._redis is not None
+    asked = _Asked()
+    assert limit._redis.take("https://api.example.com", asked) is not None
+    assert asked.wait == 0.0
     started = time.monotonic()
     await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(limit))
     assert 0.2 <= time.monotonic() - started < 2
 
 
-async def test_an_unreachable_shared_limit_refuses_rather_than_exceed(
+async def test_an_unreachable_shared_limit_is_kept_by_this_process(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
-    limit = RateLimit(5, redis="redis://127.0.0.1:1/0", redis_timeout=0.5)
-    with pytest.raises(RateLimited) as caught:
-        await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(limit))
-    assert caught.value.wait is None
-    assert str(caught.value) == (
-        "GET https://api.example.com/x: the shared rate limit in Redis could not "
-        "be reached (ConnectionError); not sent"
-    )
-    assert httpx_mock.get_requests() == []
+    """Redis down: the call is sent under this process's own window, which
+    still holds the limit here."""
+    arrivals(httpx_mock)
+    limit = RateLimit(1, per=30, redis="redis://127.0.0.1:1/0", max_wait=0)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    await controller.fetch(endpoint)
+    with pytest.raises(RateLimited, match="more than max_wait"):
+        await controller.fetch(endpoint)
+    assert len(httpx_mock.get_requests()) == 1
 
 
 def test_an_in_process_window_forgets_keys_no_call_uses() -> None:
@@ -302,8 +307,9 @@ async def test_a_call_whose_end_redis_cannot_log_still_returns(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Redis fails after the call was let go: the answer stands, the slot's
-    lease frees it, and the server's pause that could not be shared is
-    logged; the next call finds Redis down and is refused, not sent."""
+    lease frees it, the breaker says so in one line, and the server's pause
+    that could not be shared holds this process: its next call waits for
+    it (here: longer than max_wait, so it is not sent)."""
     from restwire.middlewares.rate_limit import _RedisWindow
 
     def fails(*args: object) -> None:
@@ -312,14 +318,16 @@ async def test_a_call_whose_end_redis_cannot_log_still_returns(
     monkeypatch.setattr(_RedisWindow, "complete", fails)
     monkeypatch.setattr(_RedisWindow, "pause", fails)
     httpx_mock.add_response(json={"ok": True}, headers={"RateLimit": '"d";r=0;t=5'})
-    limit = RateLimit(5, redis=redis_url, lease=0.2)
+    limit = RateLimit(5, redis=redis_url, lease=0.2, max_wait=1)
     endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
     with caplog.at_level(logging.WARNING, logger="restwire"):
         assert await controller.fetch(endpoint) == {"ok": True}
-    assert [record.getMessage() for record in caplog.records] == [
-        "could not log a call's end in the shared rate limit (ConnectionError)",
-        "could not share the server's pause in Redis (ConnectionError)",
-    ]
+        with pytest.raises(RateLimited, match=r"asks to wait [45]\.[0-9] s"):
+            await controller.fetch(endpoint)
+    messages = [record.getMessage() for record in caplog.records]
+    assert len(messages) == 1
+    assert "is unreachable (ConnectionError): RateLimit 'restwire:rate'" in messages[0]
+    assert len(httpx_mock.get_requests()) == 1
 
 
 def test_separate_remaining_and_reset_fields() -> None:
@@ -338,3 +346,181 @@ def test_separate_remaining_and_reset_fields() -> None:
     assert wait(past) == 0
     both = {"RateLimit": '"d";r=0;t=4', "X-RateLimit-Remaining": "0"}
     assert wait({**both, "X-RateLimit-Reset": "9"}) == 9  # the longest wait
+
+
+# -- a cancelled call's shared slot -------------------------------------------------
+
+
+class Interrupt(BaseException):
+    """What an interrupted sync caller meets: not an ``Exception``."""
+
+
+class Stuck:
+    """Inside the rate limit: the call never gets its response (an
+    interrupted sync caller; an async one waits until cancelled)."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+        yield Call(self._stuck if self.mode == "sync" else self._stuck_async)
+        return (yield from call_next(exchange))
+
+    @staticmethod
+    def _stuck() -> None:
+        raise Interrupt
+
+    @staticmethod
+    async def _stuck_async() -> None:
+        await anyio.sleep(10)
+
+
+async def test_a_cancelled_call_gives_its_shared_slot_back_at_once(
+    controller: Any, mode: str, httpx_mock: HTTPXMock, redis_url: str
+) -> None:
+    """A call cancelled while it holds its slot in Redis (an async task
+    cancelled, a sync caller interrupted) gives it back at once, logged as
+    done now, not after its lease."""
+    store = redis.Redis.from_url(redis_url)
+    limit = RateLimit(1, per=0.05, redis=redis_url, lease=30, max_wait=1)
+    stuck = RestEndpoint(url_prefix=API, path="/x").use(limit, Stuck(mode))
+    if mode == "sync":
+        with pytest.raises(Interrupt):
+            controller.controller.fetch(stuck)
+    else:
+        with anyio.move_on_after(0.3):
+            await controller.fetch(stuck)
+    assert store.zcard(f"restwire:rate:flight:{API}") == 0
+    assert store.zcard(f"restwire:rate:log:{API}") == 1
+    httpx_mock.add_response(json={"ok": True})
+    with anyio.fail_after(2):  # its window (0.05 s) passed, not its lease (30 s)
+        endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+        assert await controller.fetch(endpoint) == {"ok": True}
+
+
+# -- a dead Redis: this process's own limit, one log line ----------------------------
+
+
+def restwire_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [record for record in caplog.records if record.name == "restwire"]
+
+
+@pytest.mark.parametrize("fault", ["frozen", "stopped"])
+async def test_a_dead_redis_falls_back_to_this_process_s_limit(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    own_redis: RedisServer,
+    fault: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis frozen or stopped: the first call waits for it at most
+    ``redis_timeout`` and trips the breaker (one log line naming the
+    address); it and the calls after it go on under this process's own
+    limit, without waiting for Redis."""
+    seen = arrivals(httpx_mock)
+    limit = RateLimit(3, per=30, redis=own_redis.url, redis_timeout=0.3, max_wait=0)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    if fault == "frozen":
+        own_redis.freeze()
+    else:
+        own_redis.stop()
+    took: list[float] = []
+    with caplog.at_level(logging.INFO, logger="restwire"):
+        for _ in range(3):
+            started = time.monotonic()
+            await controller.fetch(endpoint)
+            took.append(time.monotonic() - started)
+        with pytest.raises(RateLimited, match="more than max_wait"):
+            await controller.fetch(endpoint)  # the limit still holds, here
+    assert took[0] < 2
+    assert max(took[1:]) < 0.2, took
+    assert len(seen) == 3
+    records = restwire_records(caplog)
+    assert len(records) == 1, [record.getMessage() for record in records]
+    assert records[0].levelno == logging.WARNING
+    assert records[0].exc_info is None
+    assert f"127.0.0.1:{own_redis.port}" in records[0].getMessage()
+
+
+async def test_redis_back_shares_the_limit_again(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    own_redis: RedisServer,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    arrivals(httpx_mock)
+    limit = RateLimit(10, per=30, redis=own_redis.url, redis_timeout=0.3)
+    limit._breaker.clock = clock
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    store = redis.Redis.from_url(own_redis.url)
+    own_redis.freeze()
+    with caplog.at_level(logging.INFO, logger="restwire"):
+        await controller.fetch(endpoint)
+        own_redis.thaw()
+        await controller.fetch(endpoint)  # within the back-off: this process's
+        assert store.zcard(f"restwire:rate:log:{API}") == 0
+        clock.advance(BACKOFF_FIRST + 0.1)
+        await controller.fetch(endpoint)
+    assert store.zcard(f"restwire:rate:log:{API}") == 1
+    records = restwire_records(caplog)
+    assert [record.levelno for record in records] == [logging.WARNING, logging.INFO]
+    assert f"127.0.0.1:{own_redis.port}" in records[1].getMessage()
+
+
+# -- the server's pauses: capped, and swept -------------------------------------------
+
+FOREVER = {"Retry-After": "999999999999"}
+
+
+async def test_a_server_pause_is_capped_at_five_minutes_by_default(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=429, headers=FOREVER)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit(max_wait=5))
+    with pytest.raises(NetworkError):
+        await controller.fetch(endpoint)
+    with pytest.raises(RateLimited) as caught:
+        await controller.fetch(endpoint)
+    wait = caught.value.wait
+    assert wait is not None
+    assert 299 < wait <= 300
+
+
+async def test_max_pause_caps_what_the_server_asks(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=429, headers=FOREVER)
+    httpx_mock.add_response(json={"ok": True})
+    limit = RateLimit(max_pause=0.3, max_wait=5)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    with pytest.raises(NetworkError):
+        await controller.fetch(endpoint)
+    started = time.monotonic()
+    assert await controller.fetch(endpoint) == {"ok": True}
+    assert 0.25 <= time.monotonic() - started < 2
+
+
+async def test_a_pause_in_redis_expires_within_max_pause(
+    controller: Any, httpx_mock: HTTPXMock, redis_url: str
+) -> None:
+    httpx_mock.add_response(status_code=429, headers=FOREVER)
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(RateLimit(redis=redis_url))
+    with pytest.raises(NetworkError):
+        await controller.fetch(endpoint)
+    left = redis.Redis.from_url(redis_url).pttl(f"restwire:rate:pause:{API}")
+    assert 299_000 < left <= 300_000
+
+
+def test_in_process_pauses_are_swept() -> None:
+    """The server's pauses of keys no call uses again are dropped once
+    over, under a limit of the server's word only as under a rate."""
+    for limit in (RateLimit(scope=lambda e: "k"), RateLimit(10**6, scope="endpoint")):
+        window = limit._window
+        for n in range(5000):
+            window.pause(f"user-{n}", 0.001)
+        time.sleep(0.02)  # every pause is over
+        for _ in range(SWEEP_EVERY):
+            _, ident = window.admit("steady")
+            window.complete("steady", ident)
+        assert window.pauses == {}, len(window.pauses)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from tests.counting_server import CountingServer
 from tests.processes import workers
@@ -47,6 +48,20 @@ def test_four_processes_seeing_401_together_refresh_once(
     assert counting_server.counts["token"] == 1
     # each worker: its 401, then one call with the new token
     assert counting_server.counts["me"] == 2 * WORKERS
+
+
+def test_a_failed_refresh_is_tried_once_by_four_processes(
+    counting_server: CountingServer, redis_url: str
+) -> None:
+    """The processes that waited on the shared lock behind a refresh that
+    failed get its failure (a 401 whose cause says so) without calling
+    ``refresh`` again."""
+    results = run_all(workers.fail_refresh_together, counting_server.origin, redis_url)
+    assert sorted(results) == sorted(
+        [[401, "RuntimeError"]] + [[401, "SharedTokenError"]] * (WORKERS - 1)
+    ), results
+    assert redis.Redis.from_url(redis_url).get(workers.REFRESHES) == b"1"
+    assert counting_server.counts["me"] == WORKERS  # none sent again
 
 
 def test_four_processes_sharing_a_rate_in_redis_never_exceed_it(

@@ -17,11 +17,25 @@ from multiprocessing import Queue
 from typing import Any
 
 import anyio
+import redis
 
-from restwire import AsyncController, Controller, HttpCache, RestEndpoint, RestwireError
+from restwire import (
+    AsyncController,
+    Controller,
+    HttpCache,
+    NetworkError,
+    RestEndpoint,
+    RestwireError,
+)
 from restwire.middlewares import AccessToken, RateLimit, SharedToken
 
-__all__ = ["cached_together", "limited_together", "refresh_together", "run_worker"]
+__all__ = [
+    "cached_together",
+    "fail_refresh_together",
+    "limited_together",
+    "refresh_together",
+    "run_worker",
+]
 
 Barrier = multiprocessing.synchronize.Barrier
 
@@ -69,6 +83,60 @@ def refresh_together(
             return controller.fetch(me)
         except RestwireError as error:
             return f"error: {error}"
+
+
+#: The Redis counter of refreshes that ``fail_refresh_together`` calls.
+REFRESHES = "test-refreshes"
+
+
+def fail_refresh_together(
+    asynchronous: bool, origin: str, redis_url: str, barrier: Barrier
+) -> Any:
+    """Call ``/me`` with a stale token, all workers at once: each gets 401,
+    and the refresh fails (after a pause, so the others' 401s come while it
+    runs). What the call raised: its status and its cause's type."""
+    shared = SharedToken(redis_url, name="test-api")
+    counter = redis.Redis.from_url(redis_url)
+    me = RestEndpoint(url_prefix=origin, path="/me")
+
+    def failed() -> RuntimeError:
+        counter.incr(REFRESHES)
+        return RuntimeError("refresh endpoint down")
+
+    def outcome(error: NetworkError) -> list[Any]:
+        return [error.status, type(error.__cause__).__name__]
+
+    if asynchronous:
+
+        async def refresh() -> str:
+            error = failed()
+            await anyio.sleep(0.5)
+            raise error
+
+        auth = AccessToken("stale", refresh=refresh, shared=shared)
+
+        async def main() -> Any:
+            async with AsyncController() as controller:
+                barrier.wait()
+                try:
+                    return await controller.fetch(me.use(auth))
+                except NetworkError as error:
+                    return outcome(error)
+
+        return anyio.run(main)
+
+    def refresh_sync() -> str:
+        error = failed()
+        time.sleep(0.5)
+        raise error
+
+    auth = AccessToken("stale", refresh=refresh_sync, shared=shared)
+    with Controller() as controller:
+        barrier.wait()
+        try:
+            return controller.fetch(me.use(auth))
+        except NetworkError as error:
+            return outcome(error)
 
 
 def limited_together(
