@@ -8,6 +8,7 @@ it is an :class:`AsyncController`. Every test that takes it runs twice.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import ssl
 import threading
@@ -217,3 +218,8 @@ def counting_server() -> Iterator[CountingServer]:
     ``tests/counting_server.py``); a new one, with zero counts, per test."""
     with CountingServer() as server:
         yield server
+
+
+def restwire_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """What restwire logged (its own logger's records) in a test."""
+    return [record for record in caplog.records if record.name == "restwire"]

@@ -21,7 +21,7 @@ from restwire import Call, CallNext, Exchange, Flow, NetworkError, RestEndpoint
 from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
 from restwire.middlewares.rate_limit import SWEEP_EVERY, _Asked, _Window
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, restwire_records
 from tests.counting_server import most_in_any_window
 from tests.redis_server import RedisServer
 
@@ -399,10 +399,6 @@ async def test_a_cancelled_call_gives_its_shared_slot_back_at_once(
 
 
 # -- a dead Redis: this process's own limit, one log line ----------------------------
-
-
-def restwire_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [record for record in caplog.records if record.name == "restwire"]
 
 
 @pytest.mark.parametrize("fault", ["frozen", "stopped"])

@@ -22,7 +22,7 @@ from pytest_httpx import HTTPXMock
 from restwire import NetworkError, RestEndpoint, RestwireError
 from restwire.middlewares import AccessToken, SharedToken
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST
-from tests.conftest import FakeClock, fetch_together
+from tests.conftest import FakeClock, fetch_together, restwire_records
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -321,10 +321,6 @@ async def test_a_cancelled_refresh_gives_its_lock_back_at_once(
 # -- a dead Redis: one wait, one log line, then the local token --------------------
 
 
-def redis_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [record for record in caplog.records if record.name == "restwire"]
-
-
 @pytest.mark.parametrize("fault", ["frozen", "stopped"])
 async def test_a_dead_redis_costs_one_wait_and_one_log_line(
     controller: Any,
@@ -360,7 +356,7 @@ async def test_a_dead_redis_costs_one_wait_and_one_log_line(
             took.append(time.monotonic() - started)
     assert took[0] < 2
     assert max(took[1:]) < 0.2, took
-    records = redis_records(caplog)
+    records = restwire_records(caplog)
     assert len(records) == 1, [record.getMessage() for record in records]
     assert records[0].levelno == logging.WARNING
     assert records[0].exc_info is None  # one line, no traceback
@@ -390,7 +386,7 @@ async def test_redis_back_is_used_again_and_said_once(
         clock.advance(BACKOFF_FIRST + 0.1)
         await controller.fetch(endpoint.use(AccessToken(shared=shared)))
     assert tokens_sent(httpx_mock) == [None, None, "from-the-slot"]
-    records = redis_records(caplog)
+    records = restwire_records(caplog)
     assert [record.levelno for record in records] == [logging.WARNING, logging.INFO]
     assert f"127.0.0.1:{own_redis.port}" in records[1].getMessage()
     assert "from-the-slot" not in caplog.text
