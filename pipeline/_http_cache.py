@@ -38,9 +38,12 @@ imported when a cache is made.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
+import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -53,7 +56,7 @@ import httpx
 from ._credentials import PUBLIC_HEADERS, is_credential, names_credential
 from ._effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from ._errors import BodyTooLarge, redact_url
-from ._fill_lock import FileLocks, FillLocks, RedisLocks
+from ._fill_lock import FileLocks, FillLocks, RedisLocks, private_folder
 from ._identity import Identity
 
 if TYPE_CHECKING:
@@ -62,10 +65,14 @@ if TYPE_CHECKING:
 
 __all__ = ["HttpCache", "Ticket", "body_digest", "cache_key", "from_cache"]
 
+logger = logging.getLogger("restwire")
+
 #: The methods whose misses are filled by one process at a time.
 _FILLED = frozenset({"GET", "HEAD"})
-#: How often a process waiting for another's fill looks again (seconds).
-_POLL = 0.01
+#: How long a process waiting for another's fill sleeps between tries:
+#: first, and at most (seconds); each pause is half again the last.
+_FIRST_POLL = 0.005
+_LAST_POLL = 0.05
 #: Response headers never stored (besides those whose name says credential).
 _NOT_STORED = frozenset({"set-cookie", "set-cookie2", "transfer-encoding"})
 
@@ -198,7 +205,6 @@ def _live(
     headers: Any,
     raw: bytes,
     caching: dict[str, bool],
-    started: float,
     encoding: str,
 ) -> httpx.Response:
     """The response a call gets: ``raw`` body (still encoded: the terminal
@@ -211,7 +217,6 @@ def _live(
         extensions={"caching": caching},
     )
     response.default_encoding = encoding
-    response.elapsed = _since(started)
     return response
 
 
@@ -243,31 +248,100 @@ class _RawBody:
         return True
 
 
+# -- storage, reached in worker threads -----------------------------------------------
+
+
 def _drained(stream: Iterator[bytes] | AsyncIterator[bytes] | None) -> bytes:
     """A stored body, read (a sync storage's streams are sync iterators)."""
     if stream is None:
         return b""
-    assert isinstance(stream, Iterator)
+    if not isinstance(stream, Iterator):
+        raise TypeError("a stored body is not a sync stream")
     return b"".join(stream)
 
 
-def _entries(storage: Any, key: str) -> list[Any]:
-    """The entries under ``key``, their bodies read (they are small: each
-    was read whole, under an endpoint's ``max_body_size``)."""
-    return [
-        replace(
-            entry,
-            response=replace(
-                entry.response, stream=iter([_drained(entry.response.stream)])
-            ),
-        )
-        for entry in storage.get_entries(key)
-    ]
+def _readable(entry: Any) -> Any:
+    """``entry`` with its body read (it is small: each was read whole, under
+    an endpoint's ``max_body_size``), checked for what a live response
+    needs; raises if it is malformed."""
+    response = entry.response
+    status = response.status_code
+    if type(status) is not int or not 100 <= status <= 599:
+        raise ValueError("a stored status code is not one")
+    for name, value in _headers_list(response.headers):
+        if not (isinstance(name, str) and isinstance(value, str)):
+            raise TypeError("a stored header is not text")
+    body = _drained(response.stream)
+    return replace(entry, response=replace(response, stream=iter([body])))
 
 
-def _store(storage: Any, request: Any, response: Any, key: str) -> None:
-    entry = storage.create_entry(request, response, key)
-    _drained(entry.response.stream)  # saving as it is read
+@dataclass(slots=True)
+class _Found:
+    """What storage held under a key: its entries (bodies read, for one run
+    of the state machine), and the storage they came from."""
+
+    storage: Any
+    entries: list[Any]
+
+
+class _Swallowed(logging.Filter):
+    """Takes the records hishel's storages log, in the thread where restwire
+    is calling one, about the faults they swallow (they answer as if
+    nothing were stored, and log each fault with its traceback, on every
+    call): restwire counts those faults itself, in one line per kind.
+    Records logged anywhere else pass untouched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._local = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        caught: list[logging.LogRecord] | None = getattr(self._local, "caught", None)
+        if caught is None or record.levelno < logging.WARNING:
+            return True
+        caught.append(record)
+        return False
+
+    @contextlib.contextmanager
+    def catching(self) -> Iterator[list[logging.LogRecord]]:
+        """The records taken in this thread until the block ends."""
+        outer = getattr(self._local, "caught", None)
+        caught: list[logging.LogRecord] = []
+        self._local.caught = caught
+        try:
+            yield caught
+        finally:
+            self._local.caught = outer
+
+    def watch(self, storage: object) -> None:
+        """Take the records of the modules ``storage``'s class is made in."""
+        for kind in type(storage).__mro__:
+            if kind.__module__.split(".")[0] not in ("builtins", "abc"):
+                logging.getLogger(kind.__module__).addFilter(self)  # once
+
+
+_SWALLOWED = _Swallowed()
+
+
+def _fault_of(record: logging.LogRecord) -> BaseException:
+    """The exception a swallowed fault's record was logged with."""
+    if record.exc_info and record.exc_info[1] is not None:
+        return record.exc_info[1]
+    return RuntimeError(record.getMessage())
+
+
+def _storage_errors() -> tuple[type[BaseException], ...]:
+    """What a storage raises when it, not one entry, fails: the OS's, SQLite's
+    and redis-py's errors (a lost connection, a timeout, a locked or
+    unreadable file)."""
+    errors: list[type[BaseException]] = [OSError, sqlite3.Error]
+    try:
+        from redis import RedisError
+    except ImportError:  # pragma: no cover - the [redis] extra is missing
+        pass
+    else:
+        errors.append(RedisError)
+    return tuple(errors)
 
 
 # -- the cache --------------------------------------------------------------------
@@ -280,7 +354,25 @@ class HttpCache:
     Give it to ``Controller(cache=...)`` or ``AsyncController(cache=...)``;
     any number of controllers (sync and async), threads and processes may
     share one, and share its entries.
+
+    **Faults are misses.** A storage that fails (Redis gone, even halfway
+    through a body; a SQLite file locked, unreadable or not a cache) makes
+    the call go to the server as if nothing were stored, never fail: one
+    warning says so, the cache leaves the storage alone (calls go straight
+    to the server, storing nothing) and lets one call try it again after
+    ``recheck_after`` seconds, doubling up to ``recheck_most`` while it
+    keeps failing; one line says when it answers again. An entry that
+    cannot be read (malformed, written by something else) is removed and
+    the call goes to the server; one warning says so the first time. No
+    exception of hishel, SQLite or redis-py reaches a caller, and the
+    faults hishel would log on each call are counted in those lines
+    instead.
     """
+
+    #: Seconds a storage that failed is left alone before a call tries it
+    #: again (then doubled each time it fails again, up to ``recheck_most``).
+    recheck_after: float = 1.0
+    recheck_most: float = 30.0
 
     def __init__(
         self,
@@ -302,6 +394,13 @@ class HttpCache:
         self.options: hishel.CacheOptions = (
             options if options is not None else {"shared": False}
         )
+        self._storage_errors = _storage_errors()
+        # The circuit breaker: since when the storage fails (None: it
+        # answers), when a call may try it next, and the pause until then.
+        self._down = False
+        self._retry_at = 0.0
+        self._pause = 0.0
+        self._said: set[str] = set()
 
     @classmethod
     def sqlite(
@@ -311,12 +410,14 @@ class HttpCache:
         fill_wait: float = 10.0,
         **storage_options: Any,
     ) -> HttpCache:
-        """Entries in the SQLite file ``path`` (made if missing, with its
-        folders; readable by its owner alone), and fill locks in the folder
-        ``path.locks`` beside it; ``storage_options`` go to hishel's
-        ``SqliteStorage`` (``max_size``, ``default_ttl``, ...).
-        ``fill_wait``: seconds a process waits for another that is filling
-        the same entry before it goes to the server itself."""
+        """Entries in the SQLite file ``path`` and fill locks in the folder
+        ``path.locks`` beside it, nothing anywhere else: the file (and the
+        ``-wal`` and ``-shm`` files SQLite keeps beside it) readable by its
+        owner alone (0600), and each folder restwire makes too (0700);
+        ``storage_options`` go to hishel's ``SqliteStorage`` (``max_size``,
+        ``default_ttl``, ...). ``fill_wait``: seconds a process waits for
+        another that is filling the same entry before it goes to the server
+        itself."""
         import hishel
 
         location = Path(path)
@@ -384,12 +485,17 @@ class HttpCache:
             if storage is not None:
                 self._storage = None
         if storage is not None:
-            storage.close()
+            try:
+                storage.close()
+            except Exception as error:  # closing: nothing left to lose
+                logger.debug("HTTP cache %s not closed cleanly: %r", self.where, error)
 
     def storage(self) -> hishel.BaseStorage:
+        """The storage, opened on first use (blocking: in a worker thread)."""
         with self._lock:
             if self._storage is None:
                 self._storage = self._new_storage()
+                _SWALLOWED.watch(self._storage)
             return self._storage
 
     # -- one hop through it -----------------------------------------------------------
@@ -405,53 +511,83 @@ class HttpCache:
         """The first hop of a call: answered from storage, revalidated, or
         sent with ``send`` and stored, as RFC 9111 says; the response, with
         its raw body in memory and ``extensions["caching"]`` telling what
-        the cache did."""
-        lease = None
-        if request.method in _FILLED:
-            lease = yield from self._fill_lock(ticket.key)
+        the cache did.
+
+        A fresh entry answers at once, without a lock. A GET or HEAD that
+        must go to the server takes its key's fill lock (waiting in short
+        sleeps while another process fills that key, up to ``fill_wait``),
+        looks again under it, and gives it back once its response is
+        stored. One worker-thread hop looks up (and locks); one stores (and
+        unlocks). A storage that fails makes it a miss (see the class)."""
+        started = time.perf_counter()
+        stored_request = _stored_request(request, ticket)
+        key = ticket.key
+        start = _Start()
+        fill: _Fill | None = None
+        if not self._usable():
+            start.state = (
+                _hishel().IdleClient(options=self.options).next(stored_request, [])
+            )
+        elif request.method in _FILLED:
+            fill, start = yield from self._start_fill(key, stored_request)
+        else:
+            yield Blocking(self._begin, (key, stored_request, start, True, False))
         try:
-            response = yield from self._answer(request, ticket, send, limit, encoding)
+            response = yield from self._answer(
+                request, stored_request, key, start, fill, send, limit, encoding
+            )
         except Exception:
-            if lease is not None:
-                yield ReleaseLease(lease)
+            if fill is not None:
+                yield ReleaseLease(fill)
             raise
-        if lease is not None:
-            yield ReleaseLease(lease)
+        if fill is not None:
+            yield ReleaseLease(fill)  # what it filled stored, then the key freed
+        response.elapsed = _since(started)
         return response
 
-    def _fill_lock(self, key: str) -> Flow[Lease | None]:
-        """The fill lock of ``key``, waited for in short sleeps up to
-        ``fill_wait`` (then ``None``: the call goes on without it)."""
+    def _start_fill(self, key: str, request: Any) -> Flow[tuple[_Fill | None, _Start]]:
+        """Look ``key`` up, and if the call must go to the server, take its
+        fill lock: while another process holds it, look again in sleeps
+        that grow from 5 to 50 ms (a waiter costs a worker thread only for
+        each short try), until the entry it fills is found, the lock is
+        free, or ``fill_wait`` has passed (then the call goes on without)."""
         deadline = time.monotonic() + self.fill_wait
+        pause = _FIRST_POLL
+        first = True
         while True:
-            lease: Lease | None = yield TakeLease(self.locks.try_acquire, (key,))
-            if lease is not None or time.monotonic() >= deadline:
-                return lease
-            yield Sleep(_POLL)
+            start = _Start()
+            fill: _Fill | None = yield TakeLease(
+                self._begin, (key, request, start, first, True)
+            )
+            first = False
+            left = deadline - time.monotonic()
+            if not start.busy or left <= 0:
+                return fill, start
+            yield Sleep(min(pause, left))
+            pause = min(pause * 1.5, _LAST_POLL)
 
     def _answer(
         self,
         request: httpx.Request,
-        ticket: Ticket,
+        stored_request: Any,
+        key: str,
+        start: _Start,
+        fill: _Fill | None,
         send: Callable[[httpx.Request], Flow[httpx.Response]],
         limit: int | None,
         encoding: str,
     ) -> Flow[httpx.Response]:
-        import hishel
-
-        started = time.perf_counter()
-        storage = yield Blocking(self.storage)
-        stored_request = _stored_request(request, ticket)
-        key = ticket.key
-        state: Any = hishel.IdleClient(options=self.options)
+        """Run hishel's state machine from where ``start`` left it: the
+        response. Storage is written only if it answered this call (what
+        it found is not ``None``); with a ``fill``, as the lock is given
+        back."""
+        hishel = _hishel()
+        state, found = start.state, start.found
         revalidated = False
         upstream: httpx.Response | None = None
         raw = b""
         while True:
-            if isinstance(state, hishel.IdleClient):
-                entries = yield Blocking(_entries, (storage, key))
-                state = state.next(stored_request, entries)
-            elif isinstance(state, hishel.CacheMiss | hishel.NeedRevalidation):
+            if isinstance(state, hishel.CacheMiss | hishel.NeedRevalidation):
                 revalidated = isinstance(state, hishel.NeedRevalidation)
                 upstream = yield from send(
                     _with_changes(request, state.request.headers)
@@ -465,17 +601,42 @@ class HttpCache:
                     sink = _RawBody(request, limit)
                     yield _Read(upstream, sink)
                     raw = b"".join(sink.chunks)
-                state = state.next(_stored_response(upstream, raw))
+                try:
+                    state = state.next(_stored_response(upstream, raw))
+                except Exception as error:  # on the stored entries it compared
+                    self._entry_fault(error)
+                    if found is not None:
+                        for each in found.entries:
+                            yield from self._write(
+                                fill, found.storage, found.storage.remove_entry, each.id
+                            )
+                    return _live(
+                        request,
+                        upstream.status_code,
+                        upstream.headers.raw,
+                        raw,
+                        {"from_cache": False, "revalidated": False, "stored": False},
+                        encoding,
+                    )
             elif isinstance(state, hishel.StoreAndUse):
-                yield Blocking(_store, (storage, stored_request, state.response, key))
                 assert upstream is not None
+                stored = found is not None
+                if found is not None:
+                    yield from self._write(
+                        fill,
+                        found.storage,
+                        _store,
+                        found.storage,
+                        stored_request,
+                        state.response,
+                        key,
+                    )
                 return _live(
                     request,
                     upstream.status_code,
                     upstream.headers.raw,
                     raw,
-                    {"from_cache": False, "revalidated": revalidated, "stored": True},
-                    started,
+                    {"from_cache": False, "revalidated": revalidated, "stored": stored},
                     encoding,
                 )
             elif isinstance(state, hishel.CouldNotBeStored):
@@ -486,7 +647,6 @@ class HttpCache:
                     upstream.headers.raw,
                     raw,
                     {"from_cache": False, "revalidated": revalidated, "stored": False},
-                    started,
                     encoding,
                 )
             elif isinstance(state, hishel.FromCache):
@@ -497,32 +657,299 @@ class HttpCache:
                     _headers_list(entry.headers),
                     _drained(entry.stream),
                     {"from_cache": True, "revalidated": revalidated, "stored": False},
-                    started,
                     encoding,
                 )
             elif isinstance(state, hishel.NeedToBeUpdated):
-                for updating in state.updating_entries:
-                    yield Blocking(
-                        storage.update_headers, (updating.id, updating.response.headers)
-                    )
+                if found is not None:
+                    for updating in state.updating_entries:
+                        yield from self._write(
+                            fill,
+                            found.storage,
+                            found.storage.update_headers,
+                            updating.id,
+                            updating.response.headers,
+                        )
                 state = state.next()
             elif isinstance(state, hishel.InvalidateEntries):
-                for entry_id in state.entry_ids:
-                    yield Blocking(storage.remove_entry, (entry_id,))
+                if found is not None:
+                    for entry_id in state.entry_ids:
+                        yield from self._write(
+                            fill, found.storage, found.storage.remove_entry, entry_id
+                        )
                 state = state.next()
             else:  # pragma: no cover - hishel's states are closed
                 raise TypeError(f"unknown cache state {state!r}")
+
+    def _write(
+        self,
+        fill: _Fill | None,
+        storage: Any,
+        function: Callable[..., Any],
+        *args: Any,
+    ) -> Flow[None]:
+        """Write to ``storage`` with ``function(*args)``: as ``fill`` is
+        given back (before its key is free), or now."""
+        if fill is not None:
+            fill.writes.append((storage, function, args))
+        else:
+            yield Blocking(self._call, (storage, function, *args))
+
+    # -- storage calls: in worker threads, faults counted, never raised ----------------
+
+    def _begin(
+        self, key: str, request: Any, start: _Start, first: bool, lock: bool
+    ) -> _Fill | None:
+        """Look ``key`` up and put hishel's first state for ``request`` in
+        ``start``; with ``lock``, under the key's fill lock, tried first
+        (so no other process can have filled the entry between the look
+        and the lock). The fill, if the call must go to the server and
+        holds the lock; else ``None``: no lock needed (the entry answers,
+        or the storage failed: nothing will be stored), or ``start.busy``
+        (another process is filling it: the caller waits and tries again;
+        the entry is looked up all the same, so a fresh one answers at
+        once). ``first``: the call's first look (the one that may try a
+        storage after a pause)."""
+        lease: Lease | None = None
+        if lock:
+            try:
+                lease = self.locks.try_acquire(key)
+            except Exception as error:  # go on unlocked
+                self._lock_fault(error)
+                lock = False
+        try:
+            start.found, start.state = self._state(request, self._look(key, first))
+        except BaseException:
+            if lease is not None:
+                self._give_back(lease)
+            raise
+        if start.found is None or _answers(start.state) or not lock:
+            if lease is not None:
+                self._give_back(lease)  # nothing to fill, or to store
+            return None
+        if lease is None:
+            start.busy = True
+            return None
+        return _Fill(self, lease)
+
+    def _give_back(self, lease: Lease) -> None:
+        """Give a fill lock back; a fault is counted, never raised."""
+        try:
+            lease.release()
+        except Exception as error:
+            self._lock_fault(error)
+
+    def _state(self, request: Any, found: _Found | None) -> tuple[_Found | None, Any]:
+        """hishel's first state for ``request`` and the entries ``found``.
+        Entries it cannot handle are removed, and it starts without them."""
+        idle = _hishel().IdleClient(options=self.options)
+        if found is None or not found.entries:
+            return found, idle.next(request, [])
+        try:
+            return found, idle.next(request, found.entries)
+        except Exception as error:
+            self._entry_fault(error)
+            for entry in found.entries:
+                self._call(found.storage, found.storage.remove_entry, entry.id)
+            return _Found(found.storage, []), idle.next(request, [])
+
+    def _look(self, key: str, first: bool) -> _Found | None:
+        """The entries under ``key``; ``None`` if the storage fails (or,
+        unless this is the ``first`` look of a call, is known to be down)."""
+        if self._down and not first:
+            return None
+        with _SWALLOWED.catching() as caught:
+            try:
+                storage = self.storage()
+                entries = storage.get_entries(key)
+            except Exception as error:
+                self._failed(error, first)
+                return None
+            readable: list[Any] = []
+            for entry in entries:
+                try:
+                    readable.append(_readable(entry))
+                except Exception as error:
+                    if isinstance(error, self._storage_errors):
+                        self._failed(error, first)  # (Redis gone mid-body)
+                        return None
+                    self._entry_fault(error)
+                    self._call(storage, storage.remove_entry, entry.id)
+        if self._swallowed(caught, first, storage):
+            return None
+        self._answered(first)
+        return _Found(storage, readable)
+
+    def _call(self, storage: Any, function: Callable[..., Any], *args: Any) -> None:
+        """``function(*args)``, a write to ``storage``, unless it is known
+        to be down; a fault it raises or hishel swallows is counted."""
+        if self._down:
+            return
+        with _SWALLOWED.catching() as caught:
+            try:
+                function(*args)
+            except Exception as error:
+                if storage is self._storage:  # (else closed meanwhile: no fault)
+                    if isinstance(error, self._storage_errors):
+                        self._failed(error, False)
+                    else:
+                        self._entry_fault(error)
+                return
+        self._swallowed(caught, False, storage)
+
+    # -- faults: one line each, and the circuit breaker -----------------------------------
+
+    def _swallowed(
+        self, caught: list[logging.LogRecord], first: bool, storage: Any
+    ) -> bool:
+        """Count the faults hishel swallowed (``caught``); whether the
+        storage itself failed."""
+        failed = False
+        for record in caught:
+            error = _fault_of(record)
+            if storage is not self._storage:
+                continue  # closed meanwhile: not a fault
+            if isinstance(error, self._storage_errors):
+                failed = True
+                self._failed(error, first)
+            else:
+                self._entry_fault(error)
+        return failed
+
+    def _usable(self) -> bool:
+        """Whether this call may use the storage: yes, unless it failed
+        lately; once each pause has passed, one call tries it again."""
+        if not self._down:
+            return True
+        with self._lock:
+            if not self._down:
+                return True
+            now = time.monotonic()
+            if now < self._retry_at:
+                return False
+            self._retry_at = now + self._pause  # the others wait for this try
+            return True
+
+    def _failed(self, error: BaseException, first: bool) -> None:
+        """The storage failed (in a call's ``first`` look: the one that may
+        be a try after a pause)."""
+        with self._lock:
+            if self._down:
+                if first:  # a try after a pause: pause longer
+                    self._pause = min(self._pause * 2, self.recheck_most)
+                    self._retry_at = time.monotonic() + self._pause
+                return
+            self._down = True
+            self._pause = self.recheck_after
+            self._retry_at = time.monotonic() + self._pause
+        logger.warning(
+            "restwire: HTTP cache %s unavailable (%s): calls go to the server, "
+            "uncached, until it answers again",
+            self.where,
+            type(error).__name__,
+        )
+
+    def _answered(self, first: bool) -> None:
+        """A call's ``first`` look went through: the storage is back, if it
+        was down."""
+        if not (self._down and first):
+            return
+        with self._lock:
+            if not self._down:
+                return
+            self._down = False
+        logger.warning("restwire: HTTP cache %s answers again", self.where)
+
+    def _entry_fault(self, error: BaseException) -> None:
+        self._say_once(
+            "entry",
+            "restwire: HTTP cache %s: an entry it could not read (%s) was "
+            "removed, and the call went to the server (said once)",
+            type(error).__name__,
+        )
+
+    def _lock_fault(self, error: BaseException) -> None:
+        """The store of fill locks failed: a storage fault where it is the
+        storage's own server (Redis), else said once."""
+        if getattr(self.locks, "shares_storage", False):
+            self._failed(error, False)
+            return
+        self._say_once(
+            "lock",
+            "restwire: HTTP cache %s: fill locks unavailable (%s): entries are "
+            "filled without them (said once)",
+            type(error).__name__,
+        )
+
+    def _say_once(self, kind: str, message: str, *args: object) -> None:
+        with self._lock:
+            first = kind not in self._said
+            self._said.add(kind)
+        logger.log(
+            logging.WARNING if first else logging.DEBUG, message, self.where, *args
+        )
 
     def __repr__(self) -> str:
         return f"HttpCache({self.where})"
 
 
-def _private_sqlite(path: Path) -> Any:
-    """A connection to the SQLite file at ``path`` (folders made), the file
-    readable and writable by its owner alone (SQLite gives its ``-wal`` and
-    ``-shm`` files the same mode)."""
-    import sqlite3
+@dataclass(slots=True)
+class _Start:
+    """How a call through the cache starts (see ``HttpCache._begin``):
+    what storage holds under its key (``None``: the storage failed, or is
+    left alone), hishel's first state, and whether another process holds
+    the key's fill lock."""
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    found: _Found | None = None
+    state: Any = None
+    busy: bool = False
+
+
+def _answers(state: Any) -> bool:
+    """Whether hishel's ``state`` answers from storage (fresh)."""
+    return isinstance(state, _hishel().FromCache)
+
+
+def _store(storage: Any, request: Any, response: Any, key: str) -> None:
+    """Store ``response`` for ``request`` under ``key``."""
+    entry = storage.create_entry(request, response, key)
+    _drained(entry.response.stream)  # saving as it is read
+
+
+class _Fill:
+    """A key's fill lock as the cache step holds it, with the writes the
+    fill makes. Giving it back writes them first (the entry
+    stored, or its headers renewed by a 304), so that the key is free only
+    once a waiter can find what was filled. However the call ends it is
+    given back (the driver holds it), and giving it back never raises."""
+
+    __slots__ = ("_cache", "_lease", "writes")
+
+    def __init__(self, cache: HttpCache, lease: Lease) -> None:
+        self._cache = cache
+        self._lease: Lease | None = lease
+        self.writes: list[tuple[Any, Callable[..., Any], tuple[Any, ...]]] = []
+
+    def release(self) -> None:
+        writes, self.writes = self.writes, []
+        try:
+            for storage, function, args in writes:
+                self._cache._call(storage, function, *args)
+        finally:
+            lease, self._lease = self._lease, None
+            if lease is not None:
+                self._cache._give_back(lease)
+
+
+def _hishel() -> Any:
+    import hishel
+
+    return hishel
+
+
+def _private_sqlite(path: Path) -> Any:
+    """A connection to the SQLite file at ``path``, the file readable and
+    writable by its owner alone (SQLite gives its ``-wal`` and ``-shm``
+    files the same mode), its missing folders made 0700."""
+    private_folder(path.parent)
     os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
     return sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)

@@ -50,33 +50,51 @@ class RedisServer:
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> RedisServer:
-        assert REDIS_SERVER is not None
         for _ in range(5):
             self.port = _free_port()
-            self._process = subprocess.Popen(
-                [
-                    REDIS_SERVER,
-                    "--bind",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    self._folder.name,
-                    "--loglevel",
-                    "warning",
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            if self._wait_until_up():
+            if self._launch():
                 self.url = f"redis://127.0.0.1:{self.port}/0"
                 return self
         self.__exit__(None, None, None)
         raise RuntimeError("redis-server did not start on any of 5 free ports")
+
+    def _launch(self) -> bool:
+        """Start the server on ``self.port``; whether it answers (``False``:
+        another process took the port first)."""
+        assert REDIS_SERVER is not None
+        self._process = subprocess.Popen(
+            [
+                REDIS_SERVER,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                self._folder.name,
+                "--loglevel",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        return self._wait_until_up()
+
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL), as a crash would: its clients'
+        connections drop, and its data (kept in memory only) is gone."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.communicate()
+            self._process = None
+
+    def restart(self) -> None:
+        """Start a killed server again, empty, on the same port and URL."""
+        if not self._launch():
+            raise RuntimeError(f"redis-server could not start again on {self.port}")
 
     def _wait_until_up(self, seconds: float = 10.0) -> bool:
         """Whether the server answers PING; ``False`` if it exited (its port

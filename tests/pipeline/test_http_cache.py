@@ -12,19 +12,39 @@ real redis-server. The four-process promise is in
 from __future__ import annotations
 
 import contextvars
+import logging
+import os
 import sqlite3
+import stat
+import statistics
+import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
+import msgpack
 import pytest
+import redis
 
-from restwire import AsyncController, Controller, HttpCache, RestEndpoint
+from restwire import (
+    AsyncController,
+    Controller,
+    ControllerClosed,
+    HttpCache,
+    Lease,
+    RestEndpoint,
+    RestwireError,
+)
+from restwire._fill_lock import FileLocks, FillLocks
 from restwire.middlewares import AccessToken, ContextToken
+from tests.benchmarks.server import BenchServer
 from tests.conftest import Awaitable, FakeClock
 from tests.counting_server import CountingServer
+from tests.pipeline.test_fill_lock import stripe_mate
+from tests.redis_server import REDIS_SERVER, RedisServer
 
 pytestmark = pytest.mark.anyio
 
@@ -277,3 +297,396 @@ async def test_a_redis_that_is_down_is_a_cache_miss_not_a_failed_call(
         value = await controller.fetch(endpoint, {"max_age": 60})
         assert value["name"] == "f"
     assert counting_server.counts["f:full"] == 2
+
+
+# -- fill locks: per key, and a wait closing ends ---------------------------------------
+
+
+class KeyRecorder:
+    """Fill locks that note each key tried, over the cache's own."""
+
+    def __init__(self, inner: FileLocks) -> None:
+        self.inner = inner
+        self.keys: list[str] = []
+
+    def try_acquire(self, key: str) -> Lease | None:
+        self.keys.append(key)
+        return self.inner.try_acquire(key)
+
+
+def recorded(cache: HttpCache) -> tuple[KeyRecorder, FileLocks]:
+    """Record the keys ``cache`` locks; its file locks, to hold one."""
+    assert isinstance(cache.locks, FileLocks)
+    recorder = KeyRecorder(cache.locks)
+    cache.locks = recorder
+    return recorder, FileLocks(recorder.inner.folder)
+
+
+async def test_a_held_fill_lock_never_delays_another_url(
+    make: Make, tmp_path: Path, counting_server: CountingServer
+) -> None:
+    """Another process filling one entry (its lock held) delays no other
+    entry, not even one whose key shared a lock stripe with it."""
+    cache = HttpCache.sqlite(tmp_path / "cache.db", fill_wait=5)
+    recorder, locks = recorded(cache)
+    controller = make(cache=cache)
+    endpoint = resource(counting_server, "b", data_expiry_length=0)
+    await controller.fetch(endpoint, {"max_age": 0})  # stored, stale at once
+    held = locks.try_acquire(stripe_mate(recorder.keys[-1]))
+    assert held is not None
+    try:
+        started = time.monotonic()
+        await controller.fetch(endpoint, {"max_age": 0})  # a revalidation
+        assert time.monotonic() - started < 1.0
+    finally:
+        held.release()
+    assert counting_server.counts["b:not_modified"] == 1
+
+
+async def test_closing_ends_a_fill_lock_wait_at_once(
+    mode: str, tmp_path: Path, counting_server: CountingServer
+) -> None:
+    cache = HttpCache.sqlite(tmp_path / "cache.db", fill_wait=30)
+    recorder, locks = recorded(cache)
+    endpoint = resource(counting_server, "w", data_expiry_length=0)
+    params = {"max_age": 0}
+
+    async def waiting(tries: int) -> None:
+        """Until the call has tried the held lock and waits for it."""
+        deadline = time.monotonic() + 10
+        while len(recorder.keys) < tries + 2 and time.monotonic() < deadline:
+            await anyio.sleep(0.01)
+
+    if mode == "sync":
+        controller = Controller(cache=cache)
+        controller.fetch(endpoint, params)
+        held = locks.try_acquire(recorder.keys[-1])
+        outcome: list[BaseException | None] = []
+
+        def call() -> None:
+            try:
+                controller.fetch(endpoint, params)
+                outcome.append(None)
+            except BaseException as error:
+                outcome.append(error)
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        await waiting(len(recorder.keys))
+        started = time.monotonic()
+        controller.close()
+        thread.join(5)
+        elapsed = time.monotonic() - started
+        assert not thread.is_alive()
+        error = outcome[0]
+    else:
+        async_controller = AsyncController(cache=cache)
+        await async_controller.fetch(endpoint, params)
+        held = locks.try_acquire(recorder.keys[-1])
+        caught: list[BaseException] = []
+
+        async def async_call() -> None:
+            try:
+                await async_controller.fetch(endpoint, params)
+            except RestwireError as failure:
+                caught.append(failure)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(async_call)
+            await waiting(len(recorder.keys))
+            started = time.monotonic()
+            with anyio.fail_after(5):
+                await async_controller.close()
+        elapsed = time.monotonic() - started
+        error = caught[0] if caught else None
+    assert held is not None
+    held.release()
+    assert isinstance(error, ControllerClosed)
+    assert isinstance(error, RestwireError)
+    assert elapsed < 1.0
+    assert counting_server.counts["w:full"] == 1  # the wait sent nothing
+
+
+# -- load: the cache keeps pace with the wire -----------------------------------------
+
+
+async def test_cold_gets_through_the_cache_keep_pace_with_no_cache(
+    tmp_path: Path,
+) -> None:
+    """100 concurrent cold GETs of 100 URLs through a SQLite cache, on an
+    AsyncController, against the same without a cache, on a server in its
+    own process: the cache's steps (storage in worker threads, one fill
+    lock per key) add work, never waiting."""
+    calls = 100
+    limits = httpx.Limits(max_connections=calls, max_keepalive_connections=calls)
+    stored: list[bool] = []
+
+    async def one(controller: AsyncController, params: dict[str, str]) -> None:
+        response = await controller.fetch_response(endpoint, params)
+        caching = response.extensions.get("caching")
+        stored.append(bool(caching and caching["stored"]))
+
+    async def run(controller: AsyncController, tag: str) -> float:
+        started = time.perf_counter()
+        async with anyio.create_task_group() as tasks:
+            for n in range(calls):
+                tasks.start_soon(one, controller, {"n": f"{tag}{n}"})
+        return time.perf_counter() - started
+
+    with BenchServer() as server:
+        # an ETag and max-age=0: every response is stored
+        endpoint = RestEndpoint(url_prefix=server.origin, path="/prices/10")
+        cache = HttpCache.sqlite(tmp_path / "cache.db")
+        async with (
+            AsyncController(transport=httpx.AsyncHTTPTransport(limits=limits)) as plain,
+            AsyncController(
+                transport=httpx.AsyncHTTPTransport(limits=limits), cache=cache
+            ) as cached,
+        ):
+            for warm in range(3):  # connections opened, threads started
+                await run(plain, f"warm{warm}-")
+                await run(cached, f"warm{warm}-")
+            stored.clear()
+            with_cache, without = [], []
+            for round_ in range(5):
+                with_cache.append(await run(cached, f"{round_}-"))
+                without.append(await run(plain, f"{round_}-"))
+    assert stored.count(True) == 5 * calls  # each cached call stored its response
+    ratio = statistics.median(with_cache) / statistics.median(without)
+    assert ratio < 3.0, (with_cache, without)
+
+
+# -- cache files: private, and only where asked ---------------------------------------------
+
+
+async def test_cache_files_are_private_and_only_where_asked(
+    make: Make,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    counting_server: CountingServer,
+) -> None:
+    working = tmp_path / "working"
+    working.mkdir()
+    monkeypatch.chdir(working)
+    previous = os.umask(0o022)  # a usual umask: files 0644, folders 0755
+    try:
+        path = tmp_path / "made" / "for" / "cache.db"
+        cache = HttpCache.sqlite(path)
+        controller = make(cache=cache)
+        for name in ("p", "q"):
+            await controller.fetch(resource(counting_server, name), {"max_age": 60})
+        assert isinstance(cache.locks, FileLocks)
+        held = cache.locks.try_acquire("a key")  # a lock file, while it is held
+        assert held is not None
+        made = {
+            path: 0o600,
+            path.with_name("cache.db-wal"): 0o600,
+            path.with_name("cache.db-shm"): 0o600,
+            cache.locks.folder: 0o700,
+            tmp_path / "made": 0o700,
+            tmp_path / "made" / "for": 0o700,
+        }
+        modes = {each: stat.S_IMODE(each.stat().st_mode) for each in made}
+        lock_files = [
+            stat.S_IMODE(each.stat().st_mode) for each in cache.locks.folder.iterdir()
+        ]
+        held.release()
+    finally:
+        os.umask(previous)
+    assert modes == made
+    assert lock_files == [0o600]
+    assert list(working.iterdir()) == []  # no .cache/, no .gitignore
+    assert sorted(each.name for each in path.parent.iterdir()) == [
+        "cache.db",
+        "cache.db-shm",
+        "cache.db-wal",
+        "cache.db.locks",
+    ]
+
+
+# -- storage faults: a miss, one line, never an error -------------------------------------
+
+
+def cache_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What restwire and hishel logged (at WARNING and above)."""
+    return [
+        record.getMessage()
+        for record in caplog.records
+        if record.levelno >= logging.WARNING
+        and record.name.split(".")[0] in ("restwire", "hishel")
+    ]
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    """A redis-server of this test's own, to kill and start again."""
+    if REDIS_SERVER is None:
+        pytest.skip("redis-server is not installed")
+    with RedisServer() as server:
+        yield server
+
+
+async def test_a_redis_killed_mid_read_is_a_miss_and_one_line_each_way(
+    make: Make,
+    own_redis: RedisServer,
+    counting_server: CountingServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis dies while a cached body is read from it: that call goes to
+    the server, and so do the next ones, with no Redis command tried until
+    a back-off has passed (one line); then it answers again (one line)
+    and the cache fills again."""
+    caplog.set_level(logging.WARNING)
+    armed = threading.Event()
+    read = redis.Redis.lindex
+
+    def lindex(self: redis.Redis, name: str, index: int) -> Any:
+        if armed.is_set():
+            armed.clear()
+            own_redis.kill()
+        return read(self, name, index)
+
+    monkeypatch.setattr(redis.Redis, "lindex", lindex)
+    cache = HttpCache.redis(own_redis.url, timeout=1.0)
+    cache.recheck_after = 0.3
+    controller = make(cache=cache)
+    endpoint = resource(counting_server, "k", data_expiry_length=0)
+    params = {"max_age": 60}
+    await controller.fetch(endpoint, params)  # stored
+    await controller.fetch(endpoint, params)  # from Redis
+    assert counting_server.counts["k:full"] == 1
+    armed.set()
+    for _ in range(3):  # killed as the body is read, then left alone
+        assert (await controller.fetch(endpoint, params))["name"] == "k"
+    assert counting_server.counts["k:full"] == 4
+    [down] = cache_lines(caplog)
+    assert "unavailable" in down
+    own_redis.restart()
+    time.sleep(0.4)  # the back-off
+    for _ in range(3):  # answers again: stored anew, then served
+        assert (await controller.fetch(endpoint, params))["name"] == "k"
+    assert counting_server.counts["k:full"] == 5
+    [_, back] = cache_lines(caplog)
+    assert "again" in back
+
+
+def corrupt_header(data: bytes) -> bytes:
+    """A stored entry whose Cache-Control value is a number: it unpacks,
+    and hishel's state machine raises a TypeError on it."""
+    entry = msgpack.unpackb(data)
+    entry["response"]["headers"]["cache-control"] = [60]
+    return bytes(msgpack.packb(entry))
+
+
+def corrupt_status(data: bytes) -> bytes:
+    """A stored entry whose status code is a word."""
+    entry = msgpack.unpackb(data)
+    entry["response"]["status_code"] = "OK"
+    return bytes(msgpack.packb(entry))
+
+
+#: SQL that corrupts every stored entry, each a way the tests have seen.
+SQLITE_CORRUPTIONS: dict[str, Callable[[sqlite3.Connection], object]] = {
+    "undecodable": lambda db: db.execute("UPDATE entries SET data = X'C1'"),
+    "body missing": lambda db: db.execute("DELETE FROM streams"),
+    "body as text": lambda db: db.execute("UPDATE streams SET chunk_data = 'text'"),
+    "header type": lambda db: [
+        db.execute(
+            "UPDATE entries SET data = ? WHERE id = ?",
+            (corrupt_header(bytes(data)), entry),
+        )
+        for entry, data in db.execute("SELECT id, data FROM entries").fetchall()
+    ],
+    "status word": lambda db: [
+        db.execute(
+            "UPDATE entries SET data = ? WHERE id = ?",
+            (corrupt_status(bytes(data)), entry),
+        )
+        for entry, data in db.execute("SELECT id, data FROM entries").fetchall()
+    ],
+}
+
+
+@pytest.mark.parametrize("corruption", list(SQLITE_CORRUPTIONS))
+async def test_a_malformed_sqlite_entry_is_a_miss_and_is_removed(
+    corruption: str,
+    make: Make,
+    tmp_path: Path,
+    counting_server: CountingServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    path = tmp_path / "cache.db"
+    controller = make(cache=HttpCache.sqlite(path))
+    for round_, name in enumerate(("m", "n")):
+        endpoint = resource(counting_server, name, data_expiry_length=0)
+        await controller.fetch(endpoint, {"max_age": 60})
+        with sqlite3.connect(path) as db:
+            SQLITE_CORRUPTIONS[corruption](db)
+        for _ in range(2):  # a miss, stored anew; then served from it
+            assert (await controller.fetch(endpoint, {"max_age": 60}))["name"] == name
+        assert counting_server.counts[f"{name}:full"] == 2
+        # one line for this kind of fault, however often it happens
+        assert len(cache_lines(caplog)) == 1, (round_, cache_lines(caplog))
+    with sqlite3.connect(path) as db:
+        # (hishel hides a removed entry at once: expires_at 0; the row goes later)
+        [[visible]] = db.execute(
+            "SELECT count(*) FROM entries WHERE expires_at IS NULL OR expires_at > 0"
+        )
+    assert visible == 2  # the malformed ones gone, the new ones kept
+
+
+async def test_a_malformed_redis_entry_is_a_miss_and_is_removed(
+    make: Make,
+    redis_url: str,
+    counting_server: CountingServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    client = redis.Redis.from_url(redis_url)
+    controller = make(cache=HttpCache.redis(redis_url))
+    for name, corrupt in (("m", corrupt_header), ("n", lambda data: b"\xc1")):
+        endpoint = resource(counting_server, name, data_expiry_length=0)
+        await controller.fetch(endpoint, {"max_age": 60})
+        for key in client.scan_iter("restwire-cache:entry:*"):
+            stored = client.get(key)
+            assert isinstance(stored, bytes)
+            client.set(key, corrupt(stored))
+        for _ in range(2):
+            assert (await controller.fetch(endpoint, {"max_age": 60}))["name"] == name
+        assert counting_server.counts[f"{name}:full"] == 2
+    assert len(cache_lines(caplog)) == 1, cache_lines(caplog)
+
+
+def not_a_database(path: Path) -> None:
+    path.write_bytes(b"this is not a database" * 100)
+
+
+def foreign_table(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE entries (name TEXT)")
+
+
+def a_folder(path: Path) -> None:
+    path.mkdir()
+
+
+@pytest.mark.parametrize("damage", [not_a_database, foreign_table, a_folder])
+async def test_a_sqlite_file_that_fails_is_a_miss_and_one_line(
+    damage: Callable[[Path], None],
+    make: Make,
+    tmp_path: Path,
+    counting_server: CountingServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    path = tmp_path / "cache.db"
+    damage(path)
+    controller = make(cache=HttpCache.sqlite(path))
+    endpoint = resource(counting_server, "s", data_expiry_length=0)
+    for _ in range(3):
+        assert (await controller.fetch(endpoint, {"max_age": 60}))["name"] == "s"
+    assert counting_server.counts["s:full"] == 3
+    [line] = cache_lines(caplog)
+    assert "unavailable" in line
