@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows += cases.download(server, quick)
             if 9 in chosen:
                 rows += cases.http_cache(server, quick)
+                rows += cases.cold_fills(server, quick)
     rows.sort(key=lambda row: row.case)
     if arguments.json:
         print(to_json(rows))

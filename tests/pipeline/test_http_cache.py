@@ -16,7 +16,6 @@ import logging
 import os
 import sqlite3
 import stat
-import statistics
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -38,7 +37,7 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
-from restwire._fill_lock import FileLocks, FillLocks
+from restwire._fill_lock import FileLocks
 from restwire.middlewares import AccessToken, ContextToken
 from tests.benchmarks.server import BenchServer
 from tests.conftest import Awaitable, FakeClock
@@ -407,53 +406,45 @@ async def test_closing_ends_a_fill_lock_wait_at_once(
     assert counting_server.counts["w:full"] == 1  # the wait sent nothing
 
 
-# -- load: the cache keeps pace with the wire -----------------------------------------
+# -- load: many cold fills at once --------------------------------------------------
 
 
-async def test_cold_gets_through_the_cache_keep_pace_with_no_cache(
+async def test_concurrent_cold_gets_each_fill_their_own_entry(
     tmp_path: Path,
 ) -> None:
     """100 concurrent cold GETs of 100 URLs through a SQLite cache, on an
-    AsyncController, against the same without a cache, on a server in its
-    own process: the cache's steps (storage in worker threads, one fill
-    lock per key) add work, never waiting."""
+    AsyncController: each is stored (one fill lock per key: none waits for
+    another's), and a second round is answered from storage after a 304,
+    its body not sent again. How fast, against no cache, is benchmark row 9b."""
     calls = 100
     limits = httpx.Limits(max_connections=calls, max_keepalive_connections=calls)
-    stored: list[bool] = []
+    caching: list[dict[str, bool]] = []
 
     async def one(controller: AsyncController, params: dict[str, str]) -> None:
         response = await controller.fetch_response(endpoint, params)
-        caching = response.extensions.get("caching")
-        stored.append(bool(caching and caching["stored"]))
+        caching.append(response.extensions["caching"])
 
-    async def run(controller: AsyncController, tag: str) -> float:
-        started = time.perf_counter()
+    async def run(controller: AsyncController) -> None:
         async with anyio.create_task_group() as tasks:
             for n in range(calls):
-                tasks.start_soon(one, controller, {"n": f"{tag}{n}"})
-        return time.perf_counter() - started
+                tasks.start_soon(one, controller, {"n": str(n)})
 
     with BenchServer() as server:
-        # an ETag and max-age=0: every response is stored
-        endpoint = RestEndpoint(url_prefix=server.origin, path="/prices/10")
+        # an ETag and max-age=0: every response is stored, then revalidated
+        endpoint = RestEndpoint(
+            url_prefix=server.origin, path="/prices/10", data_expiry_length=0
+        )
         cache = HttpCache.sqlite(tmp_path / "cache.db")
-        async with (
-            AsyncController(transport=httpx.AsyncHTTPTransport(limits=limits)) as plain,
-            AsyncController(
-                transport=httpx.AsyncHTTPTransport(limits=limits), cache=cache
-            ) as cached,
-        ):
-            for warm in range(3):  # connections opened, threads started
-                await run(plain, f"warm{warm}-")
-                await run(cached, f"warm{warm}-")
-            stored.clear()
-            with_cache, without = [], []
-            for round_ in range(5):
-                with_cache.append(await run(cached, f"{round_}-"))
-                without.append(await run(plain, f"{round_}-"))
-    assert stored.count(True) == 5 * calls  # each cached call stored its response
-    ratio = statistics.median(with_cache) / statistics.median(without)
-    assert ratio < 3.0, (with_cache, without)
+        async with AsyncController(
+            transport=httpx.AsyncHTTPTransport(limits=limits), cache=cache
+        ) as cached:
+            await run(cached)
+            assert [each["stored"] for each in caching] == [True] * calls
+            caching.clear()
+            await run(cached)
+    assert caching == [{"from_cache": True, "revalidated": True, "stored": False}] * (
+        calls
+    )
 
 
 # -- cache files: private, and only where asked ---------------------------------------------
