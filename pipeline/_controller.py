@@ -48,8 +48,17 @@ from ._flights import PENDING, Flight, Flights
 from ._header_params import links_by_rel, parse_link_header
 from ._hops import origin_of
 from ._http_cache import HttpCache, Ticket, cache_key
-from ._identity import DEFAULT, Identity, Sharing, Unshared, auth_part, identity_of
-from ._job import FETCH, GET, PROBE, RAW, Job, Targets, plain_url
+from ._identity import (
+    DEFAULT,
+    Identity,
+    Sharing,
+    Unshared,
+    auth_part,
+    credential_headers,
+    credential_params,
+    identity_of,
+)
+from ._job import FETCH, GET, PROBE, RAW, Job, Targets, plain_url, remember
 from ._keep import Keeper
 from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
@@ -102,6 +111,11 @@ class BaseController(Generic[ClientT, EventT]):
         self._caller = identity
         self._sharing = sharing if sharing is not None else DEFAULT
         self._warned_unseen = False
+        #: endpoint -> (the client's headers, the credentials of a call of
+        #: it with those and no cookie): what ``_plain_identity`` worked out
+        self._plain_headers: dict[
+            RestEndpoint, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]
+        ] = {}
         self._adapter = adapter
         self._client: ClientT = adapter.client  # type: ignore[assignment]
         self._cache = cache
@@ -405,16 +419,35 @@ class BaseController(Generic[ClientT, EventT]):
             caller = self._caller()
         elif client.event_hooks["request"]:
             return None
-        headers, names = merged_headers(
-            client.headers.raw, endpoint.shared_headers(None).raw
-        )
+        raw = client.headers.raw
         jar = client.cookies.jar
-        if len(jar):
-            if not names.isdisjoint(_SET_BY_CALL):
-                return None
-            cookie = cookie_header(jar, endpoint.method, url)
-            if cookie is not None:
-                headers.append((b"Cookie", cookie))
+        if not len(jar):
+            # the common case, worked out once per endpoint while the
+            # client's headers stay as they were (compared whole each time)
+            kept = self._plain_headers.get(endpoint)
+            if kept is not None and kept[0] == raw:
+                credentials = kept[1]
+            else:
+                headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
+                credentials = credential_headers(
+                    headers, endpoint.sensitive_headers, self._sharing
+                )
+                remember(self._plain_headers, endpoint, (raw, credentials))
+            return Identity(
+                (
+                    credentials,
+                    credential_params(url, self._sharing),
+                    "same-origin",
+                    None,
+                    caller,
+                )
+            )
+        headers, names = merged_headers(raw, endpoint.shared_headers(None).raw)
+        if not names.isdisjoint(_SET_BY_CALL):
+            return None
+        cookie = cookie_header(jar, endpoint.method, url)
+        if cookie is not None:
+            headers.append((b"Cookie", cookie))
         return identity_of(
             headers,
             endpoint.sensitive_headers,

@@ -46,7 +46,16 @@ from ._credentials import (
     names_credential,
 )
 
-__all__ = ["DEFAULT", "Identity", "Sharing", "Unshared", "auth_part", "identity_of"]
+__all__ = [
+    "DEFAULT",
+    "Identity",
+    "Sharing",
+    "Unshared",
+    "auth_part",
+    "credential_headers",
+    "credential_params",
+    "identity_of",
+]
 
 logger = logging.getLogger("restwire")
 
@@ -137,6 +146,24 @@ def identity_of(
         url = request.url
     else:
         headers = request
+    return Identity(
+        (
+            credential_headers(headers, marked, sharing),
+            credential_params(url, sharing),
+            mode,
+            auth,
+            caller,
+        )
+    )
+
+
+def credential_headers(
+    headers: Iterable[tuple[bytes, bytes]],
+    marked: Collection[str],
+    sharing: Sharing = DEFAULT,
+) -> tuple[tuple[bytes, bytes], ...]:
+    """The headers of ``headers`` that are identity: every one not public,
+    and those ``marked``; a ``Cookie`` without its stickiness cookies."""
     public = sharing.public_headers
     known = RAW_NAMES
     credentials: list[tuple[bytes, bytes]] = []
@@ -147,15 +174,21 @@ def identity_of(
         if lowered == "cookie":
             value = _without_sticky(value, sharing)
         credentials.append((name, value))
-    params: tuple[tuple[str, str], ...] = ()
-    if url is not None and url.query:
-        wanted = sharing.credential_params
-        params = tuple(
-            (name, value)
-            for name, value in url.params.multi_items()
-            if name.lower() in wanted
-        )
-    return Identity((tuple(credentials), params, mode, auth, caller))
+    return tuple(credentials)
+
+
+def credential_params(
+    url: httpx.URL | None, sharing: Sharing = DEFAULT
+) -> tuple[tuple[str, str], ...]:
+    """The query parameters of ``url`` that carry a credential."""
+    if url is None or not url.query:
+        return ()
+    wanted = sharing.credential_params
+    return tuple(
+        (name, value)
+        for name, value in url.params.multi_items()
+        if name.lower() in wanted
+    )
 
 
 def _without_sticky(value: bytes, sharing: Sharing) -> bytes:

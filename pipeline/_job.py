@@ -29,7 +29,7 @@ from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
 from ._flights import Flight
 
-__all__ = ["FETCH", "GET", "PROBE", "RAW", "Job", "Targets", "plain_url"]
+__all__ = ["FETCH", "GET", "PROBE", "RAW", "Job", "Targets", "plain_url", "remember"]
 
 #: What a call is for: ``fetch`` (send, keep), ``get`` (the store first),
 #: ``fetch_response`` (the response, nothing kept), or finding the identity
@@ -131,7 +131,7 @@ KeyT = TypeVar("KeyT", bound=Hashable)
 ValT = TypeVar("ValT")
 
 
-def _remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
+def remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
     """``cache[key] = value``, the cache emptied first when full; ``value``."""
     if len(cache) >= _CACHE_SIZE:
         cache.clear()
@@ -175,9 +175,9 @@ class Targets:
         kept = self._parsed.get(text)
         if kept is None:
             url = self._parse(endpoint, text)
-            kept = _remember(self._parsed, text, (url, plain_url(url)))
+            kept = remember(self._parsed, text, (url, plain_url(url)))
         if call is not None:
-            _remember(self._targets, call, kept)
+            remember(self._targets, call, kept)
         return kept
 
     def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:

@@ -190,3 +190,42 @@ def test_a_name_that_says_credential_cannot_be_public() -> None:
         one = probe(controller, endpoint.extend(headers={"X-Request-Id": "1"}))
         two = probe(controller, endpoint.extend(headers={"X-Request-Id": "2"}))
         assert one == two
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda client: client.headers.__setitem__("Access-Token", "b-2"),
+        lambda client: client.headers.__setitem__("X-Tenant", "b"),
+        lambda client: client.headers.__delitem__("Access-Token"),
+    ],
+    ids=["replaced", "added", "removed"],
+)
+def test_the_shortcut_sees_client_headers_changed_in_place(
+    change: Any,
+) -> None:
+    """``get``'s shortcut remembers the identity part the client's headers
+    give, per endpoint: a header changed on the same client, in place, is a
+    new identity at once (the stored value is not given to it), and the
+    shortcut still agrees with the full path."""
+    sent: list[str | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request.headers.get("Access-Token"))
+        return httpx.Response(200, json={"who": request.headers.get("Access-Token")})
+
+    endpoint = RestEndpoint(url_prefix=API, path="/me")
+    client = httpx.Client(
+        transport=httpx.MockTransport(answer), headers={"Access-Token": "a-1"}
+    )
+    with Controller(client) as controller:
+        first = controller.get(endpoint)
+        assert controller.get(endpoint) is first  # the shortcut answered
+        change(client)
+        second = controller.get(endpoint)
+        assert second is not first
+        assert len(sent) == 2
+        url = httpx.URL(API + "/me")
+        assert controller._plain_identity(endpoint, url) == controller._probe(
+            endpoint, None
+        )
