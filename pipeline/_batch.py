@@ -17,7 +17,15 @@ EntityKey = tuple[str, str]
 class Batch:
     """What one response normalizes to: records to merge, and deletions."""
 
-    __slots__ = ("_data", "_pending", "complete", "deleted", "records")
+    __slots__ = (
+        "_data",
+        "_pending",
+        "committed",
+        "complete",
+        "deleted",
+        "made",
+        "records",
+    )
 
     def __init__(self) -> None:
         #: (key, pk) -> the instance built from this response alone
@@ -29,6 +37,21 @@ class Batch:
         #: Lists of keys whose data held every field of their entity class
         #: (and nothing else), by class: merged in one step (``_merge``).
         self.complete: list[tuple[type[Entity], list[EntityKey]]] = []
+        #: For each list of ``complete``: ``id`` of its keys -> the keys and
+        #: the records made for them, in order (what reading the list back
+        #: gives, while the store holds these very records: ``Store.commit``).
+        self.made: dict[int, tuple[list[EntityKey], list[Entity]]] = {}
+        #: Set once a store has taken the batch (it may then hold ``records``
+        #: itself: the batch is not to be changed, nor committed again).
+        self.committed: bool | None = None
+
+    def took_whole(
+        self, cls: type[Entity], keys: list[EntityKey], instances: list[Entity]
+    ) -> None:
+        """``keys`` (new to this batch) are a list whose data held every
+        field of ``cls`` and nothing else, made into ``instances``."""
+        self.complete.append((cls, keys))
+        self.made[id(keys)] = (keys, instances)
 
     @property
     def data(self) -> dict[EntityKey, Mapping[str, Any]]:

@@ -93,7 +93,7 @@ def entities_by_column(
         # the items are its raw data, never mutated (a repeat makes a copy)
         batch.defer(keys, values)
         if complete:
-            batch.complete.append((cls, keys))
+            batch.took_whole(cls, keys, instances)
     else:
         # Rewrite every one of these records the record path's way: the
         # first of a key as it is, a repeat merged over what came before

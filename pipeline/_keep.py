@@ -92,10 +92,18 @@ class Keeper:
                 digest = body_digest(response.content)  # see renew()
             result = Result(endpoint.schema, normalized, now, expires, None, digest)
         store, identity, shape = self.store, job.identity, endpoint.shape
-        if store.commit(identity, batch, job.key, shape, result, job.generation):
-            read = store.read(identity, endpoint.schema, normalized)
-            if read is not MISSING:
-                return read
+        read = store.commit_and_read(
+            identity,
+            batch,
+            job.key,
+            shape,
+            result,
+            job.generation,
+            endpoint.schema,
+            normalized,
+        )
+        if read is not MISSING:
+            return read
         return denormalize(endpoint.schema, normalized, batch.records)
 
     def error(self, job: Job[Any], error: RestwireError) -> None:

@@ -420,21 +420,71 @@ class Store:
         was written.
         """
         with self.lock:
-            if generation < self._reset_at or generation < self._forgotten.get(
-                identity, 0
-            ):
-                return False
-            partition = self.partitions.get(identity)
-            if partition is None:
-                partition = self.partitions[identity] = Partition()
-            _merge(partition.records, batch)
-            for entity_key in batch.deleted:
-                for each in self.partitions.values():
-                    each.records.pop(entity_key, None)
-            if key is not None and result is not None:
-                partition.results.setdefault(key, {})[shape] = result
-                self._changed(result.fetched_at)
-            return True
+            return self._commit(identity, batch, key, shape, result, generation) > 0
+
+    def commit_and_read(
+        self,
+        identity: Hashable,
+        batch: Batch,
+        key: str | None,
+        shape: Hashable,
+        result: Result | None,
+        generation: int,
+        schema: Any,
+        value: Any,
+    ) -> Any:
+        """:meth:`commit`, then ``value`` (normalized by ``schema``: what
+        the batch was made from) read with ``identity``'s records as they are now, as :meth:`read`
+        gives it; ``MISSING`` if nothing was written or a record is gone.
+
+        Read in the same hold of the lock. A response that is one list of
+        flat entities (``schema`` is ``[Entity]``: nothing else of the
+        batch can have touched its records), which the batch took whole and
+        the store took whole too, reads back as the records the batch made,
+        with no lookup per item."""
+        with self.lock:
+            written = self._commit(identity, batch, key, shape, result, generation)
+            if not written:
+                return MISSING
+            if written == _WHOLE and type(schema) is list and type(value) is list:
+                made = batch.made.get(id(value))
+                if made is not None and made[0] is value:
+                    return made[1]
+            return self.read(identity, schema, value)
+
+    def _commit(
+        self,
+        identity: Hashable,
+        batch: Batch,
+        key: str | None,
+        shape: Hashable,
+        result: Result | None,
+        generation: int,
+    ) -> int:
+        """:meth:`commit`, under the lock: 0 if nothing was written,
+        ``_WHOLE`` if every record of the batch was stored as it was made
+        (none merged with what was there, none deleted), else 1."""
+        if generation < self._reset_at or generation < self._forgotten.get(identity, 0):
+            return 0
+        partition = self.partitions.get(identity)
+        if partition is None:
+            partition = self.partitions[identity] = Partition()
+        if not partition.records and batch.committed is None:
+            # the identity's first records: the batch's own, taken as they are
+            # (a batch is committed once, and never changed after)
+            partition.records = batch.records
+            whole = True
+        else:
+            whole = _merge(partition.records, batch)
+        batch.committed = True
+        for entity_key in batch.deleted:
+            whole = False
+            for each in self.partitions.values():
+                each.records.pop(entity_key, None)
+        if key is not None and result is not None:
+            partition.results.setdefault(key, {})[shape] = result
+            self._changed(result.fetched_at)
+        return _WHOLE if whole else 1
 
     def result(self, identity: Hashable, key: str, shape: Hashable) -> Result | None:
         """The result ``identity`` keeps under ``key`` and ``shape``, if any."""
@@ -528,8 +578,13 @@ class Store:
                 del self.partitions[identity]
 
 
-def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
-    """Merge ``batch``'s records into ``records``, field by field.
+#: What ``Store._commit`` says when it stored every record as it was made.
+_WHOLE = 2
+
+
+def _merge(records: dict[EntityKey, Entity], batch: Batch) -> bool:
+    """Merge ``batch``'s records into ``records``, field by field; whether
+    every one was stored as it was made (none merged with a stored one).
 
     A record whose data has every field replaces the one stored, unless
     that one is of another class or keeps extra keys the data lacks (then
@@ -541,7 +596,7 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
     new = batch.records
     if records.keys().isdisjoint(new):
         records.update(new)  # nothing to merge with: one C loop
-        return
+        return True
     taken = [
         keys
         for cls, keys in batch.complete
@@ -553,7 +608,7 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
         # Every record taken whole: the lists' keys are the batch's (no key
         # is in two of them: a repeat is merged, and its list not taken).
         records.update(new)
-        return
+        return True
     for keys in taken:
         records.update(zip(keys, map(new.__getitem__, keys), strict=True))
     replaced = set(chain.from_iterable(taken))
@@ -577,6 +632,7 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> None:
             records[entity_key] = type(instance).from_data(
                 raw[entity_key], base=existing
             )
+    return False
 
 
 def _reachable(partition: Partition) -> dict[EntityKey, Entity]:

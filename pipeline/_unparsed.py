@@ -160,7 +160,7 @@ class Unparsed:
             records.clear()
             return None  # a repeated key: the usual path merges the repeats
         batch.defer(keys, _Rows(fields, raw))
-        batch.complete.append((cls, keys))
+        batch.took_whole(cls, keys, instances)
         return keys
 
 

@@ -524,12 +524,14 @@ def price_payload(count: int) -> list[dict[str, Any]]:
 
 def normalize_and_read(data: Any, store: Store | None = None) -> Any:
     """``data`` as a fetch of ``[Price]`` keeps it: normalized, merged into
-    ``store`` (a new one unless given) and read back."""
+    ``store`` (a new one unless given) and read back (``Keeper.value``'s
+    calls)."""
     store = Store() if store is None else store
     batch = Batch()
     normalized = normalize([Price], data, batch, {})
-    store.commit((), batch, None, None, None, store.generation)
-    return store.read((), [Price], normalized)
+    return store.commit_and_read(
+        (), batch, None, None, None, store.generation, [Price], normalized
+    )
 
 
 def normalization(quick: bool) -> list[Row]:

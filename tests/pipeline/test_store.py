@@ -13,7 +13,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import EntityError, Invalidate, NetworkError, RestEndpoint, resource
-from restwire._store import MISSING, Batch, Ref, denormalize, normalize
+from restwire._store import MISSING, Batch, Ref, Store, denormalize, normalize
 from restwire.middlewares import LinkPagination
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Article, ExchangePrice, Post, Stream, User
@@ -396,3 +396,76 @@ async def test_the_seeds_paginated_schema_with_a_literal_beside_schemas(
     page = await controller.get(listing)
     assert page["results"] == [Post(id="1")]
     assert page["link"] == f'<{API}/posts/?page=2>; rel="next"'
+
+
+def _streams(count: int, title: str, **more: Any) -> list[dict[str, Any]]:
+    """``count`` streams, each with every field of ``Stream`` (a list the
+    batch takes whole), and ``more``."""
+    return [
+        {
+            "username": f"u{n}",
+            "title": f"{title}{n}",
+            "game": "go",
+            "current_viewers": n,
+            "live": True,
+            **more,
+        }
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "before"),
+    [
+        # a list into an identity with no records (the store takes the batch's)
+        ([Stream], _streams(20, "a"), None),
+        # the same list again: every record replaced as it was made
+        ([Stream], _streams(20, "b"), _streams(20, "a")),
+        # stored records keep a key the new data lacks: merged, not replaced
+        ([Stream], _streams(20, "c"), _streams(20, "a", rank=3)),
+        # a list and one of its records again beside it: merged in the batch
+        (
+            {"items": [Stream], "top": Stream},
+            {"items": _streams(20, "d"), "top": {"username": "u3", "title": "top"}},
+            _streams(20, "a"),
+        ),
+        # a record deleted by the same response
+        (
+            {"items": [Stream], "gone": Invalidate(Stream)},
+            {"items": _streams(20, "e"), "gone": {"username": "u4"}},
+            None,
+        ),
+    ],
+    ids=["first", "replaced", "merged", "repeated-in-batch", "deleted"],
+)
+def test_commit_and_read_gives_what_commit_then_read_gives(
+    schema: Any, value: Any, before: list[dict[str, Any]] | None
+) -> None:
+    """``Store.commit_and_read`` (what a fetch uses: a list taken whole is
+    read back without a lookup per item) gives exactly the value, and
+    leaves exactly the records, that ``commit`` then ``read`` do."""
+    outcomes = []
+    for combined in (True, False):
+        store = Store()
+        if before is not None:
+            batch = Batch()
+            normalize([Stream], before, batch, {})
+            store.commit("me", batch, None, None, None, store.generation)
+        batch = Batch()
+        normalized = normalize(schema, value, batch, {})
+        if combined:
+            read = store.commit_and_read(
+                "me", batch, None, None, None, store.generation, schema, normalized
+            )
+        else:
+            assert store.commit("me", batch, None, None, None, store.generation)
+            read = store.read("me", schema, normalized)
+        outcomes.append((read, dict(store.partitions["me"].records)))
+    assert outcomes[0] == outcomes[1]
+    read, records = outcomes[0]
+    items = read if isinstance(read, list) else read["items"]
+    assert len(items) == (19 if "gone" in value else 20)
+    # each item is the record the store holds now, merged where it had to be
+    assert all(records[(type(item).key, item.pk())] is item for item in items)
+    if "top" in value:
+        assert records[("Stream", "u3")].title == "top"
