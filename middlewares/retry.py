@@ -30,10 +30,7 @@ are exactly those first sent; discarded responses are read and closed.
 
 from __future__ import annotations
 
-import datetime
-import email.utils
 import random
-import re
 import time
 from collections.abc import Callable, Collection
 
@@ -49,36 +46,9 @@ from restwire import (
     Sleep,
     TransportError,
 )
+from restwire._retry_after import retry_after_seconds
 
 __all__ = ["Retry", "retry_after_seconds"]
-
-_SECONDS = re.compile(r"[0-9]+")
-
-
-def retry_after_seconds(
-    value: str | None, now: Callable[[], datetime.datetime] | None = None
-) -> float | None:
-    """Seconds to wait per a ``Retry-After`` value; ``None`` if it has none.
-
-    Whole seconds or an HTTP-date in any of the three forms RFC 9110 allows
-    (IMF-fixdate, RFC 850, asctime; a date in the past is 0). Anything else,
-    including negative or fractional numbers, is ``None``.
-    """
-    if value is None:
-        return None
-    text = value.strip()
-    if _SECONDS.fullmatch(text):
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        # asctime ("Sun Nov  6 08:49:37 1994") carries no zone: HTTP-dates
-        # are all UTC (RFC 9110, section 5.6.7).
-        when = when.replace(tzinfo=datetime.UTC)
-    current = now() if now is not None else datetime.datetime.now(datetime.UTC)
-    return max((when - current).total_seconds(), 0.0)
 
 
 def _gave_up(
