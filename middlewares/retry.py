@@ -107,10 +107,8 @@ class Retry:
 
     def delay(self, error: RestwireError, attempt: int) -> float:
         """The wait before retry number ``attempt + 1``."""
-        if isinstance(error, NetworkError):
-            after = retry_after_seconds(error.response.headers.get("retry-after"))
-            if after is not None:
-                return after
+        if isinstance(error, NetworkError) and error.retry_after is not None:
+            return error.retry_after  # read by restwire's one Retry-After parser
         return float(self.jitter() * min(self.max_backoff, self.backoff * 2**attempt))
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:

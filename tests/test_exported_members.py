@@ -91,6 +91,16 @@ RESTWIRE = [
     "ContentError",
     "BodyTooLarge",
     "NetworkError",
+    "ClientError",
+    "BadRequestError",
+    "UnauthorizedError",
+    "ForbiddenError",
+    "NotFoundError",
+    "ConflictError",
+    "UnprocessableEntityError",
+    "TooManyRequestsError",
+    "ServerError",
+    "Problem",
 ]
 
 MIDDLEWARES = [
@@ -129,6 +139,16 @@ DESIGN = {
         "LogoutManager",
         "RestwireError",
         "NetworkError",
+        "ClientError",
+        "BadRequestError",
+        "UnauthorizedError",
+        "ForbiddenError",
+        "NotFoundError",
+        "ConflictError",
+        "UnprocessableEntityError",
+        "TooManyRequestsError",
+        "ServerError",
+        "Problem",
     ],
     restwire.middlewares: [
         "CookieCredentials",
