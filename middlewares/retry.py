@@ -4,8 +4,8 @@ what must not be.
 What is retried: transport failures (connect, read, timeouts) and the
 statuses in ``statuses`` (429, 502, 503, 504 by default), for idempotent
 methods (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) only; a POST or PATCH only
-when the request carries an ``Idempotency-Key`` header or ``methods`` names
-it. A one-shot (iterator) body is never retried: it cannot be sent again
+when the request carries an idempotency key (an ``Idempotency-Key`` header,
+or the header ``IdempotencyKey`` put its key in) or ``methods`` names it. A one-shot (iterator) body is never retried: it cannot be sent again
 as it was.
 
 How long it waits: ``Retry-After`` when the response has one (seconds as a
@@ -48,7 +48,17 @@ from restwire import (
 )
 from restwire._retry_after import retry_after_seconds
 
+from .idempotency_key import KEY_HEADER
+
 __all__ = ["Retry", "retry_after_seconds"]
+
+
+def _carries_key(exchange: Exchange) -> bool:
+    """Whether the call carries an idempotency key: the ``Idempotency-Key``
+    header, or the header ``IdempotencyKey`` says it put its key in."""
+    headers = exchange.headers
+    named = exchange.state.get(KEY_HEADER)
+    return "idempotency-key" in headers or (named is not None and named in headers)
 
 
 def _gave_up(
@@ -96,10 +106,7 @@ class Retry:
         """Whether ``error`` on this call may be retried at all."""
         if not exchange.replayable:
             return False
-        if (
-            exchange.method not in self.methods
-            and "idempotency-key" not in exchange.headers
-        ):
+        if exchange.method not in self.methods and not _carries_key(exchange):
             return False
         if isinstance(error, NetworkError):
             return error.status in self.statuses

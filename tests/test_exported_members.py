@@ -118,6 +118,7 @@ MIDDLEWARES = [
     "FileDownload",
     "Retry",
     "retry_after_seconds",
+    "IdempotencyKey",
     "SharedToken",
     "SharedTokenError",
     "RateLimit",
@@ -163,6 +164,7 @@ DESIGN = {
         "FileDownload",
         "Retry",
         "KeyCollision",
+        "IdempotencyKey",
     ],
 }
 
