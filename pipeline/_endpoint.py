@@ -636,9 +636,10 @@ class RestEndpoint(Generic[ValueT]):
     @property
     def shape(self) -> Hashable:
         """What the value of a call depends on besides the response: class,
-        schema and error schema (what its error holds), content kind, middleware, ``process``, ``parse_response`` and
-        the reading limits. Two endpoints of equal shape make equal values of
-        one response, so they may share it; worked out once."""
+        schema and error schema (what its error holds), content kind,
+        middleware, ``process``, ``parse_response`` and the reading limits.
+        Two endpoints of equal shape make equal values (and errors) of one
+        response, so they may share it; worked out once."""
         shape: _Shape | None = self.__dict__.get("_shape")
         if shape is None:
             kind = type(self)
