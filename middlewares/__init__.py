@@ -8,6 +8,7 @@ from .cookie_credentials import CookieCredentials
 from .csrf_token import CsrfToken
 from .file_download import FileDownload
 from .fill_primary_key import FillPrimaryKey
+from .idempotency_key import IdempotencyKey
 from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
 from .rate_limit import RateLimit, RateLimited, rate_limit_wait
@@ -24,6 +25,7 @@ __all__ = [
     "CsrfToken",
     "FileDownload",
     "FillPrimaryKey",
+    "IdempotencyKey",
     "KeyCollision",
     "LinkPagination",
     "RateLimit",

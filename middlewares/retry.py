@@ -4,8 +4,8 @@ what must not be.
 What is retried: transport failures (connect, read, timeouts) and the
 statuses in ``statuses`` (429, 502, 503, 504 by default), for idempotent
 methods (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) only; a POST or PATCH only
-when the request carries an ``Idempotency-Key`` header or ``methods`` names
-it. A one-shot (iterator) body is never retried: it cannot be sent again
+when the request carries an idempotency key (an ``Idempotency-Key`` header,
+or the header ``IdempotencyKey`` put its key in) or ``methods`` names it. A one-shot (iterator) body is never retried: it cannot be sent again
 as it was.
 
 How long it waits: ``Retry-After`` when the response has one (seconds as a
@@ -30,10 +30,7 @@ are exactly those first sent; discarded responses are read and closed.
 
 from __future__ import annotations
 
-import datetime
-import email.utils
 import random
-import re
 import time
 from collections.abc import Callable, Collection
 
@@ -49,36 +46,19 @@ from restwire import (
     Sleep,
     TransportError,
 )
+from restwire._retry_after import retry_after_seconds
+
+from .idempotency_key import KEY_HEADER
 
 __all__ = ["Retry", "retry_after_seconds"]
 
-_SECONDS = re.compile(r"[0-9]+")
 
-
-def retry_after_seconds(
-    value: str | None, now: Callable[[], datetime.datetime] | None = None
-) -> float | None:
-    """Seconds to wait per a ``Retry-After`` value; ``None`` if it has none.
-
-    Whole seconds or an HTTP-date in any of the three forms RFC 9110 allows
-    (IMF-fixdate, RFC 850, asctime; a date in the past is 0). Anything else,
-    including negative or fractional numbers, is ``None``.
-    """
-    if value is None:
-        return None
-    text = value.strip()
-    if _SECONDS.fullmatch(text):
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        # asctime ("Sun Nov  6 08:49:37 1994") carries no zone: HTTP-dates
-        # are all UTC (RFC 9110, section 5.6.7).
-        when = when.replace(tzinfo=datetime.UTC)
-    current = now() if now is not None else datetime.datetime.now(datetime.UTC)
-    return max((when - current).total_seconds(), 0.0)
+def _carries_key(exchange: Exchange) -> bool:
+    """Whether the call carries an idempotency key: the ``Idempotency-Key``
+    header, or the header ``IdempotencyKey`` says it put its key in."""
+    headers = exchange.headers
+    named = exchange.state.get(KEY_HEADER)
+    return "idempotency-key" in headers or (named is not None and named in headers)
 
 
 def _gave_up(
@@ -126,10 +106,7 @@ class Retry:
         """Whether ``error`` on this call may be retried at all."""
         if not exchange.replayable:
             return False
-        if (
-            exchange.method not in self.methods
-            and "idempotency-key" not in exchange.headers
-        ):
+        if exchange.method not in self.methods and not _carries_key(exchange):
             return False
         if isinstance(error, NetworkError):
             return error.status in self.statuses
@@ -137,10 +114,8 @@ class Retry:
 
     def delay(self, error: RestwireError, attempt: int) -> float:
         """The wait before retry number ``attempt + 1``."""
-        if isinstance(error, NetworkError):
-            after = retry_after_seconds(error.response.headers.get("retry-after"))
-            if after is not None:
-                return after
+        if isinstance(error, NetworkError) and error.retry_after is not None:
+            return error.retry_after  # read by restwire's one Retry-After parser
         return float(self.jitter() * min(self.max_backoff, self.backoff * 2**attempt))
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:

@@ -76,7 +76,19 @@ from ._identity import Sharing
 from ._managers import LogoutManager, Manager
 from ._page import Page, paged
 from ._polling import Subscription
+from ._problem import Problem
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
+from ._status_errors import (
+    BadRequestError,
+    ClientError,
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    ServerError,
+    TooManyRequestsError,
+    UnauthorizedError,
+    UnprocessableEntityError,
+)
 from ._store import Invalidate
 from ._sync import Controller
 from ._unparsed import Unparsed
@@ -89,6 +101,7 @@ __all__ = [
     "STICKY_COOKIES",
     "Acquire",
     "AsyncController",
+    "BadRequestError",
     "Blob",
     "BlobContent",
     "Blocking",
@@ -96,6 +109,8 @@ __all__ = [
     "BytesContent",
     "Call",
     "CallNext",
+    "ClientError",
+    "ConflictError",
     "Content",
     "ContentError",
     "Controller",
@@ -110,6 +125,7 @@ __all__ = [
     "Flow",
     "FlowLock",
     "FlowMiddleware",
+    "ForbiddenError",
     "Form",
     "HookifiedResource",
     "HttpCache",
@@ -122,8 +138,10 @@ __all__ = [
     "Manager",
     "Middleware",
     "NetworkError",
+    "NotFoundError",
     "Page",
     "ParameterError",
+    "Problem",
     "Release",
     "ReleaseLease",
     "RequestBodyError",
@@ -132,6 +150,7 @@ __all__ = [
     "ResponseMiddleware",
     "RestEndpoint",
     "RestwireError",
+    "ServerError",
     "Sharing",
     "Sleep",
     "Stack",
@@ -140,8 +159,11 @@ __all__ = [
     "TakeLease",
     "TextContent",
     "TooManyRedirects",
+    "TooManyRequestsError",
     "TransportError",
+    "UnauthorizedError",
     "Unparsed",
+    "UnprocessableEntityError",
     "filename_from",
     "hookify_resource",
     "links_by_rel",

@@ -13,6 +13,7 @@ and every lock and lease it still holds is given back.
 | ``fetch(endpoint, params, body)`` | always sends; stores; returns the typed value |
 | ``get(endpoint, params)`` | the stored value while fresh, else a ``fetch`` (the seed's ``useSuspense``) |
 | ``fetch_response(...)`` | the raw ``httpx.Response`` after the same chain |
+| ``fetch_with_response(...)`` | ``(value, response)``: ``fetch``'s value and the response it came from |
 | ``poll(endpoint, params)`` | an iterator of fresh values, ``poll_frequency`` apart |
 | ``paginate(endpoint, params)`` | an iterator of pages (or items), following ``rel="next"`` |
 | ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
@@ -77,7 +78,7 @@ from ._endpoint import RestEndpoint
 from ._errors import ControllerClosed
 from ._http_cache import HttpCache
 from ._identity import Sharing
-from ._job import GET, RAW, Job
+from ._job import BOTH, GET, RAW, Job
 from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
@@ -252,6 +253,20 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         job = self._job(endpoint, params, body, RAW)
         response: httpx.Response = await self._run(job)
         return response
+
+    async def fetch_with_response(
+        self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
+    ) -> tuple[ValueT, httpx.Response]:
+        """Call ``endpoint``; return its value, typed and kept as ``fetch``
+        keeps it, and the response it came from (for headers the value does
+        not carry: an ``ETag``, a rate limit, a ``Location``).
+
+        Always sends its own request (it joins no identical call in flight,
+        so the response is this call's); errors are ``fetch``'s.
+        """
+        job = self._job(endpoint, params, body, BOTH)
+        both: tuple[ValueT, httpx.Response] = await self._run(job)
+        return both
 
     async def _run(self, job: Job[AsyncEvent]) -> Any:
         try:

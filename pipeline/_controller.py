@@ -58,7 +58,7 @@ from ._identity import (
     credential_params,
     identity_of,
 )
-from ._job import FETCH, GET, PROBE, RAW, Job, Targets, plain_url, remember
+from ._job import BOTH, FETCH, GET, PROBE, RAW, Job, Targets, plain_url, remember
 from ._keep import Keeper
 from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
@@ -66,7 +66,7 @@ from ._polling import Poller, Pollers, Subscription
 from ._store import MISSING, Result, Store
 from ._terminal import UNCHANGED, Terminal
 
-__all__ = ["FETCH", "GET", "RAW", "BaseController", "Params"]
+__all__ = ["BOTH", "FETCH", "GET", "RAW", "BaseController", "Params"]
 
 logger = logging.getLogger("restwire")
 
@@ -314,10 +314,12 @@ class BaseController(Generic[ClientT, EventT]):
     def _finish(self, job: Job[EventT], outcome: Any) -> Any:
         """What the caller gets from a flow's ``outcome``: a response's value
         (normalized, kept, read back; for ``fetch_response`` the response
-        itself), told to the managers."""
+        itself; for ``fetch_with_response`` both), told to the managers."""
         value = self._keeper.value(job) if job.exchange.parse else outcome
         if self._managers.on_value:
             run_hooks(self._managers.on_value, "the value", self, job.exchange, value)
+        if job.mode == BOTH:
+            return value, outcome
         return value
 
     def _ended(self, job: Job[EventT], value: Any, error: BaseException | None) -> None:

@@ -57,7 +57,7 @@ from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
 from ._http import SAFE_METHODS
 from ._page import Page, PageSchema
-from ._store import check_schema
+from ._store import Invalidate, check_schema
 
 __all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url"]
 
@@ -415,6 +415,18 @@ def _check_types(values: Mapping[str, Any]) -> None:
             raise ValueError(f"{name} must not be negative, got {value}")
 
 
+def _check_error_schema(schema: Any) -> None:
+    """Refuse, where the endpoint is written, an ``error_schema`` that is no
+    schema, or one that would delete records (``Invalidate``): an error body
+    is read, never stored."""
+    if isinstance(schema, Invalidate):
+        raise TypeError(
+            "error_schema cannot be Invalidate(...): an error body is read "
+            "into error.data, never applied to the store"
+        )
+    check_schema(schema, "error_schema")
+
+
 def _timeout(value: Any) -> httpx.Timeout | None:
     """An endpoint's ``timeout`` option as an ``httpx.Timeout`` (``None``:
     the client's own)."""
@@ -443,6 +455,7 @@ class RestEndpoint(Generic[ValueT]):
             "url_prefix",
             "method",
             "schema",
+            "error_schema",
             "content",
             "data_expiry_length",
             "error_expiry_length",
@@ -464,6 +477,11 @@ class RestEndpoint(Generic[ValueT]):
     url_prefix: str = ""
     method: str = "GET"
     schema: Any = None
+    #: What a 4xx or 5xx body is validated into, as ``error.data``: an
+    #: ``Entity``, a model (pydantic, dataclass, TypedDict) or any schema
+    #: ``schema`` takes but ``Invalidate``; ``None`` (the default) for none.
+    #: A body that does not validate leaves ``data`` ``None``.
+    error_schema: Any = None
     #: How the response body is read: a :class:`Content`, or the name of a
     #: built-in one (``"json"``, ``"text"``, ``"blob"``, ``"bytes"``,
     #: ``"stream"``), resolved to the kind when the endpoint is made.
@@ -524,6 +542,7 @@ class RestEndpoint(Generic[ValueT]):
         _check_types(values)
         values["content"] = content_kind(values.get("content", type(self).content))
         check_schema(values.get("schema", type(self).schema))
+        _check_error_schema(values.get("error_schema", type(self).error_schema))
         for name in ("data_expiry_length", "error_expiry_length"):
             if name in values:
                 values[name] = _seconds(name, values[name], allow_none=False)
@@ -617,9 +636,10 @@ class RestEndpoint(Generic[ValueT]):
     @property
     def shape(self) -> Hashable:
         """What the value of a call depends on besides the response: class,
-        schema, content kind, middleware, ``process``, ``parse_response`` and
-        the reading limits. Two endpoints of equal shape make equal values of
-        one response, so they may share it; worked out once."""
+        schema and error schema (what its error holds), content kind,
+        middleware, ``process``, ``parse_response`` and the reading limits.
+        Two endpoints of equal shape make equal values (and errors) of one
+        response, so they may share it; worked out once."""
         shape: _Shape | None = self.__dict__.get("_shape")
         if shape is None:
             kind = type(self)
@@ -627,6 +647,7 @@ class RestEndpoint(Generic[ValueT]):
                 (
                     kind,
                     _frozen(self.schema),
+                    _frozen(self.error_schema),
                     self.content,
                     self.middleware,
                     self.__dict__.get("process", kind.process),

@@ -4,8 +4,12 @@ Every error a caller can meet derives from :class:`RestwireError`, names the
 URL (credentials in it redacted) and says what was wrong. An error that comes
 from httpx keeps the httpx exception as its ``__cause__``. No message, repr or
 attribute shown by default carries a header value, so tokens and cookies never
-reach a log through an exception. The redaction helpers below serve every
-repr and log line too; this module sits at the bottom, importing nothing of
+reach a log through an exception (a ``NetworkError`` keeps, as attributes,
+only what the server said: its request id, ``Retry-After`` and problem
+details). The redaction helpers below serve every repr and log line too;
+this module sits near the bottom, importing only what names credentials
+(``_credentials``) and the two parsers a ``NetworkError`` reads its
+response with (``_retry_after``, ``_problem``), none of which imports
 restwire.
 """
 
@@ -20,9 +24,12 @@ from urllib.parse import unquote_plus
 import httpx
 
 from ._credentials import CREDENTIAL_PARAMS
+from ._problem import problem_of
+from ._retry_after import retry_after_seconds
 
 __all__ = [
     "REDACTED",
+    "REQUEST_ID_HEADERS",
     "BodyTooLarge",
     "ContentError",
     "ControllerClosed",
@@ -253,19 +260,52 @@ class BodyTooLarge(RestwireError):
         )
 
 
+#: Response headers that carry the server's id of a request, in the order
+#: they are looked for.
+REQUEST_ID_HEADERS = (
+    "x-request-id",
+    "request-id",
+    "x-amzn-requestid",
+    "x-correlation-id",
+)
+
+
 class NetworkError(RestwireError):
     """The server answered with a status outside 2xx.
 
     The seed's ``NetworkError``: ``status``, ``url`` and the ``response`` (its
     body already read), plus ``text`` and :meth:`json` so a 422's validation
-    details are one call away.
+    details are one call away. Read from the response when the error is
+    made (on the error path only), never shown in its message:
+
+    - ``request_id``: the server's id of the request (the first of
+      :data:`REQUEST_ID_HEADERS` it sent), to quote to its operators;
+    - ``retry_after``: the seconds its ``Retry-After`` asks to wait (whole
+      seconds or an HTTP-date, never negative); ``None`` when absent or
+      malformed;
+    - ``problem``: the body as a :class:`~restwire.Problem` when it is
+      ``application/problem+json`` (RFC 9457), else ``None``;
+    - ``data``: the body validated by the endpoint's ``error_schema``;
+      ``None`` without one, or when the body does not validate.
+
+    A 4xx or 5xx is raised as one of its subclasses (``ClientError``,
+    ``NotFoundError``, ``ServerError``, ...: ``_status_errors``).
     """
+
+    #: The body validated by the endpoint's ``error_schema``, if it has one.
+    data: Any = None
 
     def __init__(self, response: httpx.Response) -> None:
         self.response = response
         self.status = response.status_code
         self.url = response.request.url
         self.method = response.request.method
+        headers = response.headers
+        self.request_id: str | None = next(
+            (headers[name] for name in REQUEST_ID_HEADERS if headers.get(name)), None
+        )
+        self.retry_after = retry_after_seconds(headers.get("retry-after"))
+        self.problem = problem_of(response)
         super().__init__(
             f"{self.method} {redact_url(self.url)}: "
             f"{self.status} {response.reason_phrase}"

@@ -29,12 +29,23 @@ from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
 from ._flights import Flight
 
-__all__ = ["FETCH", "GET", "PROBE", "RAW", "Job", "Targets", "plain_url", "remember"]
+__all__ = [
+    "BOTH",
+    "FETCH",
+    "GET",
+    "PROBE",
+    "RAW",
+    "Job",
+    "Targets",
+    "plain_url",
+    "remember",
+]
 
 #: What a call is for: ``fetch`` (send, keep), ``get`` (the store first),
-#: ``fetch_response`` (the response, nothing kept), or finding the identity
-#: a call would have, sending nothing.
-FETCH, GET, RAW, PROBE = "fetch", "get", "raw", "probe"
+#: ``fetch_response`` (the response, nothing kept), ``fetch_with_response``
+#: (send, keep, the value and its own response: it joins no other call),
+#: or finding the identity a call would have, sending nothing.
+FETCH, GET, RAW, BOTH, PROBE = "fetch", "get", "raw", "both", "probe"
 
 EventT = TypeVar("EventT")
 
@@ -105,11 +116,13 @@ class Job(Generic[EventT]):
 
     @property
     def shared(self) -> bool:
-        """Whether identical concurrent calls may share this one's request."""
+        """Whether identical concurrent calls may share this one's request
+        (not a ``fetch_with_response``: its response must be its own)."""
         exchange = self.exchange
         endpoint = exchange.endpoint
         return (
             exchange.parse
+            and self.mode != BOTH
             and exchange.body is None
             and not endpoint.side_effect
             and not endpoint.content.streamed

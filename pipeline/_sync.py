@@ -55,7 +55,7 @@ from ._endpoint import RestEndpoint
 from ._errors import ControllerClosed
 from ._http_cache import HttpCache
 from ._identity import Sharing
-from ._job import GET, RAW, Job
+from ._job import BOTH, GET, RAW, Job
 from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
@@ -226,6 +226,20 @@ class Controller(BaseController[httpx.Client, Event]):
         job = self._job(endpoint, params, body, RAW)
         response: httpx.Response = self._run(job)
         return response
+
+    def fetch_with_response(
+        self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
+    ) -> tuple[ValueT, httpx.Response]:
+        """Call ``endpoint``; return its value, typed and kept as ``fetch``
+        keeps it, and the response it came from (for headers the value does
+        not carry: an ``ETag``, a rate limit, a ``Location``).
+
+        Always sends its own request (it joins no identical call in flight,
+        so the response is this call's); errors are ``fetch``'s.
+        """
+        job = self._job(endpoint, params, body, BOTH)
+        both: tuple[ValueT, httpx.Response] = self._run(job)
+        return both
 
     def _run(self, job: Job[Event]) -> Any:
         try:

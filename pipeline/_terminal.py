@@ -24,7 +24,6 @@ from ._effects import Flow, _Close, _Load, _Read, _Send
 from ._errors import (
     BodyTooLarge,
     InvalidRequest,
-    NetworkError,
     RequestBodyError,
     RestwireError,
     TooManyRedirects,
@@ -34,6 +33,7 @@ from ._errors import (
 from ._exchange import Exchange
 from ._hops import HopPolicy, userinfo_as_basic
 from ._http_cache import HttpCache, Ticket, body_digest, from_cache
+from ._status_errors import status_error
 from ._unparsed import Unparsed
 
 __all__ = ["UNCHANGED", "FirstHop", "Terminal"]
@@ -160,7 +160,7 @@ class Terminal:
         if not response.is_success and not (unfollowed and not exchange.parse):
             # A redirect the endpoint was told not to follow is what
             # fetch_response returns; a value needs a 2xx.
-            raise NetworkError(response)
+            raise status_error(response, endpoint.error_schema, exchange.params)
         if exchange.parse:
             if (
                 unchanged is not None

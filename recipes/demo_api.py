@@ -316,8 +316,14 @@ class DemoApi:
 
     def _post(self, request: Request, match: re.Match[str]) -> Answer:
         post = self.posts.get(match["id"])
-        if post is None:
-            return Answer(404, {"detail": f"no post {match['id']}"})
+        if post is None:  # RFC 9457 problem details, as many APIs answer
+            problem = {"title": "Not Found", "status": 404}
+            problem["detail"] = f"no post {match['id']}"
+            headers: dict[str, str | list[str]] = {
+                "content-type": "application/problem+json",
+                "x-request-id": f"req-{secrets.token_hex(4)}",
+            }
+            return Answer(404, problem, headers)
         return Answer(200, post)
 
     def _create_post(self, request: Request, match: re.Match[str]) -> Answer:

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from restwire import Controller, Entity, NetworkError, Resource, RestEndpoint, resource
+from restwire import (
+    Controller,
+    Entity,
+    Resource,
+    RestEndpoint,
+    UnprocessableEntityError,
+    resource,
+)
 
 from .tour import Tour
 
@@ -48,6 +55,6 @@ def run(base_url: str, tour: Tour) -> Any:
         after = controller.get(api.get_list)  # from the store: the post is gone
         try:
             controller.fetch(api.create, body={"title": ""})
-        except NetworkError as error:
+        except UnprocessableEntityError as error:  # a NetworkError, typed by status
             tour.say(f"a 422 says why: {error.json()['detail'][0]['msg']}")
         return {"listed": len(listed), "after delete": len(after)}

@@ -172,8 +172,10 @@ def _servers() -> Iterator[tuple[RecordingServer, RecordingServer]]:
 
 @pytest.fixture
 def origin_a(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServer:
-    """A real server: one origin. Its record is empty at the start of a test."""
+    """A real server: one origin. Its record (and its ``/steps`` counts) is
+    empty at the start of a test."""
     _servers[0].requests.clear()
+    _servers[0].steps_taken.clear()
     return _servers[0]
 
 
@@ -181,6 +183,7 @@ def origin_a(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServ
 def origin_b(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServer:
     """A second real server on another port: another origin."""
     _servers[1].requests.clear()
+    _servers[1].steps_taken.clear()
     return _servers[1]
 
 

@@ -8,7 +8,13 @@ that tests combine:
 - ``/redirect/<status>?to=<url>``: a redirect with that status to ``to``;
 - ``/loop``: a 302 to itself;
 - ``/set-cookie?name=value``: 200, ``Set-Cookie: name=value; Path=/``;
-- ``/status/<code>``: that status, a JSON body ``{"status": code}``;
+- ``/status/<code>[?body=<text>&type=<content-type>&<header>=<value>...]``:
+  that status, a JSON body ``{"status": code}`` (or ``body``, of ``type``);
+  every other query parameter is sent back as a response header;
+- ``/steps/<name>?do=<step>,<step>,...``: the n-th request to ``name``
+  takes the n-th step (the last one repeats): a status code answers with
+  that status and ``{"status": code, "sent": n}``; ``drop`` reads the
+  request and closes the connection without a word;
 - ``/json?body=<text>&type=<content-type>``: 200 with that body and type;
 - ``/slow?seconds=<s>``: waits, then 200 (for timeouts);
 - ``/pages?page=<n>&last=<m>[&next=<url>][&cycle=<c>]``: a JSON list, and a
@@ -71,7 +77,12 @@ class _Handler(QuietHandler):
             self._send(200, b'{"ok": true}', {"set-cookie": cookies})
         elif parts[0] == "status":
             code = int(parts[1])
-            self._send(code, json.dumps({"status": code}).encode())
+            text = query.pop("body", json.dumps({"status": code}))
+            headers = {"content-type": query.pop("type", "application/json")}
+            headers.update(query)  # the rest: response headers
+            self._send(code, text.encode(), headers)
+        elif parts[0] == "steps":
+            self._step(parts[1], query.get("do", "200").split(","))
         elif parts[0] == "json":
             self._send(
                 200,
@@ -123,6 +134,17 @@ class _Handler(QuietHandler):
             echo = {"method": self.command, "path": self.path, "headers": headers}
             echo["body"] = body.decode("utf-8", "replace")
             self._send(200, json.dumps(echo).encode())
+
+    def _step(self, name: str, steps: list[str]) -> None:
+        """The next of ``steps`` for the requests to ``name``."""
+        sent = self.server.owner.steps_taken.get(name, 0) + 1
+        self.server.owner.steps_taken[name] = sent
+        step = steps[min(sent, len(steps)) - 1]
+        if step == "drop":  # no status line, nothing: the socket closes
+            self.close_connection = True
+            return
+        code = int(step)
+        self._send(code, json.dumps({"status": code, "sent": sent}).encode())
 
     def _redirect_body(self, to: str, size: str) -> None:
         """A 302 with a body nobody needs: declared and large, or endless."""
@@ -250,6 +272,8 @@ class RecordingServer(ServedInThread):
 
     def __init__(self, host: str = "127.0.0.1") -> None:
         self.requests: list[Received] = []
+        #: ``/steps/<name>``: how many requests each name has had.
+        self.steps_taken: dict[str, int] = {}
         server = _Server((host, 0), _Handler)
         server.owner = self
         super().__init__(server, host)

@@ -91,6 +91,16 @@ RESTWIRE = [
     "ContentError",
     "BodyTooLarge",
     "NetworkError",
+    "ClientError",
+    "BadRequestError",
+    "UnauthorizedError",
+    "ForbiddenError",
+    "NotFoundError",
+    "ConflictError",
+    "UnprocessableEntityError",
+    "TooManyRequestsError",
+    "ServerError",
+    "Problem",
 ]
 
 MIDDLEWARES = [
@@ -108,6 +118,7 @@ MIDDLEWARES = [
     "FileDownload",
     "Retry",
     "retry_after_seconds",
+    "IdempotencyKey",
     "SharedToken",
     "SharedTokenError",
     "RateLimit",
@@ -129,6 +140,16 @@ DESIGN = {
         "LogoutManager",
         "RestwireError",
         "NetworkError",
+        "ClientError",
+        "BadRequestError",
+        "UnauthorizedError",
+        "ForbiddenError",
+        "NotFoundError",
+        "ConflictError",
+        "UnprocessableEntityError",
+        "TooManyRequestsError",
+        "ServerError",
+        "Problem",
     ],
     restwire.middlewares: [
         "CookieCredentials",
@@ -143,6 +164,7 @@ DESIGN = {
         "FileDownload",
         "Retry",
         "KeyCollision",
+        "IdempotencyKey",
     ],
 }
 

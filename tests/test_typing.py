@@ -21,10 +21,13 @@ from pytest_httpx import HTTPXMock
 
 from restwire import (
     AsyncController,
+    ClientError,
     Controller,
     Entity,
     EntityError,
+    NotFoundError,
     Page,
+    Problem,
     Resource,
     RestEndpoint,
     hookify_resource,
@@ -110,6 +113,11 @@ def sync_results(controller: Controller) -> None:
     authors = api.extend(path="/authors/", schema=paged(Author))
     assert_type(controller.paginate(authors, items=True), Iterator[Author])
     assert_type(controller.poll(get_post, {"id": 1}), Iterator[Post])
+    assert_type(
+        controller.fetch_with_response(get_post, {"id": 1}),
+        tuple[Post, httpx.Response],
+    )
+    assert_type(controller.fetch_with_response(untyped), tuple[Any, httpx.Response])
 
 
 async def async_results(controller: AsyncController) -> None:
@@ -119,6 +127,33 @@ async def async_results(controller: AsyncController) -> None:
     items = controller.paginate(listing, items=True)
     assert_type(items, AsyncIterator[Post])
     assert_type(controller.poll(get_post, {"id": 1}), AsyncIterator[Post])
+    assert_type(
+        await controller.fetch_with_response(list_posts),
+        tuple[list[Post], httpx.Response],
+    )
+
+
+def status_errors_are_typed(controller: Controller) -> None:
+    with_errors = get_post.extend(error_schema=Author)
+    assert_type(with_errors, RestEndpoint[Post])  # error_schema keeps the type
+    assert_type(with_errors.error_schema, Any)
+    with pytest.raises(NotFoundError) as caught:
+        controller.fetch(with_errors, {"id": 2})
+    error = caught.value
+    assert_type(error.status, int)
+    assert_type(error.request_id, str | None)
+    assert_type(error.retry_after, float | None)
+    assert_type(error.problem, Problem | None)
+    assert_type(error.data, Any)
+    assert isinstance(error, ClientError)
+    assert isinstance(error.problem, Problem)
+    assert_type(error.problem.extensions, dict[str, Any])
+    assert error.data == Author(id=7, name="Ann")
+    assert error.request_id is None
+    assert error.retry_after is None
+    value, response = controller.fetch_with_response(get_post, {"id": 1})
+    assert isinstance(value, Post)
+    assert isinstance(response, httpx.Response)
 
 
 def entity_constructors_are_checked() -> None:
@@ -141,6 +176,13 @@ def test_the_types_describe_the_values(httpx_mock: HTTPXMock) -> None:
         headers={"link": f'<{API}/articles/?page=2>; rel="next"'},
     )
     httpx_mock.add_response(url=f"{API}/articles/?page=2", json=[{"id": "3"}])
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1", "title": "b"})
+    httpx_mock.add_response(
+        url=f"{API}/posts/2",
+        status_code=404,
+        json={"title": "No such post", "id": 7, "name": "Ann"},
+        headers={"content-type": "application/problem+json"},
+    )
     with Controller(httpx.Client()) as controller:
         assert isinstance(controller.fetch(get_post, {"id": 1}), Post)
         assert controller.fetch(get_author, {"id": 7}) == Author(id=7, name="Ann")
@@ -148,6 +190,7 @@ def test_the_types_describe_the_values(httpx_mock: HTTPXMock) -> None:
             "2",
             "3",
         ]
+        status_errors_are_typed(controller)
     endpoints_are_typed_by_their_schema()
     resources_are_typed()
     entity_constructors_are_checked()

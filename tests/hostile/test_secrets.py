@@ -5,6 +5,7 @@ refreshes, polling."""
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import logging
 from typing import Any
 from urllib.parse import quote
@@ -62,6 +63,11 @@ def stack() -> list[object]:
     ]
 
 
+@dataclasses.dataclass
+class ErrorBody:
+    code: str
+
+
 class Capture:
     """Keeps the exchange of the call, to check its repr."""
 
@@ -95,6 +101,7 @@ async def test_reprs_logs_and_errors_keep_secrets(
         headers={"X-Api-Key": TOKEN},
         sensitive_headers={"X-Api-Key"},
         middleware=[capture, *stack()],
+        error_schema=ErrorBody,  # which the error bodies fail: a log line each
     )
     texts: list[str] = [repr(base), repr(base.middleware), *map(repr, stack())]
     away = origin_b.url("/status/500")
@@ -120,10 +127,12 @@ async def test_reprs_logs_and_errors_keep_secrets(
             texts.extend([str(error), repr(error), repr(error.__cause__)])
             if isinstance(error, NetworkError):
                 texts.append(repr(error.response))
+                texts.extend(map(repr, (error.problem, error.data, error.request_id)))
     texts.extend(capture.seen)
     texts.extend(record.getMessage() for record in caplog.records)
     assert capture.seen  # the exchanges were seen
     assert any("[redacted]" in text for text in capture.seen)
+    assert any("does not validate as error_schema" in text for text in texts)
     assert_no_secret("\n".join(texts))
 
 

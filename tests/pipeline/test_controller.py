@@ -23,6 +23,7 @@ from restwire import (
     Form,
     InvalidRequest,
     NetworkError,
+    NotFoundError,
     ParameterError,
     RequestBodyError,
     RestEndpoint,
@@ -198,6 +199,69 @@ async def test_fetch_response_raises_network_error_too(
     httpx_mock.add_response(status_code=404)
     with pytest.raises(NetworkError):
         await controller.fetch_response(get_item, {"id": 1})
+
+
+async def test_fetch_with_response_gives_the_value_and_its_response(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(
+        json={"id": "1", "title": "Hello"}, headers={"etag": '"v1"'}
+    )
+    seen: list[Any] = []
+
+    class Seen:
+        def on_response(self, exchange: Any) -> None:
+            seen.append(exchange.value)
+
+    get_post = RestEndpoint(url_prefix=API, path="/posts/:id", schema=Post).use(Seen())
+    post, response = await controller.fetch_with_response(get_post, {"id": 1})
+    assert post == Post(id="1", title="Hello")  # typed by the schema, as fetch
+    assert isinstance(response, httpx.Response)
+    assert response.headers["etag"] == '"v1"'
+    assert response.request.url == f"{API}/posts/1"
+    assert len(seen) == 1  # the chain ran once, as for fetch
+    assert await controller.get(get_post, {"id": 1}) == post  # kept, as fetch keeps
+    assert len(httpx_mock.get_requests()) == 1
+
+
+async def test_fetch_with_response_sends_a_body_and_raises_as_fetch(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(status_code=201, json={"id": "9"})
+    httpx_mock.add_response(status_code=404)
+    create = RestEndpoint(url_prefix=API, path="/posts/", method="POST")
+    value, response = await controller.fetch_with_response(create, body={"t": 1})
+    assert (value, response.status_code) == ({"id": "9"}, 201)
+    assert httpx_mock.get_requests()[0].content == b'{"t":1}'
+    with pytest.raises(NotFoundError):
+        await controller.fetch_with_response(get_item, {"id": 1})
+
+
+async def test_fetch_with_response_never_takes_another_calls_response(
+    controller: Any, origin_a: Any, mode: str
+) -> None:
+    slow = RestEndpoint(url_prefix=origin_a.origin, path="/slow?seconds=0.3")
+    outcomes: list[Any] = []
+    if mode == "sync":
+        sync = controller.controller
+        with ThreadPoolExecutor(2) as pool:
+            fetched = pool.submit(sync.fetch, slow)
+            time.sleep(0.1)  # the fetch is in flight
+            outcomes = [fetched, pool.submit(sync.fetch_with_response, slow)]
+            outcomes = [each.result() for each in outcomes]
+    else:
+
+        async def both() -> None:
+            outcomes.append(await controller.fetch_with_response(slow))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(controller.fetch, slow)
+            await anyio.sleep(0.1)
+            tasks.start_soon(both)
+    assert len(origin_a.requests) == 2  # its own request, not a join
+    value, response = outcomes[-1]
+    assert value == {}
+    assert response.status_code == 200
 
 
 async def test_a_relative_endpoint_uses_the_client_base_url(

@@ -140,7 +140,7 @@ async def test_a_failing_manager_does_not_hide_the_error(
     httpx_mock.add_response(status_code=401)
     with pytest.raises(NetworkError):
         await controller.fetch(get_mine, {"id": "1"})
-    assert "manager LogoutManager() failed on NetworkError" in caplog.text
+    assert "manager LogoutManager() failed on UnauthorizedError" in caplog.text
 
 
 async def test_fetch_response_runs_the_managers_too(
@@ -193,7 +193,7 @@ async def test_managers_see_every_outcome_of_every_call_in_order(
         "call GET /posts/1",
         "value Post",
         "call GET /my/1",
-        "error NetworkError /my/1",
+        "error ServerError /my/1",
     ]
     assert second == first
 

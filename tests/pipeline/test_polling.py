@@ -141,7 +141,7 @@ def test_poll_errors_go_to_on_error_and_polling_goes_on(httpx_mock: HTTPXMock) -
         endpoint = ticker.extend(error_expiry_length=0)
         controller.subscribe(endpoint, PARAMS, got, on_error=errors.append)
         assert done.wait(2)
-    assert [type(e).__name__ for e in errors] == ["NetworkError"]
+    assert [type(e).__name__ for e in errors] == ["ServerError"]
     assert values[0].price == 1.0
 
 

@@ -468,4 +468,6 @@ def test_commit_and_read_gives_what_commit_then_read_gives(
     # each item is the record the store holds now, merged where it had to be
     assert all(records[(type(item).key, item.pk())] is item for item in items)
     if "top" in value:
-        assert records[("Stream", "u3")].title == "top"
+        top = records[("Stream", "u3")]
+        assert isinstance(top, Stream)
+        assert top.title == "top"
