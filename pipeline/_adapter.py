@@ -47,7 +47,7 @@ import httpx
 
 from ._concurrency import acall, call
 from ._effects import Progress, Reader, Sink
-from ._errors import InvalidRequest, TransportError, redact_url
+from ._errors import InvalidRequest, RequestBodyError, TransportError, redact_url
 
 __all__ = [
     "Adapter",
@@ -534,9 +534,8 @@ def redirect_request(request: httpx.Request, response: httpx.Response) -> httpx.
     it carries is the credential policy's to decide (``_hops``).
 
     A ``Location`` that is not an http(s) URL is an error, never followed.
-    A 307 or 308 after a one-shot (iterator) body cannot send it again:
-    httpx raises ``StreamConsumed``, which the terminal reports as a
-    ``RequestBodyError``.
+    A 307 or 308 after a one-shot (iterator) body cannot send it again: a
+    ``RequestBodyError``, raised before anything reaches the next URL.
     """
     method = _redirect_method(request, response.status_code)
     url = _location(request, response)
@@ -548,6 +547,14 @@ def redirect_request(request: httpx.Request, response: httpx.Response) -> httpx.
         stream = None
         for name in _BODY_HEADERS:
             headers.pop(name, None)
+    elif stream is not None and not isinstance(stream, httpx.ByteStream):
+        # an iterator, read once by the last hop: refused before anything
+        # reaches the next URL (httpx would raise once the head had gone)
+        raise RequestBodyError(
+            f"{request.method} {redact_url(request.url)}: a redirect asked for "
+            "the body again, but it was a one-shot iterator; send bytes to "
+            "allow it"
+        )
     return httpx.Request(
         method, url, headers=headers, stream=stream, extensions=request.extensions
     )

@@ -227,10 +227,11 @@ _HOP_ERRORS = (httpx.StreamConsumed, httpx.RequestError, httpx.InvalidURL)
 def _hop_error(request: httpx.Request, error: Exception) -> RestwireError:
     """A failed hop's error, as restwire's."""
     if isinstance(error, httpx.StreamConsumed):
+        # (a redirect's is refused before it is sent: ``redirect_request``)
         return RequestBodyError(
-            f"{request.method} {redact_url(request.url)}: a redirect asked for "
-            "the body again, but it was a one-shot iterator; send bytes to "
-            "allow it"
+            f"{request.method} {redact_url(request.url)}: the client's auth "
+            "asked to send the body again, but it was a one-shot iterator; "
+            "send bytes to allow it"
         )
     if isinstance(error, httpx.RequestError):
         return TransportError(request.method, request.url, error)

@@ -176,6 +176,10 @@ async def test_a_one_shot_body_cannot_be_replayed_on_307(
 
     with pytest.raises(RequestBodyError, match="one-shot"):
         await controller.fetch(call, body=chunks() if mode == "sync" else achunks())
+    # refused before anything reached the redirect's target
+    assert [request.path.split("?")[0] for request in origin_a.requests] == [
+        "/redirect/307"
+    ]
 
 
 async def test_a_redirect_loop_ends_at_max_redirects(
