@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import fields
 from typing import Any, Generic, TypeVar
 
 import httpx
@@ -63,6 +64,7 @@ from ._keep import Keeper
 from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
 from ._polling import Poller, Pollers, Subscription
+from ._resource import Resource
 from ._store import MISSING, Result, Store
 from ._terminal import UNCHANGED, Terminal
 
@@ -154,6 +156,22 @@ class BaseController(Generic[ClientT, EventT]):
         """Forget the stored results of this request, whoever fetched them;
         the next ``get`` fetches."""
         self._store.invalidate(self.key(endpoint, params))
+
+    def invalidate_all(self, target: RestEndpoint | Resource[Any]) -> int:
+        """Forget every stored result of ``target``, whatever its params,
+        whoever fetched it: an endpoint (and every endpoint extended from it
+        with the same method, URL prefix and path), or every member of a
+        ``resource()``. How many results were forgotten; the next ``get``
+        of each fetches."""
+        if isinstance(target, Resource):
+            members = [getattr(target, field.name) for field in fields(target)]
+        elif isinstance(target, RestEndpoint):
+            members = [target]
+        else:
+            raise TypeError(
+                f"invalidate_all() takes an endpoint or a resource, not {target!r}"
+            )
+        return self._store.invalidate_routes({member.route for member in members})
 
     def reset(self) -> None:
         """Empty the store; fetches in flight will not write their results."""

@@ -92,7 +92,9 @@ class _Group:
 _Part = str | _Placeholder | _Group
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A param value as the URL says it: ``true``/``false`` for booleans,
+    else its ``str``."""
     if value is True:
         return "true"
     if value is False:
@@ -102,7 +104,7 @@ def _value_text(value: Any) -> str:
 
 def encode_segment(value: Any) -> str:
     """One path segment, percent-encoded so it cannot leave its place."""
-    text = quote(_value_text(value), safe=_SEGMENT_SAFE)
+    text = quote(value_text(value), safe=_SEGMENT_SAFE)
     if text in (".", ".."):
         return text.replace(".", "%2E")
     return text
@@ -294,7 +296,7 @@ def _add_query_value(
             endpoint, name, f"is a {type(value).__name__}, which has no query form"
         )
     _check_text_form(value, name, endpoint)
-    pairs.add(name, _value_text(value))
+    pairs.add(name, value_text(value))
 
 
 def encode_query(pairs: MultiDict[str]) -> str:
@@ -415,6 +417,22 @@ def _check_types(values: Mapping[str, Any]) -> None:
             raise ValueError(f"{name} must not be negative, got {value}")
 
 
+def _adds_to(value: Any) -> tuple[RestEndpoint[Any], str]:
+    """``adds_to`` checked: a list endpoint and ``"end"`` or ``"start"``."""
+    if (
+        not isinstance(value, tuple)
+        or len(value) != 2
+        or not isinstance(value[0], RestEndpoint)
+        or value[1] not in ("end", "start")
+    ):
+        raise TypeError(
+            f"adds_to must be (list endpoint, 'end' or 'start'), not {value!r}"
+        )
+    if value[0].side_effect:
+        raise ValueError(f"adds_to names {value[0].label}, which is not a read")
+    return value[0], value[1]
+
+
 def _check_error_schema(schema: Any) -> None:
     """Refuse, where the endpoint is written, an ``error_schema`` that is no
     schema, or one that would delete records (``Invalidate``): an error body
@@ -470,6 +488,7 @@ class RestEndpoint(Generic[ValueT]):
             "max_body_size",
             "sensitive_headers",
             "timeout",
+            "adds_to",
         )
     )
 
@@ -508,6 +527,12 @@ class RestEndpoint(Generic[ValueT]):
     #: each of httpx's four, or an ``httpx.Timeout``; ``None``, the default,
     #: keeps the client's.
     timeout: httpx.Timeout | None = None
+    #: For a create: the list endpoint whose stored results the created
+    #: record joins, and where (``(posts.get_list, "end")``; ``"start"``
+    #: prepends), in the caller's identity, for each stored list whose
+    #: params the create's params, body or record all match. ``resource()``
+    #: sets it on its ``create`` (``new_items=``); ``None`` for none.
+    adds_to: tuple[RestEndpoint[Any], str] | None = None
 
     @overload
     def __init__(
@@ -561,6 +586,8 @@ class RestEndpoint(Generic[ValueT]):
             values["middleware"] = Stack(*layers)
         if "timeout" in values:
             values["timeout"] = _timeout(values["timeout"])
+        if values.get("adds_to") is not None:
+            values["adds_to"] = _adds_to(values["adds_to"])
         if "sensitive_headers" in values:
             values["sensitive_headers"] = frozenset(
                 name.lower() for name in values["sensitive_headers"]
@@ -632,6 +659,18 @@ class RestEndpoint(Generic[ValueT]):
             )
             self.__dict__["_label"] = label
         return label
+
+    @property
+    def route(self) -> tuple[str, str, str]:
+        """Method, URL prefix and path template: what every call of this
+        endpoint (and of any endpoint extended from it with no new path)
+        has in common, whatever its params; stored results carry it, for
+        ``invalidate_all`` and ``adds_to``."""
+        route: tuple[str, str, str] | None = self.__dict__.get("_route")
+        if route is None:
+            route = (self.method, self.url_prefix, self.path)
+            self.__dict__["_route"] = route
+        return route
 
     @property
     def shape(self) -> Hashable:

@@ -101,6 +101,17 @@ class EndpointView(Protocol):
         ...
 
     @property
+    def route(self) -> Hashable:
+        """Method, URL prefix and path template: the endpoint whatever its
+        params (``invalidate_all``)."""
+        ...
+
+    @property
+    def adds_to(self) -> tuple[Any, str] | None:
+        """For a create: the list endpoint its record joins, and where."""
+        ...
+
+    @property
     def defers_parse(self) -> bool:
         """Whether a body may reach the store unparsed (``_unparsed``)."""
         ...

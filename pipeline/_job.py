@@ -63,6 +63,7 @@ class Job(Generic[EventT]):
     """One call, as the controller's steps see it."""
 
     __slots__ = (
+        "body",
         "exchange",
         "flight",
         "flight_key",
@@ -85,6 +86,9 @@ class Job(Generic[EventT]):
         mode: str,
     ) -> None:
         self.exchange = exchange
+        #: The body as the caller gave it (middleware may rewrite the
+        #: exchange's: casing, renaming).
+        self.body = exchange.body
         #: The endpoint's middleware, as the chain runs them.
         self.handlers = handlers
         #: The request key: ``"GET https://host/path?q=1"``, userinfo left out;

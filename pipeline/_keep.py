@@ -15,10 +15,12 @@ body it was read from.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+from ._batch import EntityKey
 from ._effects import _Answer
+from ._endpoint import value_text
 from ._entity import EntityError
 from ._errors import RestwireError, fresh_error
 from ._http_cache import body_digest
@@ -90,7 +92,16 @@ class Keeper:
             response = exchange.response
             if response is not None and "caching" in response.extensions:
                 digest = body_digest(response.content)  # see renew()
-            result = Result(endpoint.schema, normalized, now, expires, None, digest)
+            result = Result(
+                endpoint.schema,
+                normalized,
+                now,
+                expires,
+                None,
+                digest,
+                endpoint.route,
+                exchange.params,
+            )
         store, identity, shape = self.store, job.identity, endpoint.shape
         read = store.commit_and_read(
             identity,
@@ -102,9 +113,43 @@ class Keeper:
             endpoint.schema,
             normalized,
         )
+        if endpoint.adds_to is not None and type(normalized) is tuple:
+            self._add_to_lists(job, normalized, batch)
         if read is not MISSING:
             return read
         return denormalize(endpoint.schema, normalized, batch.records)
+
+    def _add_to_lists(self, job: Job[Any], ref: EntityKey, batch: Batch) -> None:
+        """A create's record joins the stored lists its endpoint
+        ``adds_to`` names (see ``RestEndpoint.adds_to``)."""
+        exchange = job.exchange
+        adds_to = exchange.endpoint.adds_to
+        assert adds_to is not None
+        lists, where = adds_to
+        record = batch.records.get(ref)
+        fields = type(record)._plan().field_names if record is not None else ()
+        params, body = exchange.params, job.body
+
+        def joins(wanted: Mapping[str, Any] | None) -> bool:
+            """Whether a list fetched with params ``wanted`` holds the
+            record: each of them said alike by the create's params, its
+            body, or the record the server answered."""
+            for name, value in (wanted or {}).items():
+                if name in params:
+                    have = params[name]
+                elif isinstance(body, Mapping) and name in body:
+                    have = body[name]
+                elif name in fields:
+                    have = getattr(record, name)
+                else:
+                    return False
+                if value_text(have) != value_text(value):
+                    return False
+            return True
+
+        self.store.add_to_lists(
+            job.identity, lists.route, ref, joins, where == "start", job.generation
+        )
 
     def error(self, job: Job[Any], error: RestwireError) -> None:
         """Keep a sent read's error for its ``error_expiry_length``."""
@@ -118,7 +163,14 @@ class Keeper:
         ):
             now = self.clock()
             result = Result(
-                endpoint.schema, None, now, now + endpoint.error_expiry_length, error
+                endpoint.schema,
+                None,
+                now,
+                now + endpoint.error_expiry_length,
+                error,
+                None,
+                endpoint.route,
+                job.exchange.params,
             )
             self.store.commit(
                 job.identity, Batch(), job.key, endpoint.shape, result, job.generation

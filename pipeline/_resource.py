@@ -14,7 +14,8 @@ of them:
 | ``delete`` | DELETE | ``/posts/:id`` | ``Invalidate(Post)`` |
 
 Mutations update the stored record; ``delete`` removes it, so no later read
-of an item or a list shows it. With a model (pydantic, dataclass,
+of an item or a list shows it; a record ``create`` made joins the stored
+lists it belongs in (``new_items``: see :func:`resource`). With a model (pydantic, dataclass,
 TypedDict) as the schema, which has no records, ``delete`` has no schema.
 
 A resource is typed by its schema: ``resource(path=..., schema=Post)`` is a
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 from ._endpoint import RestEndpoint
 from ._entity import Entity
@@ -71,31 +72,55 @@ class Resource(Generic[ItemT]):
     delete: RestEndpoint[Any]
 
 
+NewItems = Literal["end", "start"] | None
+
+
 @overload
 def resource(
     *,
     path: str,
     schema: type[ItemT],
     endpoint: RestEndpoint[Any] | None = None,
+    new_items: NewItems = "end",
     **options: Any,
 ) -> Resource[ItemT]: ...
 @overload
 def resource(
-    *, path: str, schema: Any, endpoint: RestEndpoint[Any] | None = None, **options: Any
+    *,
+    path: str,
+    schema: Any,
+    endpoint: RestEndpoint[Any] | None = None,
+    new_items: NewItems = "end",
+    **options: Any,
 ) -> Resource[Any]: ...
 def resource(
-    *, path: str, schema: Any, endpoint: RestEndpoint[Any] | None = None, **options: Any
+    *,
+    path: str,
+    schema: Any,
+    endpoint: RestEndpoint[Any] | None = None,
+    new_items: NewItems = "end",
+    **options: Any,
 ) -> Resource[Any]:
     """The endpoints of the records at ``path``, built from ``endpoint``.
 
     ``options`` (expiry, poll frequency, middleware, ...) go to every member.
+
+    ``new_items``: where a record ``create`` made joins the stored
+    ``get_list`` results of the caller's identity whose params all match
+    the create's params, body or the record the server answered (a list
+    fetched with ``{"user_id": 1}`` gains a post created with ``user_id``
+    1; one fetched with no params gains every created post): ``"end"``
+    (the default) or ``"start"``; ``None`` leaves stored lists as they
+    are. Only records join (an ``Entity`` schema): a model is a value.
     """
+    if new_items not in ("end", "start", None):
+        raise ValueError(f"new_items must be 'end', 'start' or None, not {new_items!r}")
     base = endpoint if endpoint is not None else RestEndpoint()
     items = list_path(path)
     name = getattr(schema, "__name__", "resource")
 
     def member(
-        member_name: str, method: str, member_path: str, shape: Any
+        member_name: str, method: str, member_path: str, shape: Any, **more: Any
     ) -> RestEndpoint[Any]:
         return base.extend(
             path=member_path,
@@ -103,12 +128,16 @@ def resource(
             schema=shape,
             name=f"{name}.{member_name}",
             **options,
+            **more,
         )
 
+    get_list = member("get_list", "GET", items, [schema])
+    records = isinstance(schema, type) and issubclass(schema, Entity)
+    joins = {"adds_to": (get_list, new_items)} if records and new_items else {}
     return Resource(
         get=member("get", "GET", path, schema),
-        get_list=member("get_list", "GET", items, [schema]),
-        create=member("create", "POST", items, schema),
+        get_list=get_list,
+        create=member("create", "POST", items, schema, **joins),
         update=member("update", "PUT", path, schema),
         partial_update=member("partial_update", "PATCH", path, schema),
         delete=member(

@@ -37,7 +37,7 @@ older generation does not write its result back.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NamedTuple, NoReturn
@@ -357,6 +357,10 @@ class Result(NamedTuple):
     #: The digest of the body the value was read from, when an HTTP cache
     #: served it: a later identical body need not be parsed again.
     digest: bytes | None = None
+    #: The endpoint's ``route`` and the call's params: which endpoint, with
+    #: which params, this is a result of (``invalidate_all``, ``adds_to``).
+    route: Hashable = None
+    params: Mapping[str, Any] | None = None
 
     def fresh(self, now: float) -> bool:
         return now < self.expires_at
@@ -507,6 +511,62 @@ class Store:
             for partition in self.partitions.values():
                 partition.results.pop(key, None)
             self._changed(self._now)
+
+    def invalidate_routes(self, routes: Collection[Hashable]) -> int:
+        """Forget every result of the endpoints whose ``route`` is in
+        ``routes``, whatever their params, whoever fetched them; how many."""
+        dropped = 0
+        with self.lock:
+            for partition in self.partitions.values():
+                results = partition.results
+                for key, by_shape in list(results.items()):
+                    for shape, result in list(by_shape.items()):
+                        if result.route in routes:
+                            del by_shape[shape]
+                            dropped += 1
+                    if not by_shape:
+                        del results[key]
+            self._changed(self._now)
+        return dropped
+
+    def add_to_lists(
+        self,
+        identity: Hashable,
+        route: Hashable,
+        ref: EntityKey,
+        joins: Callable[[Mapping[str, Any] | None], bool],
+        at_start: bool,
+        generation: int,
+    ) -> int:
+        """Add the record ``ref`` to every list result of ``route`` that
+        ``identity`` holds, whose params ``joins`` accepts and which does
+        not hold it yet: first if ``at_start``, else last. Nothing is
+        changed if the store was reset, or ``identity`` forgotten, since
+        ``generation``; how many lists took it."""
+        added = 0
+        with self.lock:
+            if generation < self._reset_at or generation < self._forgotten.get(
+                identity, 0
+            ):
+                return 0
+            partition = self.partitions.get(identity)
+            if partition is None or ref not in partition.records:
+                return 0
+            for by_shape in partition.results.values():
+                for shape, result in by_shape.items():
+                    value = result.value
+                    if (
+                        result.route != route
+                        or result.error is not None
+                        or type(value) is not list
+                        or ref in value
+                        or not joins(result.params)
+                    ):
+                        continue
+                    value = [ref, *value] if at_start else [*value, ref]
+                    by_shape[shape] = result._replace(value=value, digest=None)
+                    added += 1
+        return added
 
     def reset(self) -> int:
         """Empty the store; return the new generation."""

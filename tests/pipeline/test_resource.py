@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Exchange, Invalidate, RestEndpoint, hookify_resource, resource
+from restwire import (
+    Entity,
+    Exchange,
+    Invalidate,
+    Resource,
+    RestEndpoint,
+    hookify_resource,
+    resource,
+)
 from restwire._resource import list_path
 from tests.pipeline.entities import Post
 
@@ -146,3 +154,164 @@ def test_a_hook_that_returns_no_mapping_is_refused() -> None:
     )
     with pytest.raises(TypeError, match="must return a mapping"):
         posts.use_get()
+
+
+# -- lists that follow creates, and invalidate_all ------------------------------------
+
+
+class Note(Entity):
+    id: str = ""
+    title: str = ""
+    user_id: int = 0
+
+
+def notes(**options: Any) -> Resource[Note]:
+    return resource(
+        path="/notes/:id", schema=Note, endpoint=RestEndpoint(url_prefix=API), **options
+    )
+
+
+LISTS: dict[str, list[dict[str, Any]]] = {
+    "": [
+        {"id": "1", "title": "a", "user_id": 1},
+        {"id": "2", "title": "b", "user_id": 2},
+    ],
+    "?user_id=1": [{"id": "1", "title": "a", "user_id": 1}],
+    "?user_id=2": [{"id": "2", "title": "b", "user_id": 2}],
+    "?page=2": [],
+}
+
+
+def answer_lists(httpx_mock: HTTPXMock, *queries: str) -> None:
+    """The server's lists (note 1 by user 1, note 2 by user 2), once each,
+    for ``queries`` (all of them by default)."""
+    for query in queries or LISTS:
+        params = dict(pair.split("=") for pair in query[1:].split("&") if pair)
+        httpx_mock.add_response(
+            method="GET",
+            url=f"{API}/notes/",
+            match_params=params,
+            json=LISTS[query],
+        )
+
+
+async def titles(controller: Any, listing: Any, params: Any = None) -> list[str]:
+    """The titles of a stored list, read with ``get`` (no request is
+    answered any more: a fetch would fail the test)."""
+    return [note.title for note in await controller.get(listing, params)]
+
+
+@pytest.mark.parametrize(
+    ("new_items", "everyone", "mine"),
+    [
+        ("end", ["a", "b", "new"], ["a", "new"]),
+        ("start", ["new", "a", "b"], ["new", "a"]),
+        (None, ["a", "b"], ["a"]),
+    ],
+)
+async def test_a_created_record_joins_the_stored_lists_it_belongs_in(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    new_items: Any,
+    everyone: list[str],
+    mine: list[str],
+) -> None:
+    """A list fetched with no params gains every created record; one
+    fetched with ``user_id`` 1 gains a record created with ``user_id`` 1,
+    not one with 2; a list whose params the create does not say (``page``)
+    gains nothing."""
+    api = notes(new_items=new_items)
+    answer_lists(httpx_mock)
+    for params in (None, {"user_id": 1}, {"user_id": 2}, {"page": 2}):
+        await controller.fetch(api.get_list, params)
+    httpx_mock.add_response(
+        method="POST",
+        url=f"{API}/notes/",
+        json={"id": "9", "title": "new", "user_id": 1},
+    )
+    await controller.fetch(api.create, body={"title": "new", "user_id": 1})
+    assert await titles(controller, api.get_list) == everyone
+    assert await titles(controller, api.get_list, {"user_id": 1}) == mine
+    assert await titles(controller, api.get_list, {"user_id": 2}) == ["b"]
+    assert await titles(controller, api.get_list, {"page": 2}) == []
+
+
+async def test_a_created_record_matched_by_what_the_server_answered(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """The body need not say a list's param: the record the server made
+    does (the server set ``user_id`` from the caller's session)."""
+    api = notes()
+    answer_lists(httpx_mock, "?user_id=2")
+    await controller.fetch(api.get_list, {"user_id": 2})
+    httpx_mock.add_response(
+        method="POST",
+        url=f"{API}/notes/",
+        json={"id": "9", "title": "new", "user_id": 2},
+    )
+    await controller.fetch(api.create, body={"title": "new"})
+    assert await titles(controller, api.get_list, {"user_id": 2}) == ["b", "new"]
+
+
+async def test_a_created_record_joins_its_callers_lists_only(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """Two callers hold the same list; the one who created sees the record
+    join it, the other's stored list is left as the server sent it."""
+    first = {"id": "1", "title": "a", "user_id": 1}
+    httpx_mock.add_response(
+        method="GET", url=f"{API}/notes/", json=[first], is_reusable=True
+    )
+    alice = notes(headers={"Authorization": "Bearer alice"})
+    bob = notes(headers={"Authorization": "Bearer bob"})
+    await controller.fetch(alice.get_list)
+    await controller.fetch(bob.get_list)
+    httpx_mock.add_response(
+        method="POST",
+        url=f"{API}/notes/",
+        json={"id": "9", "title": "new", "user_id": 1},
+    )
+    await controller.fetch(alice.create, body={"title": "new"})
+    assert await titles(controller, alice.get_list) == ["a", "new"]
+    assert await titles(controller, bob.get_list) == ["a"]
+
+
+async def test_a_record_already_listed_is_not_added_twice(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    api = notes()
+    answer_lists(httpx_mock, "")
+    await controller.fetch(api.get_list)
+    httpx_mock.add_response(
+        method="POST",
+        url=f"{API}/notes/",
+        json={"id": "2", "title": "b2", "user_id": 2},
+    )
+    await controller.fetch(api.create, body={"title": "b2"})
+    assert await titles(controller, api.get_list) == ["a", "b2"]
+
+
+async def test_invalidate_all_forgets_every_params_of_an_endpoint_or_resource(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    api = notes()
+    answer_lists(httpx_mock, "", "?user_id=1", "?user_id=2", "?page=2")
+    httpx_mock.add_response(url=f"{API}/notes/1", json={"id": "1", "title": "a"})
+    for params in (None, {"user_id": 1}, {"user_id": 2}):
+        await controller.fetch(api.get_list, params)
+    await controller.fetch(api.get, {"id": "1"})
+    assert controller.invalidate_all(api.get_list) == 3
+    assert await titles(controller, api.get_list, {"page": 2}) == []  # fetched
+    assert controller.invalidate_all(api) == 2  # the page, and the item
+    answer_lists(httpx_mock, "")  # fetched again
+    assert await titles(controller, api.get_list) == ["a", "b"]
+    with pytest.raises(TypeError, match="an endpoint or a resource"):
+        controller.invalidate_all("notes")
+
+
+def test_new_items_takes_end_start_or_none() -> None:
+    with pytest.raises(ValueError, match="new_items"):
+        notes(new_items="middle")
+    assert notes().create.adds_to is not None
+    assert notes(new_items=None).create.adds_to is None
+    assert resource(path="/p/:id", schema=None).create.adds_to is None  # values
