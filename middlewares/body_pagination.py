@@ -15,7 +15,8 @@ REST framework's ``{"count", "next", "previous", "results"}``, or a cursor
 The value becomes the same shape ``LinkPagination`` gives, so one schema
 (``{"results": [Article]}`` or ``paged(Article)``) and one ``paginate``
 serve both: ``{"results": <items>, "link": <Link header or None>,
-"links": {"next": Link, ...}}`` beside the body's other fields. A body
+"links": {"next": Link, ...}, "total": <count or None>}`` beside the
+body's other fields (``total``: see ``restwire.page_total``). A body
 that is not an object with a ``results`` list is left as it is (an error
 page, say). ``controller.paginate`` follows ``links["next"]`` with the same
 cycle guard, ``max_pages`` and origin check as ``Link`` headers.
@@ -27,7 +28,14 @@ from collections.abc import Mapping
 
 import httpx
 
-from restwire import ContentError, Exchange, Link, links_by_rel, parse_link_header
+from restwire import (
+    ContentError,
+    Exchange,
+    Link,
+    links_by_rel,
+    page_total,
+    parse_link_header,
+)
 
 __all__ = ["BodyPagination"]
 
@@ -62,7 +70,14 @@ class BodyPagination:
             target = self._next_url(response, following)
             links["next"] = Link(str(target), ("next",))
         page = {name: value for name, value in body.items() if name != self.results}
-        page.update({"results": body[self.results], "link": header, "links": links})
+        page.update(
+            {
+                "results": body[self.results],
+                "link": header,
+                "links": links,
+                "total": page_total(response, body),
+            }
+        )
         exchange.state["links"] = links
         exchange.value = page
 

@@ -5,7 +5,10 @@ object or array, nested ones included, and converts it; values are copied
 as they are; an array stays an array.
 
 A request body is converted when it is a dict, list or tuple, or a
-:class:`~restwire.Form` (its field names, and its files' names).
+:class:`~restwire.Form` (its field names, and its files' names). With
+``params=True`` (off by default) the names of the query parameters are
+converted too, so ``{"author_name": "x"}`` reaches a camelCase API as
+``authorName`` instead of being ignored by it; values are never touched.
 
 | middleware | response keys | request body keys |
 |---|---|---|
@@ -45,6 +48,7 @@ from collections.abc import Callable, Mapping
 from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any, cast
+from urllib.parse import quote, unquote
 
 from restwire import Exchange, Form, RestwireError, Unparsed
 
@@ -308,15 +312,43 @@ def convert_keys(value: Any, convert: Callable[[str], str]) -> Any:
         return _deep_convert(value, convert)
 
 
+def _query_renamed(query: bytes, convert: Callable[[str], str]) -> bytes:
+    """The query ``query`` with each parameter's name converted (its value,
+    and a name that does not change, kept byte for byte); a
+    :class:`KeyCollision` if two names become one."""
+    names: dict[str, str] = {}
+    parts = []
+    for part in query.split(b"&"):
+        raw, equals, value = part.partition(b"=")
+        name = unquote(raw.decode("ascii"))
+        new = convert(name)
+        if names.setdefault(new, name) != name:
+            raise KeyCollision(names[new], name, new)
+        if new != name:
+            raw = quote(new, safe="").encode("ascii")
+        parts.append(raw + equals + value)
+    return b"&".join(parts)
+
+
 class _KeyCasing:
-    """Converts response keys one way and request body keys the other."""
+    """Converts response keys one way and request body keys the other, and
+    with ``params=True`` the query parameters' names as the body's."""
 
     response_keys: Callable[[str], str]
     body_keys: Callable[[str], str]
 
+    def __init__(self, *, params: bool = False) -> None:
+        self.params = params
+
     def on_request(self, exchange: Exchange) -> None:
         body = exchange.body
         convert = type(self).body_keys
+        if self.params and exchange.url.query:
+            try:
+                query = _query_renamed(exchange.url.query, convert)
+            except KeyCollision as error:
+                raise error.at(f"{exchange.label}: the query") from None
+            exchange.url = exchange.url.copy_with(query=query)
         try:
             if type(body) in _CONTAINERS:
                 exchange.body = convert_keys(body, convert)
@@ -353,7 +385,8 @@ class _KeyCasing:
             raise error.at(f"{exchange.label}: the response") from None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+        shown = "params=True" if self.params else ""
+        return f"{type(self).__name__}({shown})"
 
 
 class CamelCaseKeys(_KeyCasing):

@@ -3,7 +3,8 @@
 When the response has a ``Link`` header, or the parsed value is a list, or
 the call is a page of ``controller.paginate`` (so every page has one shape,
 the last one too), the value becomes ``{"link": <Link header or None>,
-"results": <parsed value>, "links": {rel: Link}}``; otherwise it passes
+"results": <parsed value>, "links": {rel: Link}, "total": <count or None>}``;
+otherwise it passes
 unchanged. ``link`` and
 ``results`` are the seed's shape; ``links`` adds the header parsed per RFC
 8288 (``restwire.parse_link_header``), targets resolved against the
@@ -14,7 +15,7 @@ the endpoint's schema, and ``controller.paginate`` to follow ``next``.
 
 from __future__ import annotations
 
-from restwire import Exchange, links_by_rel, parse_link_header
+from restwire import Exchange, links_by_rel, page_total, parse_link_header
 
 __all__ = ["LinkPagination"]
 
@@ -36,7 +37,12 @@ class LinkPagination:
             or isinstance(exchange.value, list)
             or exchange.page is not None
         ):
-            exchange.value = {"link": header, "results": exchange.value, "links": links}
+            exchange.value = {
+                "link": header,
+                "results": exchange.value,
+                "links": links,
+                "total": page_total(response),
+            }
 
     def __repr__(self) -> str:
         return "LinkPagination()"

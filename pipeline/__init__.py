@@ -74,7 +74,7 @@ from ._http import IDEMPOTENT_METHODS, SAFE_METHODS
 from ._http_cache import HttpCache
 from ._identity import Sharing
 from ._managers import LogoutManager, Manager
-from ._page import Page, paged
+from ._page import Page, page_total, paged
 from ._polling import Subscription
 from ._problem import Problem
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
@@ -167,6 +167,7 @@ __all__ = [
     "filename_from",
     "hookify_resource",
     "links_by_rel",
+    "page_total",
     "paged",
     "parse_content_disposition",
     "parse_link_header",

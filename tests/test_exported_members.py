@@ -34,6 +34,7 @@ RESTWIRE = [
     "EntityError",
     "Invalidate",
     "Page",
+    "page_total",
     "paged",
     # controllers
     "Controller",

@@ -295,3 +295,70 @@ def test_a_collision_in_rows_is_named_as_anywhere() -> None:
     value = [{"userId": index, "user_id": index} for index in range(_ROWS * 2)]
     with pytest.raises(KeyCollision, match="userId"):
         convert_keys(value, to_snake)
+
+
+# -- params=True: the query's names too ------------------------------------------------
+
+
+async def test_params_true_renames_query_names_to_the_wires_casing(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """``{"author_name": "x"}`` reaches a camelCase API as ``authorName``;
+    values (even ones that look like names) and path params are untouched,
+    and a value's encoding is kept byte for byte."""
+    httpx_mock.add_response(json=[])
+    endpoint = RestEndpoint(url_prefix=API, path="/users/:user_id/posts").use(
+        SnakeCaseKeys(params=True)
+    )
+    await controller.fetch(
+        endpoint, {"user_id": 7, "author_name": "first_name", "q": "a b&c"}
+    )
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.url.path == "/users/7/posts"
+    assert request.url.params.multi_items() == [
+        ("authorName", "first_name"),
+        ("q", "a b&c"),
+    ]
+
+
+async def test_params_are_left_alone_by_default(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=[])
+    endpoint = RestEndpoint(url_prefix=API, path="/posts").use(SnakeCaseKeys())
+    await controller.fetch(endpoint, {"author_name": "x"})
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.url.params.multi_items() == [("author_name", "x")]
+
+
+async def test_params_true_keeps_repeated_names_and_refuses_two_that_become_one(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json=[])
+    endpoint = RestEndpoint(url_prefix=API, path="/posts").use(
+        SnakeCaseKeys(params=True)
+    )
+    await controller.fetch(endpoint, [("tag_name", "a"), ("tag_name", "b")])
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.url.params.multi_items() == [("tagName", "a"), ("tagName", "b")]
+    with pytest.raises(KeyCollision, match="the query: keys 'tagName' and 'tag_name'"):
+        await controller.fetch(endpoint, {"tag_name": "a", "tagName": "b"})
+
+
+async def test_params_true_results_are_stored_and_shared_under_the_wire_url(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A ``get`` after a fetch is answered from the store: the call is kept
+    under the URL it sent."""
+    httpx_mock.add_response(json=[{"postId": 1}])
+    endpoint = RestEndpoint(url_prefix=API, path="/posts").use(
+        SnakeCaseKeys(params=True)
+    )
+    first = await controller.fetch(endpoint, {"author_name": "x"})
+    assert first == [{"post_id": 1}]
+    assert await controller.get(endpoint, {"author_name": "x"}) == first
+    assert len(httpx_mock.get_requests()) == 1
+    assert repr(SnakeCaseKeys(params=True)) == "SnakeCaseKeys(params=True)"

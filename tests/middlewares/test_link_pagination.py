@@ -35,6 +35,7 @@ async def test_a_list_wraps_with_no_link(
         "link": None,
         "results": [1, 2],
         "links": {},
+        "total": None,
     }
 
 
@@ -68,4 +69,4 @@ async def test_a_malformed_link_header_is_kept_and_parses_to_nothing(
 ) -> None:
     httpx_mock.add_response(json=[], headers={"link": "<<<;;;,,,"})
     value = await controller.fetch(listing)
-    assert value == {"link": "<<<;;;,,,", "results": [], "links": {}}
+    assert value == {"link": "<<<;;;,,,", "results": [], "links": {}, "total": None}
