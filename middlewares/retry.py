@@ -37,8 +37,6 @@ import re
 import time
 from collections.abc import Callable, Collection
 
-import httpx
-
 from restwire import (
     IDEMPOTENT_METHODS,
     CallNext,
@@ -49,6 +47,7 @@ from restwire import (
     Sleep,
     TransportError,
 )
+from restwire._library import Response
 
 __all__ = ["Retry", "retry_after_seconds"]
 
@@ -143,7 +142,7 @@ class Retry:
                 return after
         return float(self.jitter() * min(self.max_backoff, self.backoff * 2**attempt))
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         started = self.clock()
         attempt = 0
         while True:

@@ -16,6 +16,7 @@ import pytest
 from restwire import AsyncController, BodyTooLarge, Controller, RestEndpoint
 from restwire._adapter import Adapter, add_cookie_header, build_request
 from restwire._content import BodyReader
+from restwire._library import Request
 from tests.conftest import SSL_CONTEXT
 
 URL = httpx.URL("https://api.example.com/items/1?b=2&a=1")
@@ -51,7 +52,7 @@ BODIES: dict[str, dict[str, Any]] = {
 TIMEOUTS = [None, httpx.Timeout(0.5)]
 
 
-def described(request: httpx.Request) -> tuple[Any, ...]:
+def described(request: Request) -> tuple[Any, ...]:
     return (
         request.method,
         str(request.url),
