@@ -48,7 +48,7 @@ from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from http import HTTPStatus
 from types import ModuleType
-from typing import Any, cast
+from typing import Any
 
 from . import _library
 from ._concurrency import acall, call
@@ -699,8 +699,12 @@ _storing_allowed: ContextVar[bool] = ContextVar(
 )
 
 
-class _ScopedPolicy:
-    """A cookie policy that defers to the jar's own, unless storing is off."""
+class _ScopedPolicy(http.cookiejar.CookiePolicy):
+    """A cookie policy that defers to the jar's own, unless storing is off.
+
+    Each method of a policy is defined here, on the class (httpx2's jar looks
+    ``domain_return_ok`` up on the policy's type); every other attribute is
+    the inner policy's."""
 
     def __init__(self, inner: http.cookiejar.CookiePolicy) -> None:
         self.__dict__["_inner"] = inner
@@ -715,6 +719,15 @@ class _ScopedPolicy:
     def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
         return _storing_allowed.get() and bool(self._inner.set_ok(cookie, request))
 
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return bool(self._inner.return_ok(cookie, request))
+
+    def domain_return_ok(self, domain: str, request: Any) -> bool:
+        return bool(self._inner.domain_return_ok(domain, request))
+
+    def path_return_ok(self, path: str, request: Any) -> bool:
+        return bool(self._inner.path_return_ok(path, request))
+
 
 def _install(jar: http.cookiejar.CookieJar) -> None:
     # The jar's policy is the standard library's ``CookieJar._policy`` (it
@@ -723,7 +736,7 @@ def _install(jar: http.cookiejar.CookieJar) -> None:
     if isinstance(current, _ScopedPolicy):
         return
     inner = current if current is not None else http.cookiejar.DefaultCookiePolicy()
-    jar.set_policy(cast(http.cookiejar.CookiePolicy, _ScopedPolicy(inner)))
+    jar.set_policy(_ScopedPolicy(inner))
 
 
 class _Refusing:
