@@ -300,7 +300,7 @@ class Adapter:
             if progress is not None and not reported:
                 call(progress, *progress_report(response))
         finally:
-            chunks.close()  # type: ignore[attr-defined]
+            chunks.close()  # type: ignore[attr-defined,union-attr]
             response.close()
 
     @staticmethod

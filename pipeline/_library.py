@@ -144,11 +144,12 @@ if TYPE_CHECKING:
     Timeout: TypeAlias = httpx.Timeout | httpx2.Timeout
     Auth: TypeAlias = httpx.Auth | httpx2.Auth
 
+    # (a library not installed is Any: the ignores are for that case)
     class ByteStreams(
-        httpx.SyncByteStream,
-        httpx.AsyncByteStream,
-        httpx2.SyncByteStream,
-        httpx2.AsyncByteStream,
+        httpx.SyncByteStream,  # type: ignore[misc]
+        httpx.AsyncByteStream,  # type: ignore[misc]
+        httpx2.SyncByteStream,  # type: ignore[misc]
+        httpx2.AsyncByteStream,  # type: ignore[misc]
     ):
         """A stream both kinds of client of both libraries accept."""
 
