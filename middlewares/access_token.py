@@ -50,8 +50,6 @@ import threading
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 
-import httpx
-
 from restwire import (
     Acquire,
     Call,
@@ -63,6 +61,7 @@ from restwire import (
     Release,
     RequestBodyError,
 )
+from restwire._library import Response
 
 from .shared_token import SharedToken
 
@@ -137,7 +136,7 @@ class AccessToken:
             if token and self._state[1] == version:
                 self._state = (token, version + 1)
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         if self._state[0] is None and self.shared is not None:
             # No token here yet: another process may have one in the slot.
             version = self._version

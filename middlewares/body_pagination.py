@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import httpx
-
 from restwire import (
     ContentError,
     Exchange,
@@ -36,6 +34,7 @@ from restwire import (
     page_total,
     parse_link_header,
 )
+from restwire._library import INVALID_URL, URL, Response
 
 __all__ = ["BodyPagination"]
 
@@ -81,7 +80,7 @@ class BodyPagination:
         exchange.state["links"] = links
         exchange.value = page
 
-    def _next_url(self, response: httpx.Response, following: object) -> httpx.URL:
+    def _next_url(self, response: Response, following: object) -> URL:
         """The next page's URL; a :class:`ContentError` if ``following``
         names none: a URL that is not text or does not parse, a cursor that
         is neither text nor a whole number."""
@@ -99,13 +98,13 @@ class BodyPagination:
             )
         try:
             return current.join(following)
-        except httpx.InvalidURL as error:
+        except INVALID_URL as error:
             raise ContentError(
                 response, f"the body's {self.next!r} is not a URL ({error})"
             ) from None
 
     def _unusable(
-        self, response: httpx.Response, following: object, expected: str
+        self, response: Response, following: object, expected: str
     ) -> ContentError:
         return ContentError(
             response,

@@ -76,8 +76,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import httpx
-
 from restwire import (
     Blocking,
     CallNext,
@@ -89,6 +87,7 @@ from restwire import (
     Sleep,
     TakeLease,
 )
+from restwire._library import Headers, Response
 
 from .redis_breaker import RedisBreaker
 from .retry import retry_after_seconds
@@ -140,7 +139,7 @@ class RateLimited(RestwireError):
 
 
 def rate_limit_wait(
-    headers: httpx.Headers, status: int, now: Callable[[], float] = time.time
+    headers: Headers, status: int, now: Callable[[], float] = time.time
 ) -> float | None:
     """Seconds the server asks a client to wait before its next request, by
     these response ``headers`` (of a ``status`` response); ``None`` when
@@ -515,7 +514,7 @@ class RateLimit:
             return
         yield ReleaseLease(slot)
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         key = self._key(exchange)
         started = time.monotonic()
         while True:
@@ -548,7 +547,7 @@ class RateLimit:
         yield from self._learn(key, response)
         return response
 
-    def _learn(self, key: str, response: httpx.Response) -> Flow[None]:
+    def _learn(self, key: str, response: Response) -> Flow[None]:
         """Pause ``key`` as long as ``response`` asks, if it asks, for at
         most ``max_pause`` seconds."""
         cached = response.extensions.get("caching")

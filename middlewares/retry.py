@@ -34,8 +34,6 @@ import random
 import time
 from collections.abc import Callable, Collection
 
-import httpx
-
 from restwire import (
     IDEMPOTENT_METHODS,
     CallNext,
@@ -46,6 +44,7 @@ from restwire import (
     Sleep,
     TransportError,
 )
+from restwire._library import Response
 from restwire._retry_after import retry_after_seconds
 
 from .idempotency_key import KEY_HEADER
@@ -118,7 +117,7 @@ class Retry:
             return error.retry_after  # read by restwire's one Retry-After parser
         return float(self.jitter() * min(self.max_backoff, self.backoff * 2**attempt))
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         started = self.clock()
         attempt = 0
         while True:

@@ -1,7 +1,7 @@
 """Every contact restwire has with the HTTP library, in one module.
 
-Only public names of httpx are used, and a client a user gives is used as
-given: restwire never replaces its transports, mounts or state. (One
+Only public names of httpx (or httpx2: ``_library``) are used, and a
+client a user gives is used as given: restwire never replaces its transports, mounts or state. (One
 exception, behaviour-neutral: the first time a hop must refuse the cookies
 it is set, the jar is given a cookie policy that defers to its own policy in
 everything, and refuses only inside restwire's refusing hops; see
@@ -25,6 +25,11 @@ hop without auth or hooks does not need: about 50 us a call. If such a
 client is given ``auth`` or event hooks later, or proxies come from the
 environment, its hops go through ``client.send`` too.
 
+**Which library.** An adapter sends with the library of the client or
+transport it is given (``_library``), chosen once when it is made: the
+requests it builds, the responses it hands on and the errors it raises are
+that library's, and restwire's own streams are ones both libraries accept.
+
 Sync and async members come in pairs (``send`` / ``asend``, as httpx has
 ``read`` / ``aread``); the driver calls the async member, and the generated
 sync driver the other.
@@ -41,13 +46,28 @@ import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
-from typing import Any, cast
+from http import HTTPStatus
+from types import ModuleType
+from typing import Any
 
-import httpx
-
+from . import _library
 from ._concurrency import acall, call
 from ._effects import Progress, Reader, Sink
 from ._errors import InvalidRequest, RequestBodyError, TransportError, redact_url
+from ._library import (
+    INVALID_URL,
+    REQUEST_ERRORS,
+    URL,
+    AsyncBaseTransport,
+    BaseTransport,
+    ByteStreams,
+    Cookies,
+    Headers,
+    Request,
+    Response,
+    Timeout,
+    library_of,
+)
 
 __all__ = [
     "Adapter",
@@ -62,12 +82,11 @@ __all__ = [
     "redirect_request",
 ]
 
-_httpx_logger = logging.getLogger("httpx")
 
 #: The response headers a cookie jar reads.
 _SET_COOKIE = frozenset({b"set-cookie", b"set-cookie2"})
 
-Client = httpx.Client | httpx.AsyncClient
+Client = _library.Client | _library.AsyncClient
 
 
 class Adapter:
@@ -76,19 +95,35 @@ class Adapter:
     ``transport``: the transport restwire made ``client`` with, for a client
     restwire made itself (``None`` for a client the user gave): hops that
     need neither the client's auth nor its hooks are sent on it directly.
+    ``library``: the module (httpx or httpx2) ``client`` is of.
     """
 
-    __slots__ = ("client", "default_encoding", "owned", "transport")
+    __slots__ = (
+        "asynchronous",
+        "client",
+        "default_encoding",
+        "library",
+        "logger",
+        "owned",
+        "transport",
+    )
 
     def __init__(
         self,
         client: Client,
-        transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = None,
+        transport: BaseTransport | AsyncBaseTransport | None = None,
         *,
         owned: bool = False,
+        library: ModuleType | None = None,
     ) -> None:
         self.client = client
         self.transport = transport
+        #: httpx or httpx2: what every request, response and error is of.
+        self.library = library = library or library_of(client)
+        #: Whether ``client`` is an ``AsyncClient`` (of ``library``).
+        self.asynchronous = isinstance(client, library.AsyncClient)
+        #: The logger of the library, for its one line per request.
+        self.logger = logging.getLogger(library.__name__)
         #: Whether restwire made the client (and so closes it).
         self.owned = owned
         #: The text encoding of a response whose content type names none; a
@@ -100,8 +135,10 @@ class Adapter:
         cls, client: Client | None, transport: Any, *, asynchronous: bool
     ) -> Adapter:
         """The adapter of a controller given ``client`` (used as given) or
-        ``transport`` (restwire makes the client on it; neither: on httpx's
-        own transport)."""
+        ``transport`` (restwire makes the client on it; neither: on the
+        default library's own transport). The library is the one ``client``
+        or ``transport`` is of (an httpx2 transport gets an httpx2 client);
+        given neither, ``_library.DEFAULT``."""
         controller = "AsyncController" if asynchronous else "Controller"
         if client is not None:
             if transport is not None:
@@ -109,29 +146,28 @@ class Adapter:
                     f"{controller}() takes a client or a transport, not both: "
                     "give the transport to your client instead"
                 )
-            kind = httpx.AsyncClient if asynchronous else httpx.Client
+            library = library_of(client)
+            kind = library.AsyncClient if asynchronous else library.Client
             if not isinstance(client, kind):
                 other = "Controller" if asynchronous else "AsyncController"
                 raise TypeError(
-                    f"{controller} sends on an httpx.{kind.__name__}, not "
+                    f"{controller} sends on an httpx.{kind.__name__} (or an "
+                    f"httpx2.{kind.__name__}), not "
                     f"{type(client).__module__}.{type(client).__qualname__}; "
                     f"for that client use {other}"
                 )
-            return cls(client)
+            return cls(client, library=library)
+        library = library_of(transport)
         if asynchronous:
-            transport = transport or httpx.AsyncHTTPTransport()
-            made: Client = httpx.AsyncClient(transport=transport)
+            transport = transport or library.AsyncHTTPTransport()
+            made: Client = library.AsyncClient(transport=transport)
         else:
-            transport = transport or httpx.HTTPTransport()
-            made = httpx.Client(transport=transport)
+            transport = transport or library.HTTPTransport()
+            made = library.Client(transport=transport)
         # Proxies from the environment are mounts httpx chooses by URL: such
         # a client's hops all go through it.
         direct = None if urllib.request.getproxies() else transport
-        return cls(made, direct, owned=True)
-
-    @property
-    def asynchronous(self) -> bool:
-        return isinstance(self.client, httpx.AsyncClient)
+        return cls(made, direct, owned=True, library=library)
 
     def _direct(self, with_client_auth: bool) -> Any:
         """The transport to send a hop on directly, or ``None`` for
@@ -151,16 +187,15 @@ class Adapter:
         return transport
 
     def send(
-        self, request: httpx.Request, with_client_auth: bool, store_cookies: bool
-    ) -> httpx.Response:
+        self, request: Request, with_client_auth: bool, store_cookies: bool
+    ) -> Response:
         """Send one hop (redirects not followed); the response, body unread."""
-        client = self.client
-        assert isinstance(client, httpx.Client)
+        client: Any = self.client  # a Client of self.library, as request is
         transport = self._direct(with_client_auth)
         if transport is None:
-            auth = httpx.USE_CLIENT_DEFAULT if with_client_auth else None
+            auth = self.library.USE_CLIENT_DEFAULT if with_client_auth else None
             with cookie_scope(client, store_cookies):
-                response = client.send(
+                response: Response = client.send(
                     request, stream=True, follow_redirects=False, auth=auth
                 )
             self.default_encoding = _encoding_of(response)
@@ -168,22 +203,21 @@ class Adapter:
         started = time.perf_counter()
         try:
             response = transport.handle_request(request)
-        except httpx.RequestError as error:
-            error.request = request  # as httpx's own send does
+        except REQUEST_ERRORS as error:
+            error.request = request  # type: ignore[attr-defined]  # as httpx's send does
             raise
         return self._received(request, response, started, store_cookies)
 
     async def asend(
-        self, request: httpx.Request, with_client_auth: bool, store_cookies: bool
-    ) -> httpx.Response:
+        self, request: Request, with_client_auth: bool, store_cookies: bool
+    ) -> Response:
         """Send one hop (redirects not followed); the response, body unread."""
-        client = self.client
-        assert isinstance(client, httpx.AsyncClient)
+        client: Any = self.client  # an AsyncClient of self.library
         transport = self._direct(with_client_auth)
         if transport is None:
-            auth = httpx.USE_CLIENT_DEFAULT if with_client_auth else None
+            auth = self.library.USE_CLIENT_DEFAULT if with_client_auth else None
             with cookie_scope(client, store_cookies):
-                response = await client.send(
+                response: Response = await client.send(
                     request, stream=True, follow_redirects=False, auth=auth
                 )
             self.default_encoding = _encoding_of(response)
@@ -191,18 +225,18 @@ class Adapter:
         started = time.perf_counter()
         try:
             response = await transport.handle_async_request(request)
-        except httpx.RequestError as error:
-            error.request = request
+        except REQUEST_ERRORS as error:
+            error.request = request  # type: ignore[attr-defined]
             raise
         return self._received(request, response, started, store_cookies)
 
     def _received(
         self,
-        request: httpx.Request,
-        response: httpx.Response,
+        request: Request,
+        response: Response,
         started: float,
         store_cookies: bool,
-    ) -> httpx.Response:
+    ) -> Response:
         """``response`` as ``client.send(..., stream=True)`` returns it: its
         request set, ``elapsed`` timed to its close, cookies handed to the
         jar (only a response that sets one changes a jar), default encoding
@@ -215,11 +249,12 @@ class Adapter:
         if store_cookies:
             for name, _ in response.headers.raw:
                 if name.lower() in _SET_COOKIE:  # else the jar would not change
-                    self.client.cookies.extract_cookies(response)
+                    self.client.cookies.extract_cookies(response)  # type: ignore[arg-type]
                     break
         response.default_encoding = self.default_encoding
-        if _httpx_logger.isEnabledFor(logging.INFO):
-            _httpx_logger.info(
+        logger = self.logger
+        if logger.isEnabledFor(logging.INFO):
+            logger.info(
                 'HTTP Request: %s %s "%s %d %s"',
                 request.method,
                 request.url,
@@ -232,7 +267,7 @@ class Adapter:
     # -- reading bodies ------------------------------------------------------------
 
     @staticmethod
-    def load(response: httpx.Response, reader: Reader) -> None:
+    def load(response: Response, reader: Reader) -> None:
         """Read the whole body, decoded by ``reader``, into ``response.content``."""
         with _Decoding(response, reader):
             try:
@@ -241,7 +276,7 @@ class Adapter:
                 response.close()
 
     @staticmethod
-    async def aload(response: httpx.Response, reader: Reader) -> None:
+    async def aload(response: Response, reader: Reader) -> None:
         """Read the whole body, decoded by ``reader``, into ``response.content``."""
         with _Decoding(response, reader):
             try:
@@ -250,9 +285,7 @@ class Adapter:
                 await response.aclose()
 
     @staticmethod
-    def read_into(
-        response: httpx.Response, sink: Sink, progress: Progress | None
-    ) -> None:
+    def read_into(response: Response, sink: Sink, progress: Progress | None) -> None:
         """Feed the raw body to ``sink`` until it ends or the sink stops;
         close the response."""
         chunks = response.iter_raw()
@@ -267,12 +300,12 @@ class Adapter:
             if progress is not None and not reported:
                 call(progress, *progress_report(response))
         finally:
-            chunks.close()  # type: ignore[attr-defined]
+            chunks.close()  # type: ignore[attr-defined,union-attr]
             response.close()
 
     @staticmethod
     async def aread_into(
-        response: httpx.Response, sink: Sink, progress: Progress | None
+        response: Response, sink: Sink, progress: Progress | None
     ) -> None:
         """Feed the raw body to ``sink`` until it ends or the sink stops;
         close the response."""
@@ -292,20 +325,20 @@ class Adapter:
             await response.aclose()
 
     @staticmethod
-    def close(response: httpx.Response) -> None:
+    def close(response: Response) -> None:
         response.close()
 
     @staticmethod
-    async def aclose(response: httpx.Response) -> None:
+    async def aclose(response: Response) -> None:
         await response.aclose()
 
 
-def _encoding_of(response: httpx.Response) -> str:
+def _encoding_of(response: Response) -> str:
     encoding = response.default_encoding
     return encoding if isinstance(encoding, str) else "utf-8"
 
 
-def progress_report(response: httpx.Response) -> tuple[int, int | None]:
+def progress_report(response: Response) -> tuple[int, int | None]:
     """Bytes of ``response`` received so far and, if the server said, how
     many in all."""
     length = response.headers.get("content-length")
@@ -313,13 +346,13 @@ def progress_report(response: httpx.Response) -> tuple[int, int | None]:
     return response.num_bytes_downloaded, total
 
 
-class _Timed(httpx.SyncByteStream, httpx.AsyncByteStream):
+class _Timed(ByteStreams):
     """A response's stream that sets ``response.elapsed`` when it closes,
     as a client's own send does (the response held weakly: no cycle)."""
 
     __slots__ = ("_inner", "_response", "_started")
 
-    def __init__(self, inner: Any, response: httpx.Response, started: float) -> None:
+    def __init__(self, inner: Any, response: Response, started: float) -> None:
         self._inner = inner
         self._response = weakref.ref(response)
         self._started = started
@@ -346,7 +379,7 @@ class _Timed(httpx.SyncByteStream, httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-class _Decoded(httpx.SyncByteStream, httpx.AsyncByteStream):
+class _Decoded(ByteStreams):
     """A response's stream as ``reader`` decodes it."""
 
     __slots__ = ("_inner", "_reader")
@@ -383,17 +416,17 @@ class _Decoding:
 
     __slots__ = ("_reader", "_response", "_saved")
 
-    def __init__(self, response: httpx.Response, reader: Reader) -> None:
+    def __init__(self, response: Response, reader: Reader) -> None:
         self._response = response
         self._reader = reader
-        self._saved: httpx.Headers | None = None
+        self._saved: Headers | None = None
 
     def __enter__(self) -> None:
         response = self._response
         response.stream = _Decoded(response.stream, self._reader)
         if not self._reader.identity:
             self._saved = headers = response.headers
-            response.headers = httpx.Headers(
+            response.headers = type(headers)(
                 [(n, v) for n, v in headers.raw if n.lower() != b"content-encoding"]
             )
 
@@ -404,9 +437,10 @@ class _Decoding:
 
 # -- requests ------------------------------------------------------------------------
 
-#: The body of every bodiless request: a stream of no bytes, which both kinds
-#: of client read, and which nothing changes (shared, as an immutable value).
-_EMPTY = httpx.ByteStream(b"")
+#: The body of every bodiless request, per library: a stream of no bytes,
+#: which both kinds of client read, and which nothing changes (shared, as an
+#: immutable value).
+_EMPTY = {library: library.ByteStream(b"") for library in _library.LIBRARIES}
 #: The methods httpx gives ``Content-Length: 0`` when they carry no body.
 _EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
 _LENGTH_NAMES = frozenset({b"content-length", b"transfer-encoding"})
@@ -434,11 +468,11 @@ def merged_headers(
 def build_request(
     client: Client,
     method: str,
-    url: httpx.URL,
-    headers: httpx.Headers,
-    timeout: httpx.Timeout | None,
+    url: URL,
+    headers: Headers,
+    timeout: Timeout | None,
     arguments: dict[str, Any],
-) -> httpx.Request:
+) -> Request:
     """The request ``client.build_request`` would make for the absolute
     ``url``: the client's headers the call does not set, then the call's,
     the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
@@ -446,25 +480,33 @@ def build_request(
 
     Built from the headers' raw items, normalized once by ``httpx.Headers``
     (its string operations would make each new ``Headers`` work out its
-    encoding first: twice the cost)."""
+    encoding first: twice the cost).
+
+    ``url``, ``headers`` and ``timeout`` are of ``client``'s library."""
+    library = library_of(client)
     if client.params:
-        return client.build_request(
-            method,
-            url,
-            headers=headers,
-            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
-            **arguments,
+        if timeout is None:
+            wait: Any = library.USE_CLIENT_DEFAULT
+        elif isinstance(timeout, library.Timeout):
+            wait = timeout
+        else:  # an endpoint's timeout is the default library's
+            wait = library.Timeout(**timeout.as_dict())
+        same: Any = client  # of one library with url and headers
+        built: Request = same.build_request(
+            method, url, headers=headers, timeout=wait, **arguments
         )
+        return built
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
     items, names = merged_headers(client.headers.raw, headers.raw)
     if arguments:
         # The jar itself: httpx wraps a CookieJar without copying it, adds
         # its Cookie before the body's headers, and skips an empty one.
-        return httpx.Request(
+        with_body: Request = library.Request(
             method, url, headers=items, cookies=jar, extensions=extensions, **arguments
         )
-    # Without a body, httpx.Request would normalize every header twice more
+        return with_body
+    # Without a body, Request would normalize every header twice more
     # (its _prepare); given a stream, it takes the headers as they are, so
     # the auto headers go in front here, as it orders them.
     auto: list[tuple[bytes, bytes]] = []
@@ -473,8 +515,12 @@ def build_request(
     method = method.upper()
     if method in _EMPTY_BODY_LENGTH and names.isdisjoint(_LENGTH_NAMES):
         auto.append((b"Content-Length", b"0"))
-    request = httpx.Request(
-        method, url, headers=auto + items, stream=_EMPTY, extensions=extensions
+    request: Request = library.Request(
+        method,
+        url,
+        headers=auto + items,
+        stream=_EMPTY[library],
+        extensions=extensions,
     )
     request.read()
     if len(jar):
@@ -485,7 +531,9 @@ def build_request(
 def form_bytes(data: dict[str, Any], files: Any) -> tuple[bytes, str]:
     """A form as httpx sends it (urlencoded, or multipart with ``files``):
     its bytes and its content type."""
-    request = httpx.Request("POST", "http://form.invalid/", data=data, files=files)
+    request = _library.DEFAULT.Request(
+        "POST", "http://form.invalid/", data=data, files=files
+    )
     return request.read(), request.headers["content-type"]
 
 
@@ -494,25 +542,25 @@ def form_bytes(data: dict[str, Any], files: Any) -> tuple[bytes, str]:
 _BODY_HEADERS = ("content-length", "content-type", "transfer-encoding")
 
 
-def _redirect_method(request: httpx.Request, status: int) -> str:
+def _redirect_method(request: Request, status: int) -> str:
     method = request.method
-    if status == httpx.codes.SEE_OTHER and method != "HEAD":
+    if status == HTTPStatus.SEE_OTHER and method != "HEAD":
         return "GET"
-    if status == httpx.codes.FOUND and method != "HEAD":
+    if status == HTTPStatus.FOUND and method != "HEAD":
         return "GET"
-    if status == httpx.codes.MOVED_PERMANENTLY and method == "POST":
+    if status == HTTPStatus.MOVED_PERMANENTLY and method == "POST":
         return "GET"
     return method
 
 
-def _location(request: httpx.Request, response: httpx.Response) -> httpx.URL:
+def _location(request: Request, response: Response) -> URL:
     location = response.headers["location"]
     try:
         url = request.url.join(location)
-    except httpx.InvalidURL as error:
+    except INVALID_URL as error:
         # The server broke the protocol: the error httpx's own redirect
         # handling raises, so the call ends the same whichever way it was sent.
-        cause = httpx.RemoteProtocolError(
+        cause = library_of(request).RemoteProtocolError(
             f"Invalid URL in location header: {error}.", request=request
         )
         raise TransportError(request.method, request.url, cause) from cause
@@ -526,7 +574,7 @@ def _location(request: httpx.Request, response: httpx.Response) -> httpx.URL:
     return url
 
 
-def redirect_request(request: httpx.Request, response: httpx.Response) -> httpx.Request:
+def redirect_request(request: Request, response: Response) -> Request:
     """The request that follows ``response``'s redirect, built as browsers and
     httpx build it (303 becomes GET except for HEAD, 301 and 302 turn a POST
     into a GET, 307 and 308 keep method and body), its ``Cookie`` header
@@ -539,15 +587,15 @@ def redirect_request(request: httpx.Request, response: httpx.Response) -> httpx.
     """
     method = _redirect_method(request, response.status_code)
     url = _location(request, response)
-    headers = httpx.Headers(request.headers)
+    headers = type(request.headers)(request.headers)
     headers["host"] = url.netloc.decode("ascii")
     headers.pop("cookie", None)
-    stream: httpx.SyncByteStream | httpx.AsyncByteStream | None = request.stream
+    stream: Any = request.stream
     if method != request.method and method == "GET":
         stream = None
         for name in _BODY_HEADERS:
             headers.pop(name, None)
-    elif stream is not None and not isinstance(stream, httpx.ByteStream):
+    elif stream is not None and not isinstance(stream, library_of(request).ByteStream):
         # an iterator, read once by the last hop: refused before anything
         # reaches the next URL (httpx would raise once the head had gone)
         raise RequestBodyError(
@@ -555,9 +603,14 @@ def redirect_request(request: httpx.Request, response: httpx.Response) -> httpx.
             "the body again, but it was a one-shot iterator; send bytes to "
             "allow it"
         )
-    return httpx.Request(
-        method, url, headers=headers, stream=stream, extensions=request.extensions
+    following: Request = type(request)(
+        method,
+        url,  # type: ignore[arg-type]
+        headers=headers,
+        stream=stream,
+        extensions=request.extensions,
     )
+    return following
 
 
 # -- cookies -------------------------------------------------------------------------
@@ -573,7 +626,7 @@ class _JarRequest(urllib.request.Request):
     goes onto ``request``. (httpx's own wrapper copies every header into a
     dict first, each by a look-up that scans the list.)"""
 
-    def __init__(self, request: httpx.Request) -> None:
+    def __init__(self, request: Request) -> None:
         headers = request.headers
         super().__init__(
             url=str(request.url),
@@ -589,9 +642,7 @@ class _JarRequest(urllib.request.Request):
         self.request.headers[key] = val
 
 
-def cookie_header(
-    jar: http.cookiejar.CookieJar, method: str, url: httpx.URL
-) -> bytes | None:
+def cookie_header(jar: http.cookiejar.CookieJar, method: str, url: URL) -> bytes | None:
     """The ``Cookie`` header ``jar`` adds to a ``method`` request to ``url``
     that sets neither ``Host`` nor ``Cookie`` itself (as :func:`build_request`
     adds it), or ``None``."""
@@ -601,9 +652,9 @@ def cookie_header(
     return None if value is None else value.encode("utf-8")
 
 
-def add_cookie_header(jar: http.cookiejar.CookieJar, request: httpx.Request) -> None:
+def add_cookie_header(jar: http.cookiejar.CookieJar, request: Request) -> None:
     """Add the ``Cookie`` header ``jar`` holds for ``request``, exactly as
-    ``httpx.Cookies(jar).set_cookie_header(request)`` does."""
+    ``Cookies(jar).set_cookie_header(request)`` does."""
     jar.add_cookie_header(_JarRequest(request))
 
 
@@ -622,7 +673,7 @@ def _domain_rank(cookie_domain: str, host: str) -> int:
     return -1
 
 
-def cookie_for(cookies: httpx.Cookies, name: str, url: httpx.URL) -> str | None:
+def cookie_for(cookies: Cookies, name: str, url: URL) -> str | None:
     """The value of the cookie ``name`` that most specifically matches ``url``.
 
     Domain, path, expiry and ``Secure`` rules apply; of several matches the
@@ -655,8 +706,12 @@ _storing_allowed: ContextVar[bool] = ContextVar(
 )
 
 
-class _ScopedPolicy:
-    """A cookie policy that defers to the jar's own, unless storing is off."""
+class _ScopedPolicy(http.cookiejar.CookiePolicy):
+    """A cookie policy that defers to the jar's own, unless storing is off.
+
+    Each method of a policy is defined here, on the class (httpx2's jar looks
+    ``domain_return_ok`` up on the policy's type); every other attribute is
+    the inner policy's."""
 
     def __init__(self, inner: http.cookiejar.CookiePolicy) -> None:
         self.__dict__["_inner"] = inner
@@ -671,6 +726,15 @@ class _ScopedPolicy:
     def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
         return _storing_allowed.get() and bool(self._inner.set_ok(cookie, request))
 
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return bool(self._inner.return_ok(cookie, request))
+
+    def domain_return_ok(self, domain: str, request: Any) -> bool:
+        return bool(self._inner.domain_return_ok(domain, request))
+
+    def path_return_ok(self, path: str, request: Any) -> bool:
+        return bool(self._inner.path_return_ok(path, request))
+
 
 def _install(jar: http.cookiejar.CookieJar) -> None:
     # The jar's policy is the standard library's ``CookieJar._policy`` (it
@@ -679,7 +743,7 @@ def _install(jar: http.cookiejar.CookieJar) -> None:
     if isinstance(current, _ScopedPolicy):
         return
     inner = current if current is not None else http.cookiejar.DefaultCookiePolicy()
-    jar.set_policy(cast(http.cookiejar.CookiePolicy, _ScopedPolicy(inner)))
+    jar.set_policy(_ScopedPolicy(inner))
 
 
 class _Refusing:

@@ -38,8 +38,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeVar, overload
 
-import httpx
-
 from ._adapter import Adapter
 from ._concurrency import (
     AsyncBackground,
@@ -79,6 +77,7 @@ from ._errors import ControllerClosed
 from ._http_cache import HttpCache
 from ._identity import Sharing
 from ._job import BOTH, GET, RAW, Job
+from ._library import AsyncBaseTransport, AsyncClient, Response
 from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
@@ -196,7 +195,7 @@ async def run_async(
                 await _give_back(held)
 
 
-class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
+class AsyncController(BaseController[AsyncClient, AsyncEvent]):
     """Makes calls on an ``httpx.AsyncClient`` (see the module).
 
     ``identity``: a function naming the caller (a user id, say; a server
@@ -207,9 +206,9 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
 
     def __init__(
         self,
-        client: httpx.AsyncClient | None = None,
+        client: AsyncClient | None = None,
         *,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: AsyncBaseTransport | None = None,
         managers: Iterable[Manager] = (),
         clock: Callable[[], float] = time.monotonic,
         cache: HttpCache | None = None,
@@ -242,7 +241,7 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
 
     async def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> httpx.Response:
+    ) -> Response:
         """Call ``endpoint`` through the same chain; return the raw response.
 
         The body is read unless the endpoint's content is ``"stream"``; a
@@ -251,12 +250,12 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         chain lists its hops in ``response.history``.
         """
         job = self._job(endpoint, params, body, RAW)
-        response: httpx.Response = await self._run(job)
+        response: Response = await self._run(job)
         return response
 
     async def fetch_with_response(
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
-    ) -> tuple[ValueT, httpx.Response]:
+    ) -> tuple[ValueT, Response]:
         """Call ``endpoint``; return its value, typed and kept as ``fetch``
         keeps it, and the response it came from (for headers the value does
         not carry: an ``ETag``, a rate limit, a ``Location``).
@@ -265,7 +264,7 @@ class AsyncController(BaseController[httpx.AsyncClient, AsyncEvent]):
         so the response is this call's); errors are ``fetch``'s.
         """
         job = self._job(endpoint, params, body, BOTH)
-        both: tuple[ValueT, httpx.Response] = await self._run(job)
+        both: tuple[ValueT, Response] = await self._run(job)
         return both
 
     async def _run(self, job: Job[AsyncEvent]) -> Any:

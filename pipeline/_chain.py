@@ -52,11 +52,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-import httpx
-
 from ._effects import Flow
 from ._errors import RestwireError
 from ._exchange import Exchange
+from ._library import Response
 
 __all__ = [
     "CallNext",
@@ -71,9 +70,10 @@ __all__ = [
     "run_exchange",
 ]
 
-#: The rest of the chain, as a flow middleware is given it.
-CallNext = Callable[[Exchange], Flow[httpx.Response]]
-Handler = Callable[[Exchange, CallNext], Flow[httpx.Response]]
+#: The rest of the chain, as a flow middleware is given it. Its response is
+#: of the controller's library: to a type checker, httpx's or httpx2's.
+CallNext = Callable[[Exchange], Flow[Response]]
+Handler = Callable[[Exchange, CallNext], Flow[Response]]
 
 _HOOKS = ("handle", "on_request", "on_response", "on_error")
 
@@ -109,7 +109,7 @@ class ErrorMiddleware(Protocol):
 class FlowMiddleware(Protocol):
     """The full form of a middleware (see the module docstring)."""
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         """Run the rest of the chain zero, one or more times."""
         ...
 
@@ -143,7 +143,7 @@ def _needs_body(middleware: Middleware) -> bool:
 def _with_body(handle: Handler) -> Handler:
     """``handle``, the body encoded before it runs."""
 
-    def encoded(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def encoded(exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         exchange.encode()
         return (yield from handle(exchange, call_next))
 
@@ -163,7 +163,7 @@ def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
     count = len(layers)
     watched = any(layer.on_error is not None for layer in layers)
 
-    def handle(exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         entered = 0
         try:
             for layer in layers:
@@ -326,7 +326,7 @@ class _Next:
         self._index = index
         self._innermost = innermost
 
-    def __call__(self, exchange: Exchange) -> Flow[httpx.Response]:
+    def __call__(self, exchange: Exchange) -> Flow[Response]:
         handlers, index = self._handlers, self._index
         if index == len(handlers):
             return self._innermost(exchange)
@@ -335,7 +335,7 @@ class _Next:
 
 def run_exchange(
     exchange: Exchange, handlers: tuple[Handler, ...], innermost: CallNext
-) -> Flow[httpx.Response]:
+) -> Flow[Response]:
     """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
     steps that send), then the endpoint's ``process``."""
     if handlers:

@@ -68,12 +68,12 @@ from collections.abc import (
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, Protocol
 
-import httpx
 import msgspec
 
 from ._adapter import form_bytes
 from ._errors import BodyTooLarge, ContentError, RequestBodyError
 from ._http import BODYLESS_METHODS
+from ._library import DECODING_ERRORS, Response, library_of
 
 __all__ = [
     "CONTENT_KINDS",
@@ -136,8 +136,9 @@ class ContentKind(Protocol):
         """The body is not read: the value is the open response."""
         ...
 
-    def read(self, response: httpx.Response) -> Any:
-        """The value of a 2xx ``response``."""
+    def read(self, response: Any) -> Any:
+        """The value of a 2xx ``response`` (httpx's or httpx2's: ``Any``, so
+        a kind may annotate the one it is written for)."""
         ...
 
     def encode(
@@ -185,7 +186,7 @@ class Content(abc.ABC):
         for name, value in changes.items():
             setattr(self, name, value)
 
-    def read(self, response: httpx.Response) -> Any:
+    def read(self, response: Any) -> Any:
         """The value of a 2xx ``response`` (body read unless ``streamed``):
         ``None`` for 204 and 205, else :meth:`parse`'s."""
         if not self.streamed and response.status_code in (204, 205):
@@ -193,9 +194,11 @@ class Content(abc.ABC):
         return self.parse(response)
 
     @abc.abstractmethod
-    def parse(self, response: httpx.Response) -> Any:
+    def parse(self, response: Any) -> Any:
         """The value of ``response``'s body; a :class:`ContentError` if the
-        body is not of this kind."""
+        body is not of this kind. ``response`` is of the controller's library,
+        httpx's or httpx2's (``Any`` here, so a subclass may annotate the
+        one it is written for)."""
 
     def encode(
         self, body: Any, content_type: str | None, where: str
@@ -233,7 +236,7 @@ class JsonContent(Content):
     accept = "application/json"
     request_type = "application/json"
 
-    def parse(self, response: httpx.Response) -> Any:
+    def parse(self, response: Response) -> Any:
         body = response.content
         if not body or body.isspace():  # (strip() would copy the whole body)
             return None  # an empty 2xx (Flask's 'return "", 201' says text/html)
@@ -265,7 +268,7 @@ class TextContent(Content):
 
     name = "text"
 
-    def parse(self, response: httpx.Response) -> Any:
+    def parse(self, response: Response) -> Any:
         return response.text
 
 
@@ -291,7 +294,7 @@ class BlobContent(Content):
     name = "blob"
     binary = True
 
-    def parse(self, response: httpx.Response) -> Any:
+    def parse(self, response: Response) -> Any:
         return Blob(response.content, response.headers.get("content-type"))
 
 
@@ -301,7 +304,7 @@ class BytesContent(Content):
     name = "bytes"
     binary = True
 
-    def parse(self, response: httpx.Response) -> Any:
+    def parse(self, response: Response) -> Any:
         return response.content
 
 
@@ -312,7 +315,7 @@ class StreamContent(Content):
     binary = True
     streamed = True
 
-    def parse(self, response: httpx.Response) -> Any:
+    def parse(self, response: Response) -> Any:
         return response
 
 
@@ -501,11 +504,13 @@ class Decoder:
     ``PIECE`` bytes at a time whatever one raw chunk inflates to: a bomb is
     never held whole, not even one chunk of it. A coding restwire does not
     know passes through as it is, as with httpx; a corrupt body, or a ``br``
-    body without ``brotli`` 1.2 or newer installed, is an ``httpx.DecodingError``.
+    body without ``brotli`` 1.2 or newer installed, is a ``DecodingError`` of the response's library.
     """
 
-    def __init__(self, response: httpx.Response, budget: int | None = None) -> None:
+    def __init__(self, response: Response, budget: int | None = None) -> None:
         self._request = response.request
+        #: The response's library's error, so the call's cause is of it too.
+        self._error: Any = library_of(response).DecodingError
         self._budget = budget
         header = response.headers.get("content-encoding", "")
         codings = [c.strip().lower() for c in header.split(",") if c.strip()]
@@ -530,7 +535,7 @@ class Decoder:
     def _ready(self) -> list[_Stage]:
         if self._stages is None:
             if len(self._codings) > MAX_CODINGS:
-                raise httpx.DecodingError(
+                raise self._error(
                     f"the body has {len(self._codings)} content codings; restwire "
                     f"undoes at most {MAX_CODINGS}",
                     request=self._request,
@@ -538,13 +543,13 @@ class Decoder:
             stages = []
             for coding in self._codings:
                 if coding == "br" and not _brotli_bounded():
-                    raise httpx.DecodingError(
+                    raise self._error(
                         "a br body needs the brotli package, 1.2 or newer, to be "
                         "read with a bound on memory",
                         request=self._request,
                     )
                 if coding == "zstd" and not _zstd_available():
-                    raise httpx.DecodingError(
+                    raise self._error(
                         "a zstd body needs the zstandard package",
                         request=self._request,
                     )
@@ -564,11 +569,11 @@ class Decoder:
     def _guarded(self, index: int, pieces: Iterator[bytes]) -> Iterator[bytes]:
         try:
             yield from pieces
-        except httpx.DecodingError:
+        except DECODING_ERRORS:
             raise
         except Exception as error:
             coding = self._codings[index]
-            raise httpx.DecodingError(
+            raise self._error(
                 f"the {coding} body is corrupt: {type(error).__name__}: {error}",
                 request=self._request,
             ) from error
@@ -580,7 +585,7 @@ class Decoded:
 
     def __init__(
         self,
-        response: httpx.Response,
+        response: Response,
         write: Callable[[bytes], object],
         budget: int | None = None,
     ) -> None:
@@ -606,7 +611,7 @@ class BodyReader:
 
     __slots__ = ("_limit", "_request", "_size", "decoder")
 
-    def __init__(self, response: httpx.Response, limit: int | None) -> None:
+    def __init__(self, response: Response, limit: int | None) -> None:
         self.decoder = Decoder(response, limit)
         self._request = response.request
         self._limit = limit

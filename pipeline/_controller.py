@@ -36,7 +36,6 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any, Generic, TypeVar
 
-import httpx
 from multidict import MultiDict, MultiMapping
 
 from ._adapter import Adapter, cookie_header, merged_headers
@@ -61,6 +60,7 @@ from ._identity import (
 )
 from ._job import BOTH, FETCH, GET, PROBE, RAW, Job, Targets, plain_url, remember
 from ._keep import Keeper
+from ._library import URL, AsyncClient, Client, QueryParams, Request, Response
 from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
 from ._polling import Poller, Pollers, Subscription
@@ -73,10 +73,10 @@ __all__ = ["BOTH", "FETCH", "GET", "RAW", "BaseController", "Params"]
 logger = logging.getLogger("restwire")
 
 #: What a call's params may be: a mapping (a ``MultiDict`` for repeated
-#: names), httpx's ``QueryParams``, or ``(name, value)`` pairs.
-Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | httpx.QueryParams | None
+#: names), httpx's (or httpx2's) ``QueryParams``, or ``(name, value)`` pairs.
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | QueryParams | None
 
-ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+ClientT = TypeVar("ClientT", Client, AsyncClient)
 
 #: Headers an endpoint may set that change how the jar gives cookies: then
 #: ``get`` takes the full path.
@@ -202,7 +202,7 @@ class BaseController(Generic[ClientT, EventT]):
         body: Any,
         mode: str = FETCH,
         *,
-        url: httpx.URL | None = None,
+        url: URL | None = None,
     ) -> Job[EventT]:
         """A job ready to run; URL and param errors are raised here.
 
@@ -226,7 +226,7 @@ class BaseController(Generic[ClientT, EventT]):
             params,
             body,
             url,
-            endpoint.initial_headers(body),
+            endpoint.initial_headers(body, self._adapter.library),
             self._client.cookies,
             parse=mode != RAW,
         )
@@ -239,13 +239,13 @@ class BaseController(Generic[ClientT, EventT]):
             mode,
         )
 
-    def _flow(self, job: Job[EventT]) -> Flow[httpx.Response]:
+    def _flow(self, job: Job[EventT]) -> Flow[Response]:
         """The whole of ``job`` as one flow, for a driver to run."""
         return run_exchange(
             job.exchange, job.handlers, functools.partial(self._steps, job)
         )
 
-    def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[httpx.Response]:
+    def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[Response]:
         """The innermost steps of ``job``'s chain, in order (see the module)."""
         first = self._terminal.first_hop(exchange)
         identity = self._identity(first.request, exchange)
@@ -389,7 +389,7 @@ class BaseController(Generic[ClientT, EventT]):
         )
         return MISSING if answer is None else answer.outcome()
 
-    def _identity(self, request: httpx.Request, exchange: Exchange) -> Hashable:
+    def _identity(self, request: Request, exchange: Exchange) -> Hashable:
         """Who the call whose first hop is ``request`` says it is (see
         ``_identity``)."""
         client = self._client
@@ -423,9 +423,7 @@ class BaseController(Generic[ClientT, EventT]):
             )
         return Unshared()
 
-    def _plain_identity(
-        self, endpoint: RestEndpoint, url: httpx.URL
-    ) -> Identity | None:
+    def _plain_identity(self, endpoint: RestEndpoint, url: URL) -> Identity | None:
         """The identity of a call of ``endpoint`` to ``url`` whose middleware
         add no credential, read from the headers its first hop would carry;
         ``None`` where only the full path can tell (userinfo in the URL, a
@@ -493,9 +491,7 @@ class BaseController(Generic[ClientT, EventT]):
     # -- pagination and downloads ---------------------------------------------------
 
     @staticmethod
-    def _next_page(
-        job: Job[Any], seen: set[str], cross_origin: bool
-    ) -> httpx.URL | None:
+    def _next_page(job: Job[Any], seen: set[str], cross_origin: bool) -> URL | None:
         """The ``rel="next"`` URL of a page just fetched (from the links a
         pagination middleware found, in the ``Link`` header or the body; else
         from the header); ``None`` at the end, or when it would revisit a page
@@ -511,7 +507,7 @@ class BaseController(Generic[ClientT, EventT]):
         following = links.get("next")
         if following is None:
             return None
-        url = httpx.URL(following.url)
+        url = type(job.exchange.url)(following.url)  # of the controller's library
         if str(url) in seen:
             logger.warning(
                 "%s: next link %s was already fetched; stopping",

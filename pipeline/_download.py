@@ -34,12 +34,11 @@ import unicodedata
 from pathlib import Path
 from typing import IO
 
-import httpx
-
 from ._content import Decoded
 from ._effects import Call, Flow, Progress, _Read
 from ._errors import BodyTooLarge, InvalidRequest, TransportError
 from ._header_params import decode_extended, parse_content_disposition
+from ._library import REQUEST_ERRORS, Response
 
 __all__ = ["Download", "Progress", "filename_from", "safe_filename"]
 
@@ -136,7 +135,7 @@ class Download:
 
     def save(
         self,
-        response: httpx.Response,
+        response: Response,
         progress: Progress | None,
         limit: int | None = None,
     ) -> Flow[None]:
@@ -159,12 +158,12 @@ class Download:
         try:
             yield _Read(response, sink, progress)
             sink.flush()
-        except httpx.RequestError as error:
+        except REQUEST_ERRORS as error:
             request = response.request
             raise TransportError(request.method, request.url, error) from error
 
     def _write(
-        self, response: httpx.Response, piece: bytes, limit: int | None, done: int
+        self, response: Response, piece: bytes, limit: int | None, done: int
     ) -> int:
         """Write ``piece`` after ``done`` bytes, unless that passes ``limit``."""
         done += len(piece)

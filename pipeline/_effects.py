@@ -28,7 +28,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Never, NoReturn, Protocol, TypeVar
 
-import httpx
+from ._library import Request, Response
 
 __all__ = [
     "Acquire",
@@ -126,7 +126,7 @@ class _Send:
     ``store_cookies`` lets the client's jar keep the cookies the response sets.
     """
 
-    request: httpx.Request
+    request: Request
     with_client_auth: bool = True
     store_cookies: bool = True
 
@@ -172,7 +172,7 @@ class _Read:
     it returns an awaitable, refused under the sync one.
     """
 
-    response: httpx.Response
+    response: Response
     sink: Sink
     progress: Progress | None = None
 
@@ -183,7 +183,7 @@ class _Load:
     becomes ``response.content``; result: None. The response is closed
     however it ends."""
 
-    response: httpx.Response
+    response: Response
     reader: Reader
 
 
@@ -191,7 +191,7 @@ class _Load:
 class _Close:
     """Close ``response`` without reading the rest of its body; result: None."""
 
-    response: httpx.Response
+    response: Response
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +275,7 @@ Effect = (
 Flow = Generator[Effect, Any, T]
 
 
-def progress_report(response: httpx.Response) -> tuple[int, int | None]:
+def progress_report(response: Response) -> tuple[int, int | None]:
     """What a ``_Read`` reports: bytes of ``response`` received so far and,
     if the server said, how many in all."""
     length = response.headers.get("content-length")

@@ -38,11 +38,13 @@ import re
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, overload
 from urllib.parse import quote
 
-import httpx
 from multidict import MultiDict
+
+from ._library import DEFAULT, Headers, QueryParams, Response, Timeout
 
 if TYPE_CHECKING:
     # A default for the value type (PEP 696), so a bare ``RestEndpoint`` is
@@ -244,9 +246,9 @@ def as_params(params: Any, endpoint: str) -> Params:
         return params
     if params is None:
         return {}
-    if isinstance(params, Mapping) and not isinstance(params, httpx.QueryParams):
+    if isinstance(params, Mapping) and not isinstance(params, QueryParams):
         return params
-    if isinstance(params, httpx.QueryParams):
+    if isinstance(params, QueryParams):
         return MultiDict(params.multi_items())
     if isinstance(params, list | tuple) and all(
         isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
@@ -445,15 +447,17 @@ def _check_error_schema(schema: Any) -> None:
     check_schema(schema, "error_schema")
 
 
-def _timeout(value: Any) -> httpx.Timeout | None:
+def _timeout(value: Any) -> Timeout | None:
     """An endpoint's ``timeout`` option as an ``httpx.Timeout`` (``None``:
     the client's own)."""
-    if value is None or isinstance(value, httpx.Timeout):
+    if value is None or isinstance(value, Timeout):
         return value
     seconds = _seconds("timeout", value, allow_none=False)
     if not seconds:
         raise ValueError("timeout must be more than 0 seconds")
-    return httpx.Timeout(seconds)
+    # Of the default library: a controller of the other converts it (_adapter).
+    timeout: Timeout = DEFAULT.Timeout(seconds)
+    return timeout
 
 
 class RestEndpoint(Generic[ValueT]):
@@ -526,7 +530,7 @@ class RestEndpoint(Generic[ValueT]):
     #: This endpoint's timeouts: seconds (a number or a ``timedelta``) for
     #: each of httpx's four, or an ``httpx.Timeout``; ``None``, the default,
     #: keeps the client's.
-    timeout: httpx.Timeout | None = None
+    timeout: Timeout | None = None
     #: For a create: the list endpoint whose stored results the created
     #: record joins, and where (``(posts.get_list, "end")``; ``"start"``
     #: prepends), in the caller's identity, for each stored list whose
@@ -593,7 +597,7 @@ class RestEndpoint(Generic[ValueT]):
                 name.lower() for name in values["sensitive_headers"]
             )
         if "headers" in values and values["headers"] is not None:
-            values["headers"] = dict(httpx.Headers(values["headers"]).multi_items())
+            values["headers"] = dict(DEFAULT.Headers(values["headers"]).multi_items())
         self.__dict__.update(values)
         self.__dict__["_options"] = options
         self.__dict__["template"] = PathTemplate.parse(self.path)
@@ -637,7 +641,7 @@ class RestEndpoint(Generic[ValueT]):
 
     # -- the seed's overridable steps -----------------------------------------
 
-    def parse_response(self, response: httpx.Response) -> Any:
+    def parse_response(self, response: Response) -> Any:
         """The value of a 2xx response (body read), per ``content``."""
         return self.content.read(response)
 
@@ -742,32 +746,35 @@ class RestEndpoint(Generic[ValueT]):
             return path
         return f"{path}{'&' if '?' in path else '?'}{query}"
 
-    def initial_headers(self, body: Any) -> httpx.Headers:
+    def initial_headers(self, body: Any, library: ModuleType = DEFAULT) -> Headers:
         """The headers a call starts with: the ``headers`` option, the content
         kind's ``accept`` and, when the body is JSON or absent, its
         ``request_type`` (for ``"json"``: ``application/json`` both). Middleware
-        may change or remove them. Built once per endpoint; each call gets a
-        copy.
+        may change or remove them. Built once per endpoint (and ``library``,
+        httpx or httpx2: the controller's); each call gets a copy.
         """
-        shared = self.shared_headers(body)
+        shared = self.shared_headers(body, library)
         # The copy takes the encoding the shared headers worked out once;
         # a new Headers would work it out again at its first use.
-        return httpx.Headers(shared, encoding=shared.encoding)
+        headers: Headers = library.Headers(shared, encoding=shared.encoding)
+        return headers
 
-    def shared_headers(self, body: Any) -> httpx.Headers:
-        """What :meth:`initial_headers` copies: built once, shared by every
-        call of the endpoint, so never to be changed."""
+    def shared_headers(self, body: Any, library: ModuleType = DEFAULT) -> Headers:
+        """What :meth:`initial_headers` copies: built once (per library),
+        shared by every call of the endpoint, so never to be changed."""
         json_body = body is None or is_json_body(body)
-        cache = "_json_headers" if json_body else "_plain_headers"
-        prebuilt = self.__dict__.get(cache)
+        built = self.__dict__.get("_shared_headers")
+        if built is None:
+            built = self.__dict__["_shared_headers"] = {}
+        prebuilt: Headers | None = built.get((json_body, library))
         if prebuilt is None:
-            prebuilt = httpx.Headers(self.headers or {})
+            prebuilt = library.Headers(self.headers or {})
             kind = self.content
             if kind.accept is not None:
                 prebuilt.setdefault("accept", kind.accept)
             if json_body and kind.request_type is not None:
                 prebuilt.setdefault("content-type", kind.request_type)
-            self.__dict__[cache] = prebuilt
+            built[(json_body, library)] = prebuilt
         return prebuilt
 
     def __repr__(self) -> str:

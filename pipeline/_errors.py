@@ -21,9 +21,8 @@ from collections.abc import Callable
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote_plus
 
-import httpx
-
 from ._credentials import CREDENTIAL_PARAMS
+from ._library import DEFAULT, TIMEOUT_KINDS, URL, Headers, Response
 from ._problem import problem_of
 from ._retry_after import retry_after_seconds
 
@@ -51,7 +50,7 @@ REDACTED = "[redacted]"
 _USERINFO = re.compile(r"//[^/?#@]*@")
 
 
-def redact_url(url: httpx.URL | str) -> str:
+def redact_url(url: URL | str) -> str:
     """The URL as text with its userinfo replaced, user name and password
     alike (either can be a token: ``https://TOKEN@host``), and the values of
     its query parameters that carry credentials (``access_token``,
@@ -85,7 +84,7 @@ def redact_params(text: str) -> str:
     return f"{text[: start + 1]}{'&'.join(parts)}{text[end:]}"
 
 
-def header_names(headers: httpx.Headers, hidden: Callable[[str], bool]) -> str:
+def header_names(headers: Headers, hidden: Callable[[str], bool]) -> str:
     """The headers as text, the values of those ``hidden(name)`` says are
     credentials replaced."""
     shown = []
@@ -162,20 +161,20 @@ class TransportError(RestwireError):
     ``__cause__`` is the httpx exception; ``url`` is where it happened.
     """
 
-    def __init__(self, method: str, url: httpx.URL | str, cause: Exception) -> None:
+    def __init__(self, method: str, url: URL | str, cause: Exception) -> None:
         self.method = method
-        self.url = httpx.URL(url) if isinstance(url, str) else url
+        self.url: URL = DEFAULT.URL(url) if isinstance(url, str) else url
         kind = type(cause).__name__
         detail = _timed_out(cause) or str(cause) or "no detail"
         super().__init__(f"{method} {redact_url(self.url)}: {kind}: {detail}")
 
 
-#: Which of httpx's timeouts each timeout error is, and what it waited for.
-_TIMEOUTS: dict[type[Exception], tuple[str, str]] = {
-    httpx.ConnectTimeout: ("connect", "no connection within"),
-    httpx.ReadTimeout: ("read", "nothing came for"),
-    httpx.WriteTimeout: ("write", "could not send for"),
-    httpx.PoolTimeout: ("pool", "no free connection within"),
+#: What each of httpx's timeouts waited for.
+_WAITED = {
+    "connect": "no connection within",
+    "read": "nothing came for",
+    "write": "could not send for",
+    "pool": "no free connection within",
 }
 
 
@@ -183,10 +182,10 @@ def _timed_out(cause: Exception) -> str | None:
     """A timeout named by the request's own setting (``"nothing came for
     5 s (the read timeout)"``), the same under both drivers (httpx's own
     text is "timed out" under one and empty under the other)."""
-    which = _TIMEOUTS.get(type(cause))
-    if which is None:
+    name = TIMEOUT_KINDS.get(type(cause))
+    if name is None:
         return None
-    name, waited = which
+    waited = _WAITED[name]
     try:
         seconds = cause.request.extensions.get("timeout", {}).get(name)  # type: ignore[attr-defined]
     except RuntimeError:  # an httpx error made without its request
@@ -199,7 +198,7 @@ def _timed_out(cause: Exception) -> str | None:
 class TooManyRedirects(RestwireError):
     """A redirect chain went on past the endpoint's ``max_redirects``."""
 
-    def __init__(self, method: str, url: httpx.URL, limit: int) -> None:
+    def __init__(self, method: str, url: URL, limit: int) -> None:
         self.method = method
         self.url = url
         self.limit = limit
@@ -221,7 +220,7 @@ class ContentError(RestwireError):
     SNIPPET = 200
 
     def __init__(
-        self, response: httpx.Response, problem: str, *, names_type: bool = False
+        self, response: Response, problem: str, *, names_type: bool = False
     ) -> None:
         self.response = response
         self.url = response.request.url
@@ -246,7 +245,7 @@ class BodyTooLarge(RestwireError):
     def __init__(
         self,
         method: str,
-        url: httpx.URL,
+        url: URL,
         limit: int,
         option: str = "max_body_size",
         advice: str = "use content='stream' for large bodies",
@@ -295,7 +294,7 @@ class NetworkError(RestwireError):
     #: The body validated by the endpoint's ``error_schema``, if it has one.
     data: Any = None
 
-    def __init__(self, response: httpx.Response) -> None:
+    def __init__(self, response: Response) -> None:
         self.response = response
         self.status = response.status_code
         self.url = response.request.url

@@ -44,14 +44,13 @@ from collections.abc import Hashable, Mapping
 from types import MappingProxyType
 from typing import Any, Protocol
 
-import httpx
-
 from ._adapter import cookie_for as _cookie_for
 from ._content import ContentKind, replayable
 from ._credentials import ALWAYS_SENSITIVE, is_credential, splits_header
 from ._errors import InvalidRequest, RequestBodyError, header_names, redact_url
 from ._hops import CREDENTIALS, Credentials, Origin, origin_of
 from ._http import BODYLESS_METHODS
+from ._library import URL, Cookies, Headers, Response, Timeout
 
 __all__ = ["EndpointView", "Exchange"]
 
@@ -89,7 +88,7 @@ class EndpointView(Protocol):
     @property
     def sensitive_headers(self) -> frozenset[str]: ...
     @property
-    def timeout(self) -> httpx.Timeout | None: ...
+    def timeout(self) -> Timeout | None: ...
     @property
     def side_effect(self) -> bool:
         """Whether the method changes data (never de-duplicated)."""
@@ -116,7 +115,7 @@ class EndpointView(Protocol):
         """Whether a body may reach the store unparsed (``_unparsed``)."""
         ...
 
-    def parse_response(self, response: httpx.Response) -> Any:
+    def parse_response(self, response: Response) -> Any:
         """The value of a 2xx response."""
         ...
 
@@ -154,9 +153,9 @@ class Exchange:
         endpoint: EndpointView,
         params: Mapping[str, Any],
         body: Any,
-        url: httpx.URL,
-        headers: httpx.Headers,
-        cookies: httpx.Cookies,
+        url: URL,
+        headers: Headers,
+        cookies: Cookies,
         *,
         parse: bool = True,
     ) -> None:
@@ -174,8 +173,8 @@ class Exchange:
         self._credentials: Credentials = "same-origin"
         self.sensitive: set[str] = set(ALWAYS_SENSITIVE)
         self.sensitive.update(endpoint.sensitive_headers)
-        self.response: httpx.Response | None = None
-        self.hops: list[httpx.URL] = []
+        self.response: Response | None = None
+        self.hops: list[URL] = []
         self.value: Any = None
         self.state: dict[str, Any] = {}
         #: Who the call says it is, once its first hop is built (``None``

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
 
-import httpx
+from ._library import DEFAULT, INVALID_URL, URL
 
 __all__ = [
     "Link",
@@ -155,13 +155,11 @@ class Link:
         return self.url
 
 
-def parse_link_header(
-    value: str | None, base: httpx.URL | str | None = None
-) -> list[Link]:
+def parse_link_header(value: str | None, base: URL | str | None = None) -> list[Link]:
     """Every well-formed link in ``value``, targets resolved against ``base``."""
     if not value:
         return []
-    base_url = httpx.URL(base) if base is not None else None
+    base_url: URL | None = DEFAULT.URL(base) if isinstance(base, str) else base
     links: list[Link] = []
     position, length = 0, len(value)
     while position < length:
@@ -196,10 +194,10 @@ def _next_link(value: str, position: int) -> int:
     return position
 
 
-def _link(target: str, params: dict[str, str], base: httpx.URL | None) -> Link | None:
+def _link(target: str, params: dict[str, str], base: URL | None) -> Link | None:
     try:
-        url = base.join(target) if base is not None else httpx.URL(target)
-    except httpx.InvalidURL:
+        url = base.join(target) if base is not None else DEFAULT.URL(target)
+    except INVALID_URL:
         return None
     rel = tuple(dict.fromkeys(params.get("rel", "").lower().split()))
     title = params.get("title")

@@ -23,10 +23,9 @@ import base64
 from collections.abc import Collection, Iterable
 from typing import Literal
 
-import httpx
-
 from ._adapter import add_cookie_header
 from ._credentials import PUBLIC_HEADERS, is_credential
+from ._library import URL, Cookies, Headers, Request
 
 __all__ = [
     "CREDENTIALS",
@@ -43,7 +42,7 @@ Origin = tuple[str, str, int | None]
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
-def origin_of(url: httpx.URL) -> Origin:
+def origin_of(url: URL) -> Origin:
     """A URL's origin (scheme, host, port), default ports made explicit."""
     return (url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme))
 
@@ -78,7 +77,7 @@ class HopPolicy:
         mode = self.mode
         return mode == "include" or (mode == "same-origin" and not self.left_origin)
 
-    def prepare(self, request: httpx.Request, jar: httpx.Cookies) -> bool:
+    def prepare(self, request: Request, jar: Cookies) -> bool:
         """Fit ``request``, the next hop, to the policy; return whether the
         response may store the cookies it sets."""
         if self._hops and not self.left_origin:
@@ -105,7 +104,7 @@ class HopPolicy:
         return not self.left_origin
 
 
-def userinfo_as_basic(url: httpx.URL, headers: httpx.Headers) -> httpx.URL:
+def userinfo_as_basic(url: URL, headers: Headers) -> URL:
     """``url`` without its userinfo, which goes into ``headers`` as the Basic
     ``Authorization`` httpx would derive from it (unless one is set): so it is
     scoped like every credential, and the URL httpx logs carries no password."""

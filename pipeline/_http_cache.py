@@ -51,13 +51,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import httpx
-
 from ._credentials import PUBLIC_HEADERS, is_credential, names_credential
 from ._effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from ._errors import BodyTooLarge, redact_url
 from ._fill_lock import FileLocks, FillLocks, RedisLocks, private_folder
 from ._identity import Identity
+from ._library import Headers, Request, Response, library_of
 
 if TYPE_CHECKING:
     import hishel
@@ -120,7 +119,7 @@ def body_digest(content: bytes) -> bytes:
     return hashlib.blake2b(content, digest_size=16).digest()
 
 
-def from_cache(response: httpx.Response) -> bool:
+def from_cache(response: Response) -> bool:
     """Whether the cache answered with a body it holds (fresh, or
     revalidated with a 304)."""
     status = response.extensions.get("caching")
@@ -129,10 +128,10 @@ def from_cache(response: httpx.Response) -> bool:
     )
 
 
-# -- between httpx and hishel --------------------------------------------------------
+# -- between httpx (or httpx2) and hishel --------------------------------------------------------
 
 
-def _stored_request(request: httpx.Request, ticket: Ticket) -> Any:
+def _stored_request(request: Request, ticket: Ticket) -> Any:
     """``request`` as hishel sees and stores it: public headers only, and
     its URL's credential params redacted."""
     import hishel
@@ -148,7 +147,7 @@ def _stored_request(request: httpx.Request, ticket: Ticket) -> Any:
     )
 
 
-def _stored_response(response: httpx.Response, raw: bytes) -> Any:
+def _stored_response(response: Response, raw: bytes) -> Any:
     """``response`` as hishel stores it: its raw (still encoded) body, and no
     header that sets or carries a credential."""
     import hishel
@@ -164,7 +163,7 @@ def _stored_response(response: httpx.Response, raw: bytes) -> Any:
     )
 
 
-def _decoded_headers(headers: httpx.Headers, body: bytes) -> httpx.Headers:
+def _decoded_headers(headers: Headers, body: bytes) -> Headers:
     """``headers`` of a body already decoded: no ``Content-Encoding``, and
     the length it now has."""
     if "content-encoding" not in headers:
@@ -174,10 +173,10 @@ def _decoded_headers(headers: httpx.Headers, body: bytes) -> httpx.Headers:
         for name, value in headers.raw
         if name.lower() not in (b"content-encoding", b"content-length")
     ]
-    return httpx.Headers([*kept, (b"Content-Length", str(len(body)).encode())])
+    return type(headers)([*kept, (b"Content-Length", str(len(body)).encode())])
 
 
-def _with_changes(request: httpx.Request, wanted: Any) -> httpx.Request:
+def _with_changes(request: Request, wanted: Any) -> Request:
     """``request`` with the headers hishel changed (a revalidation's
     ``If-None-Match``): every other header as it was, credentials included."""
     changed = {
@@ -187,32 +186,35 @@ def _with_changes(request: httpx.Request, wanted: Any) -> httpx.Request:
     }
     if not changed:
         return request
-    headers = httpx.Headers(request.headers)
+    headers = type(request.headers)(request.headers)
     for name, value in changed.items():
         headers[name] = value
-    return httpx.Request(
+    changed_request: Request = type(request)(
         request.method,
-        request.url,
+        request.url,  # type: ignore[arg-type]
         headers=headers,
-        stream=request.stream,
+        stream=request.stream,  # type: ignore[arg-type]
         extensions=request.extensions,
     )
+    return changed_request
 
 
 def _live(
-    request: httpx.Request,
+    request: Request,
     status: int,
     headers: Any,
     raw: bytes,
     caching: dict[str, bool],
     encoding: str,
-) -> httpx.Response:
+) -> Response:
     """The response a call gets: ``raw`` body (still encoded: the terminal
-    decodes it, bounded), marked with what the cache did."""
-    response = httpx.Response(
+    decodes it, bounded), marked with what the cache did; of ``request``'s
+    library (httpx or httpx2)."""
+    library = library_of(request)
+    response: Response = library.Response(
         status,
         headers=headers,
-        stream=httpx.ByteStream(raw),
+        stream=library.ByteStream(raw),
         request=request,
         extensions={"caching": caching},
     )
@@ -234,7 +236,7 @@ class _RawBody:
 
     __slots__ = ("_limit", "_request", "chunks", "size")
 
-    def __init__(self, request: httpx.Request, limit: int | None) -> None:
+    def __init__(self, request: Request, limit: int | None) -> None:
         self._request = request
         self._limit = limit
         self.chunks: list[bytes] = []
@@ -502,12 +504,12 @@ class HttpCache:
 
     def exchange(
         self,
-        request: httpx.Request,
+        request: Request,
         ticket: Ticket,
-        send: Callable[[httpx.Request], Flow[httpx.Response]],
+        send: Callable[[Request], Flow[Response]],
         limit: int | None,
         encoding: str,
-    ) -> Flow[httpx.Response]:
+    ) -> Flow[Response]:
         """The first hop of a call: answered from storage, revalidated, or
         sent with ``send`` and stored, as RFC 9111 says; the response, with
         its raw body in memory and ``extensions["caching"]`` telling what
@@ -568,15 +570,15 @@ class HttpCache:
 
     def _answer(
         self,
-        request: httpx.Request,
+        request: Request,
         stored_request: Any,
         key: str,
         start: _Start,
         fill: _Fill | None,
-        send: Callable[[httpx.Request], Flow[httpx.Response]],
+        send: Callable[[Request], Flow[Response]],
         limit: int | None,
         encoding: str,
-    ) -> Flow[httpx.Response]:
+    ) -> Flow[Response]:
         """Run hishel's state machine from where ``start`` left it: the
         response. Storage is written only if it answered this call (what
         it found is not ``None``); with a ``fill``, as the lock is given
@@ -584,7 +586,7 @@ class HttpCache:
         hishel = _hishel()
         state, found = start.state, start.found
         revalidated = False
-        upstream: httpx.Response | None = None
+        upstream: Response | None = None
         raw = b""
         while True:
             if isinstance(state, hishel.CacheMiss | hishel.NeedRevalidation):

@@ -33,8 +33,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass, field
-
-import httpx
+from typing import Any
 
 from ._credentials import (
     CREDENTIAL_PARAMS,
@@ -45,6 +44,7 @@ from ._credentials import (
     learn,
     names_credential,
 )
+from ._library import URL, Auth, Request, library_of
 
 __all__ = [
     "DEFAULT",
@@ -129,19 +129,19 @@ DEFAULT = Sharing()
 
 
 def identity_of(
-    request: httpx.Request | Iterable[tuple[bytes, bytes]],
+    request: Request | Iterable[tuple[bytes, bytes]],
     marked: Collection[str],
     mode: str,
     auth: Hashable,
     sharing: Sharing = DEFAULT,
-    url: httpx.URL | None = None,
+    url: URL | None = None,
     caller: Hashable = None,
 ) -> Identity:
     """The identity of a call whose first hop is ``request`` (or sends the
     raw ``headers`` to ``url``): its credential headers (every one not
     public, and ``marked``), the credential params of its URL, its
     credentials mode ``mode``, the client's ``auth`` part, the ``caller``."""
-    if isinstance(request, httpx.Request):
+    if isinstance(request, Request):
         headers: Iterable[tuple[bytes, bytes]] = request.headers.raw
         url = request.url
     else:
@@ -178,7 +178,7 @@ def credential_headers(
 
 
 def credential_params(
-    url: httpx.URL | None, sharing: Sharing = DEFAULT
+    url: URL | None, sharing: Sharing = DEFAULT
 ) -> tuple[tuple[str, str], ...]:
     """The query parameters of ``url`` that carry a credential."""
     if url is None or not url.query:
@@ -204,7 +204,7 @@ def _without_sticky(value: bytes, sharing: Sharing) -> bytes:
     return value if len(kept) == len(pairs) else b";".join(kept).strip()
 
 
-def auth_part(auth: httpx.Auth | None, request: httpx.Request) -> Hashable:
+def auth_part(auth: Auth | None, request: Request) -> Hashable:
     """What the client's own ``auth`` makes of ``request``, for the
     identity: the object, and the headers its flow's first step sets or
     changes. ``None`` for no auth; an :class:`Unshared` when the flow
@@ -212,15 +212,16 @@ def auth_part(auth: httpx.Auth | None, request: httpx.Request) -> Hashable:
     if auth is None:
         return None
     try:
-        probe = httpx.Request(
+        library = library_of(request)  # the auth's client's, as the request
+        probe = library.Request(
             request.method,
             request.url,
             headers=request.headers,
-            stream=httpx.ByteStream(b""),
+            stream=library.ByteStream(b""),
         )
-        flow = auth.sync_auth_flow(probe)
+        flow: Any = auth.sync_auth_flow(probe)  # auth and probe: one library
         try:
-            sent = next(flow)
+            sent: Request = next(flow)
         finally:
             flow.close()
     except Exception:

@@ -21,13 +21,12 @@ import uuid
 from collections.abc import Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
-import httpx
-
 from ._chain import Handler
 from ._endpoint import RestEndpoint, join_url
 from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
 from ._flights import Flight
+from ._library import INVALID_URL, URL, AsyncClient, Client, library_of
 
 __all__ = [
     "BOTH",
@@ -50,7 +49,7 @@ FETCH, GET, RAW, BOTH, PROBE = "fetch", "get", "raw", "both", "probe"
 EventT = TypeVar("EventT")
 
 
-def plain_url(url: httpx.URL) -> str:
+def plain_url(url: URL) -> str:
     """``url`` as request-key text: userinfo left out and credential params'
     values redacted (they are credentials, part of the identity instead)."""
     if url.userinfo:
@@ -159,18 +158,20 @@ def remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
 class Targets:
     """The URLs of one client's calls."""
 
-    __slots__ = ("_client", "_parsed", "_targets")
+    __slots__ = ("_client", "_parsed", "_targets", "_url")
 
-    def __init__(self, client: httpx.Client | httpx.AsyncClient) -> None:
+    def __init__(self, client: Client | AsyncClient) -> None:
         self._client = client
+        #: The URL class of the client's library (httpx's or httpx2's).
+        self._url: Any = library_of(client).URL
         #: URL text -> (parsed URL, its text without userinfo)
-        self._parsed: dict[str, tuple[httpx.URL, str]] = {}
+        self._parsed: dict[str, tuple[URL, str]] = {}
         #: (endpoint, params) -> the same, skipping the template (bounded)
-        self._targets: dict[Hashable, tuple[httpx.URL, str]] = {}
+        self._targets: dict[Hashable, tuple[URL, str]] = {}
 
     def __call__(
         self, endpoint: RestEndpoint, params: Mapping[str, Any]
-    ) -> tuple[httpx.URL, str]:
+    ) -> tuple[URL, str]:
         """The absolute URL of a call, and its text without userinfo, for
         the request key."""
         # Remembered only for params of immutable scalar types, whose text
@@ -197,13 +198,13 @@ class Targets:
             remember(self._targets, call, kept)
         return kept
 
-    def _parse(self, endpoint: RestEndpoint, text: str) -> httpx.URL:
+    def _parse(self, endpoint: RestEndpoint, text: str) -> URL:
         base = self._client.base_url
         try:
-            url = httpx.URL(text)
+            url: URL = self._url(text)
             if url.is_relative_url and base.host:
-                url = httpx.URL(join_url(str(base), text))
-        except httpx.InvalidURL as error:
+                url = self._url(join_url(str(base), text))
+        except INVALID_URL as error:
             raise InvalidRequest(
                 f"{endpoint.label}: invalid URL {text!r}: {error}"
             ) from None

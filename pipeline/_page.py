@@ -19,9 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Generic, TypedDict, TypeVar
 
-import httpx
-
 from ._header_params import Link
+from ._library import Response
 
 __all__ = ["Page", "PageSchema", "page_total", "paged"]
 
@@ -52,7 +51,7 @@ def paged(item: type[ItemT]) -> PageSchema[ItemT]:
 _CONTENT_RANGE = re.compile(r"^\s*(?:([A-Za-z][\w-]*)\s+)?(?:\d+-\d+|\*)/(\d+|\*)\s*$")
 
 
-def page_total(response: httpx.Response, body: Any = None) -> int | None:
+def page_total(response: Response, body: Any = None) -> int | None:
     """How many items a listing holds, as the server reports it: the
     ``X-Total-Count`` header (json-server, many Rails and Express APIs), a
     ``Content-Range`` of items (not bytes; PostgREST, react-admin), or the

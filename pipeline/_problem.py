@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+from ._library import Response
 
 __all__ = ["PROBLEM_TYPE", "Problem", "problem_of"]
 
@@ -54,7 +54,7 @@ class Problem:
     extensions: dict[str, Any] = field(default_factory=dict)
 
 
-def problem_of(response: httpx.Response) -> Problem | None:
+def problem_of(response: Response) -> Problem | None:
     """The problem details of ``response`` (body read), or ``None`` when it
     has none: another content type, a body that is not a JSON object."""
     content_type = response.headers.get("content-type", "")

@@ -31,10 +31,9 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from ._batch import Batch
 from ._errors import NetworkError, redact_url
+from ._library import Response
 from ._store import denormalize, normalize
 
 __all__ = [
@@ -116,7 +115,7 @@ def error_class(status: int) -> type[NetworkError]:
 
 
 def status_error(
-    response: httpx.Response,
+    response: Response,
     error_schema: Any = None,
     params: Mapping[str, Any] | None = None,
 ) -> NetworkError:
@@ -128,7 +127,7 @@ def status_error(
     return error
 
 
-def error_data(schema: Any, response: httpx.Response, params: Mapping[str, Any]) -> Any:
+def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
     """The error body of ``response`` as ``schema`` reads it (entities built,
     models validated, not stored); ``None`` when it does not validate."""
     try:

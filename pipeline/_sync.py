@@ -15,8 +15,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeVar, overload
 
-import httpx
-
 from ._adapter import Adapter
 from ._concurrency import (
     Background,
@@ -56,6 +54,7 @@ from ._errors import ControllerClosed
 from ._http_cache import HttpCache
 from ._identity import Sharing
 from ._job import BOTH, GET, RAW, Job
+from ._library import BaseTransport, Client, Response
 from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
@@ -171,7 +170,7 @@ def run_sync(
                 _give_back(held)
 
 
-class Controller(BaseController[httpx.Client, Event]):
+class Controller(BaseController[Client, Event]):
     """Makes calls on an ``httpx.Client`` (see the module).
 
     ``identity``: a function naming the caller (a user id, say; a server
@@ -182,9 +181,9 @@ class Controller(BaseController[httpx.Client, Event]):
 
     def __init__(
         self,
-        client: httpx.Client | None = None,
+        client: Client | None = None,
         *,
-        transport: httpx.BaseTransport | None = None,
+        transport: BaseTransport | None = None,
         managers: Iterable[Manager] = (),
         clock: Callable[[], float] = time.monotonic,
         cache: HttpCache | None = None,
@@ -215,7 +214,7 @@ class Controller(BaseController[httpx.Client, Event]):
 
     def fetch_response(
         self, endpoint: RestEndpoint, params: Params = None, body: Any = None
-    ) -> httpx.Response:
+    ) -> Response:
         """Call ``endpoint`` through the same chain; return the raw response.
 
         The body is read unless the endpoint's content is ``"stream"``; a
@@ -224,12 +223,12 @@ class Controller(BaseController[httpx.Client, Event]):
         chain lists its hops in ``response.history``.
         """
         job = self._job(endpoint, params, body, RAW)
-        response: httpx.Response = self._run(job)
+        response: Response = self._run(job)
         return response
 
     def fetch_with_response(
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
-    ) -> tuple[ValueT, httpx.Response]:
+    ) -> tuple[ValueT, Response]:
         """Call ``endpoint``; return its value, typed and kept as ``fetch``
         keeps it, and the response it came from (for headers the value does
         not carry: an ``ETag``, a rate limit, a ``Location``).
@@ -238,7 +237,7 @@ class Controller(BaseController[httpx.Client, Event]):
         so the response is this call's); errors are ``fetch``'s.
         """
         job = self._job(endpoint, params, body, BOTH)
-        both: tuple[ValueT, httpx.Response] = self._run(job)
+        both: tuple[ValueT, Response] = self._run(job)
         return both
 
     def _run(self, job: Job[Event]) -> Any:

@@ -15,8 +15,6 @@ import functools
 import logging
 from typing import Any, NamedTuple
 
-import httpx
-
 from ._adapter import Adapter, build_request, redirect_request
 from ._content import BodyReader, Discard, body_arguments
 from ._credentials import PUBLIC_HEADERS
@@ -33,6 +31,7 @@ from ._errors import (
 from ._exchange import Exchange
 from ._hops import HopPolicy, userinfo_as_basic
 from ._http_cache import HttpCache, Ticket, body_digest, from_cache
+from ._library import INVALID_URL, REQUEST_ERRORS, STREAM_CONSUMED, Request, Response
 from ._status_errors import status_error
 from ._unparsed import Unparsed
 
@@ -55,7 +54,7 @@ class FirstHop(NamedTuple):
     """A call's first hop, built and fitted to the credential policy: the
     request that will be sent, as the identity is read from it."""
 
-    request: httpx.Request
+    request: Request
     policy: HopPolicy
     store_cookies: bool
 
@@ -95,7 +94,7 @@ class Terminal:
         first: FirstHop,
         ticket: Ticket | None = None,
         unchanged: bytes | None = None,
-    ) -> Flow[httpx.Response]:
+    ) -> Flow[Response]:
         """Send ``first``, follow redirects, read and parse the body.
 
         With ``ticket``, the first hop goes through the HTTP cache
@@ -111,7 +110,7 @@ class Terminal:
         # cache, with a ticket), and followed while it redirects.
         request, policy, store_cookies = first
         jar = self.adapter.client.cookies
-        history: list[httpx.Response] = []
+        history: list[Response] = []
         redirects = 0
         while True:
             if history:  # (the first hop came prepared)
@@ -141,7 +140,7 @@ class Terminal:
                     response.status_code,
                 )
             if not (endpoint.follow_redirects and response.has_redirect_location):
-                response.history = history  # the hops before it, in order
+                response.history = history  # type: ignore[assignment]  # the hops before it
                 break
             if redirects >= endpoint.max_redirects:
                 yield _Close(response)
@@ -176,7 +175,7 @@ class Terminal:
             )
         return response
 
-    def _first_request(self, exchange: Exchange) -> httpx.Request:
+    def _first_request(self, exchange: Exchange) -> Request:
         endpoint = exchange.endpoint
         headers = exchange.headers
         body = exchange.body
@@ -205,35 +204,35 @@ class Terminal:
                 endpoint.timeout,
                 arguments,
             )
-        except httpx.InvalidURL as error:
+        except INVALID_URL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None
 
 
 def _send(
-    request: httpx.Request, with_client_auth: bool, store_cookies: bool
-) -> Flow[httpx.Response]:
+    request: Request, with_client_auth: bool, store_cookies: bool
+) -> Flow[Response]:
     """Send one hop (as the HTTP cache asks); its failures as restwire's."""
     try:
-        response: httpx.Response = yield _Send(request, with_client_auth, store_cookies)
+        response: Response = yield _Send(request, with_client_auth, store_cookies)
     except _HOP_ERRORS as error:
         raise _hop_error(request, error) from _cause(error)
     return response
 
 
 #: What sending a hop can fail with, besides restwire's own errors.
-_HOP_ERRORS = (httpx.StreamConsumed, httpx.RequestError, httpx.InvalidURL)
+_HOP_ERRORS = (*STREAM_CONSUMED, *REQUEST_ERRORS, *INVALID_URL)
 
 
-def _hop_error(request: httpx.Request, error: Exception) -> RestwireError:
+def _hop_error(request: Request, error: Exception) -> RestwireError:
     """A failed hop's error, as restwire's."""
-    if isinstance(error, httpx.StreamConsumed):
+    if isinstance(error, STREAM_CONSUMED):
         # (a redirect's is refused before it is sent: ``redirect_request``)
         return RequestBodyError(
             f"{request.method} {redact_url(request.url)}: the client's auth "
             "asked to send the body again, but it was a one-shot iterator; "
             "send bytes to allow it"
         )
-    if isinstance(error, httpx.RequestError):
+    if isinstance(error, REQUEST_ERRORS):
         return TransportError(request.method, request.url, error)
     # httpx reads a redirect's Location while sending, and a Location such
     # as "javascript:..." fails there, outside RequestError.
@@ -245,14 +244,14 @@ def _hop_error(request: httpx.Request, error: Exception) -> RestwireError:
 
 def _cause(error: Exception) -> Exception | None:
     """What a hop's error is raised from: httpx's own, when it says more."""
-    return error if isinstance(error, httpx.RequestError) else None
+    return error if isinstance(error, REQUEST_ERRORS) else None
 
 
 #: A redirect body read (and dropped) to keep its connection: at most this.
 REDIRECT_BODY = 64 * 1024
 
 
-def _read(response: httpx.Response, limit: int | None) -> Flow[None]:
+def _read(response: Response, limit: int | None) -> Flow[None]:
     """Read ``response``'s body, decoded and bounded by ``limit``; it becomes
     ``response.content``."""
     if response.is_stream_consumed:
@@ -271,12 +270,12 @@ def _read(response: httpx.Response, limit: int | None) -> Flow[None]:
         raise BodyTooLarge(request.method, request.url, limit)
     try:
         yield _Load(response, reader)
-    except httpx.RequestError as error:
+    except REQUEST_ERRORS as error:
         request = response.request
         raise TransportError(request.method, request.url, error) from error
 
 
-def _discard(response: httpx.Response) -> Flow[None]:
+def _discard(response: Response) -> Flow[None]:
     """Drop a redirect's own body: read (to reuse the connection) when it
     says it is short, else close without reading; never kept, never waited
     for without bound."""
@@ -284,7 +283,7 @@ def _discard(response: httpx.Response) -> Flow[None]:
         return  # built in memory by the transport: nothing to drop
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) <= REDIRECT_BODY:
-        with contextlib.suppress(httpx.RequestError):
+        with contextlib.suppress(*REQUEST_ERRORS):
             yield _Read(response, Discard(REDIRECT_BODY))
     else:
         yield _Close(response)

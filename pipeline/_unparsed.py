@@ -40,13 +40,13 @@ from itertools import repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-import httpx
 import msgspec
 
 from ._batch import Batch, EntityKey
 from ._columns import SMALLEST, records_from_columns
 from ._content import is_json_type
 from ._entity import Entity
+from ._library import Response
 
 if TYPE_CHECKING:
     from ._exchange import EndpointView
@@ -72,7 +72,7 @@ class Unparsed:
 
     __slots__ = ("_renames", "endpoint", "response")
 
-    def __init__(self, endpoint: EndpointView, response: httpx.Response) -> None:
+    def __init__(self, endpoint: EndpointView, response: Response) -> None:
         self.endpoint = endpoint
         self.response = response
         self._renames: list[tuple[Apply, Convert, Convert]] = []

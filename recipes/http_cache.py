@@ -23,8 +23,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from restwire import Controller, HttpCache, RestEndpoint
 
 from .tour import Tour
@@ -35,8 +33,9 @@ SEED = "section 4, dataExpiryLength: time that fetched data stays valid"
 NEEDS = {"hishel": "cache"}
 
 
-def how_answered(response: httpx.Response) -> str:
-    """What the cache did for ``response``, in words."""
+def how_answered(response: Any) -> str:
+    """What the cache did for ``response`` (an ``httpx.Response``, or
+    httpx2's for a controller on an httpx2 client), in words."""
     status = response.extensions.get("caching") or {}
     if status.get("revalidated"):
         return "the server said 304 Not Modified; the cached body was used"

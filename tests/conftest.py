@@ -21,9 +21,17 @@ import httpx
 import pytest
 
 from restwire import AsyncController, Controller, RestEndpoint
+from tests import HTTPX
 from tests.counting_server import CountingServer
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.servers import RecordingServer
+
+if not HTTPX:  # httpx2 alone: httpx2-pytest's fixture, by pytest-httpx's name
+
+    @pytest.fixture
+    def httpx_mock(httpx2_mock: Any) -> Any:
+        return httpx2_mock
+
 
 #: Building an SSL context costs ~40 ms; clients made by tests share one.
 SSL_CONTEXT = ssl.create_default_context()

@@ -120,8 +120,8 @@ def test_the_testing_guide_shows_tests_that_run() -> None:
         encoding="utf-8"
     )
     shown = [code for code in EXAMPLES if "def test_" in code]
-    assert len(shown) == 2
+    assert len(shown) == 3
     chunks = [chunk.strip() for code in shown for chunk in code.split("\n\n\n")]
-    assert len(chunks) == 5  # the imports, and four tests
+    assert len(chunks) == 7  # the imports, and six tests (two on httpx2)
     for chunk in chunks:
         assert chunk in guide, chunk

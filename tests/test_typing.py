@@ -34,6 +34,7 @@ from restwire import (
     paged,
     resource,
 )
+from restwire._library import Response
 from restwire.middlewares import LinkPagination
 
 API = "https://api.example.com"
@@ -115,9 +116,9 @@ def sync_results(controller: Controller) -> None:
     assert_type(controller.poll(get_post, {"id": 1}), Iterator[Post])
     assert_type(
         controller.fetch_with_response(get_post, {"id": 1}),
-        tuple[Post, httpx.Response],
+        tuple[Post, Response],
     )
-    assert_type(controller.fetch_with_response(untyped), tuple[Any, httpx.Response])
+    assert_type(controller.fetch_with_response(untyped), tuple[Any, Response])
 
 
 async def async_results(controller: AsyncController) -> None:
@@ -129,7 +130,7 @@ async def async_results(controller: AsyncController) -> None:
     assert_type(controller.poll(get_post, {"id": 1}), AsyncIterator[Post])
     assert_type(
         await controller.fetch_with_response(list_posts),
-        tuple[list[Post], httpx.Response],
+        tuple[list[Post], Response],
     )
 
 

@@ -18,6 +18,7 @@ import redis
 from pytest_httpx import HTTPXMock
 
 from restwire import Call, CallNext, Exchange, Flow, NetworkError, RestEndpoint
+from restwire._library import Response
 from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
 from restwire.middlewares.rate_limit import SWEEP_EVERY, _Asked, _Window
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST
@@ -362,7 +363,7 @@ class Stuck:
     def __init__(self, mode: str) -> None:
         self.mode = mode
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         yield Call(self._stuck if self.mode == "sync" else self._stuck_async)
         return (yield from call_next(exchange))
 

@@ -25,6 +25,7 @@ from restwire import (
     Sleep,
     Stack,
 )
+from restwire._library import Response
 
 pytestmark = pytest.mark.anyio
 
@@ -106,11 +107,9 @@ async def test_a_full_form_middleware_can_answer_without_sending(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     class Canned:
-        def handle(
-            self, exchange: Exchange, call_next: CallNext
-        ) -> Flow[httpx.Response]:
+        def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
             exchange.value = {"canned": True}
-            return httpx.Response(200, request=httpx.Request("GET", exchange.url))
+            return httpx.Response(200, request=httpx.Request("GET", str(exchange.url)))
             yield  # makes this a generator: it never sends
 
     endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=[Canned()])
@@ -124,12 +123,10 @@ async def test_a_full_form_middleware_can_send_again_after_waiting(
     httpx_mock.add_response(status_code=503)
     httpx_mock.add_response(json={"second": True})
     waits: list[float] = []
-    discarded: list[httpx.Response] = []
+    discarded: list[Response] = []
 
     class Again:
-        def handle(
-            self, exchange: Exchange, call_next: CallNext
-        ) -> Flow[httpx.Response]:
+        def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
             try:
                 return (yield from call_next(exchange))
             except NetworkError as error:
@@ -235,7 +232,7 @@ class Layer:
 class Full:
     """A full-form layer between simple ones, so the stack has several runs."""
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         return (yield from call_next(exchange))
 
 
@@ -333,7 +330,7 @@ async def test_the_exchange_offers_no_client_to_send_around_the_chain(
 
 
 class YieldsJunk:
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         yield "GET https://elsewhere.example/"  # type: ignore[misc]
         return (yield from call_next(exchange))
 
@@ -351,7 +348,7 @@ async def _lookup() -> str:
 
 
 class CallsACoroutine:
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         exchange.state["looked up"] = yield Call(_lookup)
         return (yield from call_next(exchange))
 
@@ -379,7 +376,7 @@ class LooksUpInAThread:
         self.ran_in = threading.current_thread()
         return word.upper()
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         exchange.headers["x-looked-up"] = yield Blocking(self._lookup, ("shared",))
         return (yield from call_next(exchange))
 
@@ -401,9 +398,7 @@ async def test_a_blocking_call_refuses_a_coroutine_function_under_both_drivers(
     controller: Any,
 ) -> None:
     class BlocksOnACoroutine:
-        def handle(
-            self, exchange: Exchange, call_next: CallNext
-        ) -> Flow[httpx.Response]:
+        def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
             yield Blocking(_lookup)
             return (yield from call_next(exchange))
 

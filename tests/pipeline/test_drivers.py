@@ -43,6 +43,7 @@ from restwire import (
     TransportError,
 )
 from restwire._effects import TakeLease
+from restwire._library import Response
 
 pytestmark = pytest.mark.anyio
 
@@ -115,7 +116,7 @@ class Locking:
     def __init__(self) -> None:
         self.lock = FlowLock()
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         yield Acquire(self.lock)
         response = yield from call_next(exchange)
         yield Release(self.lock)
@@ -149,7 +150,7 @@ class Leasing:
     def __init__(self, leases: Leases) -> None:
         self.leases = leases
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         yield TakeLease(self.leases.take)
         return (yield from call_next(exchange))
 
@@ -199,9 +200,7 @@ async def test_locks_and_leases_are_given_back_when_a_call_is_cancelled(
     else:
 
         class SlowSleep:
-            def handle(
-                self, exchange: Exchange, call_next: CallNext
-            ) -> Flow[httpx.Response]:
+            def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
                 yield Sleep(10)
                 return (yield from call_next(exchange))
 
@@ -239,7 +238,7 @@ class Recovering:
     def __init__(self) -> None:
         self.caught: list[str] = []
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         try:
             return (yield from call_next(exchange))
         except (NetworkError, TransportError) as error:
@@ -273,7 +272,7 @@ async def test_an_error_is_thrown_back_into_the_flow_and_it_may_send_again(
 
 
 class Waiting:
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         yield Sleep(30)
         return (yield from call_next(exchange))
 

@@ -22,6 +22,7 @@ from restwire import (
     RequestBodyError,
     RestEndpoint,
 )
+from restwire._library import Response
 from restwire.middlewares import Retry, SnakeCaseKeys
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +53,7 @@ class FlowSigner:
 
     requires_request_body = True
 
-    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[httpx.Response]:
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         exchange.set_credential("X-Signature", signature(exchange.encode()))
         return (yield from call_next(exchange))
 
