@@ -81,6 +81,7 @@ from ._library import AsyncBaseTransport, AsyncClient, Response
 from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
+from ._retention import DEFAULT_MAX_BYTES
 from ._store import MISSING
 
 __all__ = ["AsyncController", "run_async"]
@@ -214,9 +215,19 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         cache: HttpCache | None = None,
         identity: Callable[[], Hashable] | None = None,
         sharing: Sharing | None = None,
+        max_store_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         adapter = Adapter.of(client, transport, asynchronous=True)
-        super().__init__(adapter, AsyncEvent, managers, clock, cache, identity, sharing)
+        super().__init__(
+            adapter,
+            AsyncEvent,
+            managers,
+            clock,
+            cache,
+            identity,
+            sharing,
+            max_store_bytes,
+        )
         self._closing = AsyncClosing()
         self._background = AsyncBackground()
 

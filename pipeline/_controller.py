@@ -65,6 +65,7 @@ from ._managers import Manager, ManagerHooks, run_hooks
 from ._models import plain_body
 from ._polling import Poller, Pollers, Subscription
 from ._resource import Resource
+from ._retention import DEFAULT_MAX_BYTES
 from ._store import MISSING, Result, Store
 from ._terminal import UNCHANGED, Terminal
 
@@ -104,6 +105,7 @@ class BaseController(Generic[ClientT, EventT]):
         cache: HttpCache | None = None,
         identity: Callable[[], Hashable] | None = None,
         sharing: Sharing | None = None,
+        max_store_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         if identity is not None and not callable(identity):
             raise TypeError(
@@ -126,7 +128,7 @@ class BaseController(Generic[ClientT, EventT]):
         self._terminal = Terminal(adapter, cache, self._sharing.public_headers)
         self._managers = ManagerHooks.of(managers)
         self._clock = clock
-        self._store = Store()
+        self._store = Store(max_store_bytes)
         self._keeper = Keeper(self._store, clock)
         self._flights: Flights[Any] = Flights(new_event)
         self._pollers = Pollers()

@@ -136,7 +136,7 @@ class Job(Generic[EventT]):
 
 #: How many entries each cache holds before it is emptied (a bound, not an
 #: LRU: refilling is cheap).
-_CACHE_SIZE = 4096
+_CACHE_SIZE = 1024
 
 #: Param types whose text never changes: their URLs are remembered.
 _REMEMBERED = frozenset(

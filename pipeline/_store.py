@@ -36,6 +36,7 @@ older generation does not write its result back.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -46,10 +47,10 @@ from ._batch import Batch, EntityKey
 from ._columns import entities_by_column
 from ._entity import Entity, EntityError, _astuple, _force_setattr, _restore, build
 from ._models import is_model, validate, validator
+from ._retention import DEFAULT_MAX_BYTES, OVERHEAD, Retention, Slot, size_of
 
 __all__ = [
     "MISSING",
-    "SWEEP_EVERY",
     "Batch",
     "Invalidate",
     "Partition",
@@ -340,9 +341,6 @@ def _preview(value: Any) -> Any:
 
 # -- the store --------------------------------------------------------------
 
-#: Changes (results stored, results forgotten) between two sweeps.
-SWEEP_EVERY = 1024
-
 
 class Result(NamedTuple):
     """One stored response: its normalized value, or the error it raised.
@@ -374,11 +372,15 @@ class Partition:
     """What one identity has fetched: its entity records, and its results by
     request key and value shape."""
 
-    __slots__ = ("records", "results")
+    __slots__ = ("bytes", "dropped", "records", "results")
 
     def __init__(self) -> None:
         self.records: dict[EntityKey, Entity] = {}
         self.results: dict[str, dict[Hashable, Result]] = {}
+        #: Bytes its kept results hold, and those of the results dropped
+        #: since its records were last reclaimed (``Store._drop``).
+        self.bytes = 0
+        self.dropped = 0
 
 
 class Store:
@@ -390,13 +392,26 @@ class Store:
     version of a record never shows in another's result. A deletion removes
     the record from every partition (forgetting reveals nothing).
 
-    Every ``SWEEP_EVERY`` changes, expired results are dropped, then every
-    record no remaining result reaches (directly or through nested
-    entities), then every empty partition: memory follows what is fresh.
+    Memory follows what is fresh and stays within ``max_bytes``
+    (``_retention``): each change drops the results that have expired, then,
+    past the bound, the least recently used; a partition's records that no
+    remaining result reaches (directly or through nested entities) are
+    reclaimed once its dropped results add up to half of what it holds,
+    and a partition with no result left goes whole. No step walks the
+    whole store.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int | None = DEFAULT_MAX_BYTES) -> None:
+        if max_bytes is not None and (
+            not isinstance(max_bytes, int)
+            or isinstance(max_bytes, bool)
+            or max_bytes < 0
+        ):
+            raise ValueError(
+                f"max_store_bytes must be a number of bytes or None, not {max_bytes!r}"
+            )
         self.partitions: dict[Hashable, Partition] = {}
+        self.retention = Retention(max_bytes)
         #: A clock of resets and forgettings: a call notes it when it begins
         #: and writes back only if nothing forgot its identity since.
         self.generation = 0
@@ -404,7 +419,6 @@ class Store:
         #: identity -> the generation it was last forgotten at (bounded).
         self._forgotten: dict[Hashable, int] = {}
         self.lock = threading.Lock()
-        self._changes = 0
         self._now = float("-inf")
 
     def commit(
@@ -473,6 +487,7 @@ class Store:
         partition = self.partitions.get(identity)
         if partition is None:
             partition = self.partitions[identity] = Partition()
+        held = len(partition.records)
         if not partition.records and batch.committed is None:
             # the identity's first records: the batch's own, taken as they are
             # (a batch is committed once, and never changed after)
@@ -487,6 +502,14 @@ class Store:
                 each.records.pop(entity_key, None)
         if key is not None and result is not None:
             partition.results.setdefault(key, {})[shape] = result
+            size = OVERHEAD + len(key) + size_of(result.value)
+            brought = len(partition.records) - held
+            if brought > 0:
+                size += brought * _record_size(batch)
+            slot = (identity, key, shape)
+            partition.bytes += size - self.retention.kept(
+                slot, result, result.expires_at, size
+            )
             self._changed(result.fetched_at)
         return _WHOLE if whole else 1
 
@@ -496,7 +519,12 @@ class Store:
         if partition is None:
             return None
         by_shape = partition.results.get(key)
-        return None if by_shape is None else by_shape.get(shape)
+        if by_shape is None:
+            return None
+        result = by_shape.get(shape)
+        if result is not None:
+            self.retention.touch(result)
+        return result
 
     def read(self, identity: Hashable, schema: Any, value: Any) -> Any:
         """``value`` (normalized by ``schema``) with ``identity``'s entities
@@ -508,26 +536,27 @@ class Store:
     def invalidate(self, key: str) -> None:
         """Forget every result under ``key``, whoever fetched it."""
         with self.lock:
-            for partition in self.partitions.values():
-                partition.results.pop(key, None)
+            for identity, partition in list(self.partitions.items()):
+                by_shape = partition.results.get(key)
+                for shape in list(by_shape or ()):
+                    self._drop((identity, key, shape))
             self._changed(self._now)
 
     def invalidate_routes(self, routes: Collection[Hashable]) -> int:
         """Forget every result of the endpoints whose ``route`` is in
         ``routes``, whatever their params, whoever fetched them; how many."""
-        dropped = 0
         with self.lock:
-            for partition in self.partitions.values():
-                results = partition.results
-                for key, by_shape in list(results.items()):
-                    for shape, result in list(by_shape.items()):
-                        if result.route in routes:
-                            del by_shape[shape]
-                            dropped += 1
-                    if not by_shape:
-                        del results[key]
+            slots = [
+                (identity, key, shape)
+                for identity, partition in self.partitions.items()
+                for key, by_shape in partition.results.items()
+                for shape, result in by_shape.items()
+                if result.route in routes
+            ]
+            for slot in slots:
+                self._drop(slot)
             self._changed(self._now)
-        return dropped
+        return len(slots)
 
     def add_to_lists(
         self,
@@ -572,6 +601,7 @@ class Store:
         """Empty the store; return the new generation."""
         with self.lock:
             self.partitions = {}
+            self.retention = Retention(self.retention.max_bytes)
             self.generation += 1
             self._reset_at = self.generation
             self._forgotten.clear()
@@ -582,7 +612,11 @@ class Store:
         identity already in flight do not write theirs back (other
         identities' do)."""
         with self.lock:
-            self.partitions.pop(identity, None)
+            partition = self.partitions.pop(identity, None)
+            if partition is not None:
+                for key, by_shape in partition.results.items():
+                    for shape in by_shape:
+                        self.retention.dropped((identity, key, shape))
             self.generation += 1
             forgotten = self._forgotten
             if len(forgotten) >= _FORGOTTEN:
@@ -615,27 +649,68 @@ class Store:
                 for result in by_shape.values()
             }
 
-    def _changed(self, now: float) -> None:
-        """Count a change (the lock is held); sweep every ``SWEEP_EVERY``."""
-        self._now = max(self._now, now)
-        self._changes += 1
-        if self._changes % SWEEP_EVERY == 0:
-            self._sweep(self._now)
+    @property
+    def size_bytes(self) -> int:
+        """About how many bytes the kept results hold (see ``_retention``)."""
+        return self.retention.bytes
 
-    def _sweep(self, now: float) -> None:
-        """Drop expired results, unreachable records and empty partitions
-        (the lock is held)."""
-        for identity, partition in list(self.partitions.items()):
-            results = partition.results
-            for key, by_shape in list(results.items()):
-                for shape, kept in list(by_shape.items()):
-                    if kept.expires_at <= now:
-                        del by_shape[shape]
-                if not by_shape:
-                    del results[key]
+    @property
+    def max_bytes(self) -> int | None:
+        """The bound of ``size_bytes``; ``None`` for none."""
+        return self.retention.max_bytes
+
+    def __len__(self) -> int:
+        """How many results are kept."""
+        return len(self.retention)
+
+    def _changed(self, now: float) -> None:
+        """After a change (the lock is held): drop what has expired by
+        ``now``, then, past the bound, the least recently used."""
+        self._now = max(self._now, now)
+        retention = self.retention
+        for slot in list(retention.expired(self._now)):
+            self._drop(slot)
+        for slot in retention.over():
+            self._drop(slot)
+
+    def _drop(self, slot: Slot) -> None:
+        """Forget the result at ``slot`` (the lock is held); reclaim its
+        partition's records once enough is dropped, or the partition whole
+        once it keeps no result."""
+        identity, key, shape = slot
+        size = self.retention.dropped(slot)
+        partition = self.partitions.get(identity)
+        if partition is None:
+            return
+        results = partition.results
+        by_shape = results.get(key)
+        if by_shape is not None:
+            by_shape.pop(shape, None)
+            if not by_shape:
+                del results[key]
+        if not results:
+            del self.partitions[identity]
+            return
+        partition.bytes -= size
+        partition.dropped += size
+        if partition.dropped > partition.bytes + _RECLAIM_FLOOR:
+            # as much dropped as is held: a walk of what is held is paid
+            # for by what was dropped (constant work per dropped byte)
             partition.records = _reachable(partition)
-            if not results and not partition.records:
-                del self.partitions[identity]
+            partition.dropped = 0
+
+
+#: Bytes a partition drops before its records are first reclaimed.
+_RECLAIM_FLOOR = 256 * 1024
+
+
+def _record_size(batch: Batch) -> int:
+    """About how many bytes one record of ``batch`` holds (a few measured)."""
+    records = batch.records
+    if not records:
+        return 0
+    sample = list(itertools.islice(records.values(), 8))
+    return sum(map(size_of, sample)) // len(sample) + 100  # (+ its dict entry)
 
 
 #: What ``Store._commit`` says when it stored every record as it was made.

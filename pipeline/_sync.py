@@ -58,6 +58,7 @@ from ._library import BaseTransport, Client, Response
 from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
+from ._retention import DEFAULT_MAX_BYTES
 from ._store import MISSING
 
 __all__ = ["Controller", "run_sync"]
@@ -189,9 +190,19 @@ class Controller(BaseController[Client, Event]):
         cache: HttpCache | None = None,
         identity: Callable[[], Hashable] | None = None,
         sharing: Sharing | None = None,
+        max_store_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         adapter = Adapter.of(client, transport, asynchronous=False)
-        super().__init__(adapter, Event, managers, clock, cache, identity, sharing)
+        super().__init__(
+            adapter,
+            Event,
+            managers,
+            clock,
+            cache,
+            identity,
+            sharing,
+            max_store_bytes,
+        )
         self._closing = Closing()
         self._background = Background()
 

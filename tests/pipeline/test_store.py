@@ -206,20 +206,19 @@ async def test_get_is_for_reads(controller: Any) -> None:
         await controller.get(get_price.extend(method="POST"), {"exchange_pair": "x"})
 
 
-async def test_expired_results_are_swept(
+async def test_expired_results_go_at_the_next_change(
     controller_factory: Any, httpx_mock: HTTPXMock, clock: FakeClock
 ) -> None:
-    from restwire._store import SWEEP_EVERY
-
     controller = controller_factory(clock=clock)
     httpx_mock.add_response(json={"ok": True}, is_reusable=True)
     endpoint = RestEndpoint(url_prefix=API, path="/items/:id", data_expiry_length=1)
-    for index in range(SWEEP_EVERY - 1):
+    for index in range(300):
         await controller.fetch(endpoint, {"id": index})
-    assert len(controller.store.results) == SWEEP_EVERY - 1
+    assert len(controller.store.results) == 300
     clock.advance(2)  # every one of them has expired
     await controller.fetch(endpoint, {"id": "last"})
     assert list(controller.store.results) == [f"GET {API}/items/last"]
+    assert len(controller.store) == 1
 
 
 def roundtrip(schema: Any, value: Any) -> tuple[Any, Batch, Any]:

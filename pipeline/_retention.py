@@ -1,0 +1,178 @@
+"""What the store keeps: results in expiry order and within a byte bound.
+
+A store holds each result in a *slot* (its identity, request key and value
+shape). :class:`Retention` decides which slots go, at a cost that does not
+grow with what is held:
+
+- **Expiry** is a heap by expiry time: each change pops the results whose
+  time has passed (each result is pushed once and popped once, so the work
+  is constant per stored result, never a walk of the store).
+- **A byte bound** (``max_bytes``): past it, the least recently used
+  results go, oldest first, expired ones before anything (they were popped
+  already). A result read since it was stored gets a second chance (the
+  CLOCK approximation of LRU: a read costs one ``set.add``, no lock).
+- **Sizes** are estimates of the memory a result holds (its normalized
+  value, and the records it brought that its identity did not hold),
+  measured on a sample of large containers, so that measuring costs a
+  bounded number of objects however long a list is. They are close to what
+  ``tracemalloc`` sees for JSON values and entity records (see
+  ``tests/pipeline/test_retention.py``), erring on the large side.
+
+The store calls it under its lock, except :meth:`Retention.touch`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import sys
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
+from typing import Any
+
+__all__ = ["DEFAULT_MAX_BYTES", "Retention", "Slot", "size_of"]
+
+#: The store's bound when a controller is given none.
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+#: (identity, request key, value shape): where one result is kept.
+Slot = tuple[Hashable, str, Hashable]
+
+#: What keeping a result costs besides its value: the slot's dict entries,
+#: the ``Result`` tuple, its bookkeeping here (measured with tracemalloc).
+OVERHEAD = 900
+
+#: Containers longer than this are measured on a sample of this many items.
+_SAMPLE = 32
+
+_getsizeof = sys.getsizeof
+_ATOMS = (str, bytes, int, float, bool, type(None))
+
+
+def size_of(value: Any) -> int:
+    """Roughly how many bytes ``value`` holds, its contents included: every
+    object of a small value, a sample of a large container's items (scaled
+    to its length). An object met twice (JSON keys, small ints) counts
+    once; one shared with other values counts in each."""
+    total = 0
+    seen: set[int] = set()
+    stack: list[tuple[Any, float]] = [(value, 1.0)]
+    while stack:
+        item, weight = stack.pop()
+        if id(item) in seen:
+            continue  # shared (a parsed JSON's keys, small ints): once
+        seen.add(id(item))
+        kind = type(item)
+        if kind in _ATOMS:
+            total += int(_getsizeof(item) * weight)
+            continue
+        total += int(_getsizeof(item) * weight)
+        if kind is dict:
+            children: list[Any] = [*item.keys(), *item.values()]
+        elif kind is list or kind is tuple:
+            children = item
+        elif hasattr(kind, "__struct_fields__"):  # an entity record
+            children = [getattr(item, name) for name in kind.__struct_fields__]
+        elif isinstance(item, dict | list | tuple | set | frozenset):
+            children = list(item.items()) if isinstance(item, dict) else list(item)
+        else:
+            continue  # another object: its own size only
+        count = len(children)
+        if count > _SAMPLE:
+            step = count / _SAMPLE
+            sample = [children[int(index * step)] for index in range(_SAMPLE)]
+            scale = weight * count / _SAMPLE
+            stack.extend((child, scale) for child in sample)
+        else:
+            stack.extend((child, weight) for child in children)
+    return total
+
+
+class Retention:
+    """Which of a store's results to drop: the expired, then (past
+    ``max_bytes``) the least recently used. Tells the store which slots to
+    drop; the store drops them (see the module)."""
+
+    __slots__ = ("_expiry", "_order", "_sequence", "_touched", "bytes", "max_bytes")
+
+    def __init__(self, max_bytes: int | None) -> None:
+        self.max_bytes = max_bytes
+        #: The bytes of every kept result, as estimated when it was kept.
+        self.bytes = 0
+        #: slot -> (its size, the id of its result), oldest first
+        self._order: OrderedDict[Slot, tuple[int, int]] = OrderedDict()
+        #: (expires at, sequence, slot, result id): the next to expire first
+        self._expiry: list[tuple[float, int, Slot, int]] = []
+        self._sequence = itertools.count()
+        #: ids of results read since they were kept (a second chance)
+        self._touched: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def touch(self, result: object) -> None:
+        """``result`` was read: it is used (no lock needed)."""
+        self._touched.add(id(result))
+
+    def kept(self, slot: Slot, result: object, expires_at: float, size: int) -> int:
+        """``result`` is now kept at ``slot`` (replacing what was there);
+        the size of what it replaced (0 if nothing)."""
+        previous = self._order.pop(slot, None)
+        replaced = 0
+        if previous is not None:
+            replaced = previous[0]
+            self.bytes -= replaced
+            self._touched.discard(previous[1])
+        self._order[slot] = (size, id(result))
+        self.bytes += size
+        heapq.heappush(
+            self._expiry, (expires_at, next(self._sequence), slot, id(result))
+        )
+        return replaced
+
+    def dropped(self, slot: Slot) -> int:
+        """``slot`` no longer holds a result; the bytes it held."""
+        previous = self._order.pop(slot, None)
+        if previous is None:
+            return 0
+        self.bytes -= previous[0]
+        self._touched.discard(previous[1])
+        return previous[0]
+
+    def expired(self, now: float) -> Iterator[Slot]:
+        """The slots whose result has expired by ``now`` (each once)."""
+        heap = self._expiry
+        order = self._order
+        while heap and heap[0][0] <= now:
+            _, _, slot, result_id = heapq.heappop(heap)
+            kept = order.get(slot)
+            if kept is not None and kept[1] == result_id:
+                yield slot  # (else replaced or dropped since: not this one)
+        if len(heap) > 2 * len(order) + 1024:
+            # entries of replaced and dropped results pile up: keep only
+            # the live ones (amortized: the heap has doubled since)
+            live = [
+                entry for entry in heap if order.get(entry[2], (0, -1))[1] == entry[3]
+            ]
+            heapq.heapify(live)
+            self._expiry = live
+
+    def over(self) -> Iterator[Slot]:
+        """While past ``max_bytes``: the least recently used slot (a read
+        one gets a second chance: moved back, once). The caller drops each
+        slot before asking for the next."""
+        if self.max_bytes is None:
+            return
+        order = self._order
+        touched = self._touched
+        chances = len(order)
+        while self.bytes > self.max_bytes and order:
+            slot, (_, result_id) = next(iter(order.items()))
+            if result_id in touched and chances > 0:
+                chances -= 1
+                touched.discard(result_id)
+                order.move_to_end(slot)
+                continue
+            yield slot
+            if slot in order:  # not dropped by the caller: drop it here
+                self.dropped(slot)

@@ -1,0 +1,298 @@
+"""Issue 31's load benchmark: async calls at concurrency 1, 16 and 64, every
+call to its own path, against a fast local server in its own process.
+
+``python -m tests.benchmarks.load [--quick]`` prints requests per second of
+each client, and its ratio to aiohttp's ``ClientSession`` (the fastest
+Python client, the yardstick) and to bare httpx on the same transport:
+
+- aiohttp ``ClientSession()``;
+- httpx ``AsyncClient()`` and httpx2 ``AsyncClient()`` (their own pools);
+- httpx on httpx-aiohttp's ``AiohttpTransport``;
+- restwire ``AsyncController()`` as a user who installed ``restwire[fast]``
+  gets it (its own client), reading an ``Entity`` list;
+- restwire on ``AiohttpTransport``, against bare httpx on the same
+  transport: restwire's own cost.
+
+Rounds are interleaved (each client once per round, in turn) and the
+median of each is kept. The server answers every ``GET /item/<n>`` with
+the same 2 KB JSON list, keep-alive, from an ``asyncio`` protocol (on
+uvloop when installed), so that it is never the bottleneck.
+
+Also: the store's memory per 10,000 distinct URLs, with and without a
+bound (``tracemalloc``, in a child process).
+
+Needs the ``bench`` extra (aiohttp, httpx-aiohttp, httpx2, uvloop).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+#: The body of every answer: a list of 16 small records, about 2 KB.
+BODY = json.dumps(
+    [
+        {"id": str(index), "name": f"record {index}", "score": index * 7, "tags": ["a"]}
+        for index in range(16)
+    ]
+    * 1
+).encode()
+BODY = BODY + b" " * max(0, 2048 - len(BODY))
+_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+    b"content-length: " + str(len(BODY)).encode() + b"\r\n\r\n"
+)
+
+
+class _Answer(asyncio.Protocol):
+    """Answers each request (no body expected) with ``BODY``, keep-alive."""
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        self.buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            self.buffer = self.buffer[end + 4 :]
+            self.transport.write(_HEAD + BODY)
+
+
+def _serve(port: int) -> None:
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:  # pragma: no cover - the bench extra brings it
+        pass
+
+    async def main() -> None:
+        server = await asyncio.get_running_loop().create_server(
+            _Answer, "127.0.0.1", port, backlog=1024
+        )
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+class LoadServer:
+    """The server process; ``origin`` is its base URL."""
+
+    def __init__(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.origin = f"http://127.0.0.1:{port}"
+        self.port = port
+        self.process = multiprocessing.get_context("spawn").Process(
+            target=_serve, args=(port,), daemon=True
+        )
+
+    def __enter__(self) -> LoadServer:
+        self.process.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError("the load server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.join(5)
+
+
+# -- the clients ---------------------------------------------------------------------
+
+Call = Callable[[int], Awaitable[Any]]
+
+
+async def _drive(call: Call, total: int, concurrency: int, start: int) -> float:
+    """Requests per second of ``total`` calls, ``concurrency`` at a time,
+    each to its own path."""
+    numbers = iter(range(start, start + total))
+
+    async def worker() -> None:
+        for number in numbers:
+            await call(number)
+
+    began = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return total / (time.perf_counter() - began)
+
+
+async def _clients(origin: str, concurrency: int) -> dict[str, tuple[Call, Any]]:
+    """Each client under test: its call, and what closes it."""
+    import aiohttp
+    import httpx
+    import httpx2
+    from httpx_aiohttp import AiohttpTransport
+
+    from restwire import AsyncController, Entity, RestEndpoint
+
+    class Record(Entity):
+        id: str = ""
+        name: str = ""
+        score: int = 0
+        tags: list[str] = []  # noqa: RUF012
+
+    limits = {"max_connections": concurrency, "max_keepalive_connections": concurrency}
+    endpoint = RestEndpoint(url_prefix=origin, path="/item/:n", schema=[Record])
+
+    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
+    plain = httpx.AsyncClient(limits=httpx.Limits(**limits))
+    plain2 = httpx2.AsyncClient(limits=httpx2.Limits(**limits))
+    on_aiohttp = httpx.AsyncClient(
+        transport=AiohttpTransport(limits=httpx.Limits(**limits))
+    )
+    fast = AsyncController()  # its own client, as restwire[fast] makes it
+    ours_on_aiohttp = AsyncController(
+        transport=AiohttpTransport(limits=httpx.Limits(**limits))
+    )
+
+    async def with_aiohttp(n: int) -> Any:
+        async with session.get(f"{origin}/item/{n}") as response:
+            return json.loads(await response.read())
+
+    def bare(client: Any) -> Call:
+        async def call(n: int) -> Any:
+            return (await client.get(f"{origin}/item/{n}")).json()
+
+        return call
+
+    def restwire(controller: Any) -> Call:
+        async def call(n: int) -> Any:
+            return await controller.fetch(endpoint, {"n": n})
+
+        return call
+
+    return {
+        "aiohttp ClientSession()": (with_aiohttp, session.close),
+        "httpx AsyncClient()": (bare(plain), plain.aclose),
+        "httpx2 AsyncClient()": (bare(plain2), plain2.aclose),
+        "httpx on AiohttpTransport": (bare(on_aiohttp), on_aiohttp.aclose),
+        "restwire AsyncController() [Entity]": (restwire(fast), fast.close),
+        "restwire on AiohttpTransport [Entity]": (
+            restwire(ours_on_aiohttp),
+            ours_on_aiohttp.close,
+        ),
+    }
+
+
+async def _measure(
+    origin: str, concurrency: int, total: int, rounds: int
+) -> dict[str, float]:
+    clients = await _clients(origin, concurrency)
+    runs: dict[str, list[float]] = {name: [] for name in clients}
+    start = 0
+    try:
+        for call, _ in clients.values():  # warm: connections, imports
+            await _drive(call, min(total, 4 * concurrency), concurrency, start)
+            start += total
+        for _ in range(rounds):
+            for name, (call, _) in clients.items():
+                runs[name].append(await _drive(call, total, concurrency, start))
+                start += total
+    finally:
+        for _, close in clients.values():
+            await close()
+    return {name: statistics.median(values) for name, values in runs.items()}
+
+
+def _table(concurrency: int, rates: dict[str, float]) -> list[str]:
+    yardstick = rates["aiohttp ClientSession()"]
+    same_transport = rates["httpx on AiohttpTransport"]
+    lines = [
+        f"\nconcurrency {concurrency}",
+        "| client | req/s | vs aiohttp | vs httpx on the same transport |",
+        "|---|---|---|---|",
+    ]
+    for name, rate in rates.items():
+        versus = f"{rate / same_transport:.2f}" if "AiohttpTransport" in name else ""
+        lines.append(f"| {name} | {rate:,.0f} | {rate / yardstick:.2f} | {versus} |")
+    return lines
+
+
+# -- memory --------------------------------------------------------------------------
+
+_MEMORY_CHILD = """
+import asyncio, json, sys, tracemalloc
+import httpx
+from restwire import AsyncController, RestEndpoint
+body = {body!r}
+limit = {limit}
+def answer(request):
+    return httpx.Response(200, content=body, headers={{"content-type": "application/json"}})
+async def main():
+    options = {{}} if limit is None else {{"max_store_bytes": limit}}
+    async with AsyncController(transport=httpx.MockTransport(answer), **options) as controller:
+        endpoint = RestEndpoint(url_prefix="http://bench", path="/item/:n")
+        await controller.fetch(endpoint, {{"n": -1}})
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(10_000):
+            await controller.fetch(endpoint, {{"n": n}})
+        grown = tracemalloc.get_traced_memory()[0] - before
+        print(json.dumps({{"grown": grown, "store": controller.store.size_bytes}}))
+asyncio.run(main())
+"""
+
+
+def memory(limit: int | None) -> dict[str, int]:
+    """Memory the store grew by over 10,000 distinct URLs (and its own
+    count of its bytes), in a fresh process."""
+    source = _MEMORY_CHILD.format(body=BODY, limit=limit)
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, check=True
+    )
+    result: dict[str, int] = json.loads(done.stdout)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.load")
+    parser.add_argument("--quick", action="store_true", help="fewer calls")
+    parser.add_argument("--no-memory", action="store_true", help="skip memory")
+    arguments = parser.parse_args(argv)
+    total = 600 if arguments.quick else 3_000
+    rounds = 3 if arguments.quick else 5
+    lines: list[str] = []
+    with LoadServer() as server:
+        for concurrency in (1, 16, 64):
+            calls = total // 4 if concurrency == 1 else total
+            rates = asyncio.run(_measure(server.origin, concurrency, calls, rounds))
+            lines += _table(concurrency, rates)
+    if not arguments.no_memory:
+        lines.append("\nmemory of 10,000 distinct URLs (2 KB bodies, kept 60 s)")
+        lines.append("| store | grown | the store's own count |")
+        lines.append("|---|---|---|")
+        for limit in (None, 16 << 20):
+            figures = memory(limit)
+            label = (
+                "no bound" if limit is None else f"max_store_bytes={limit >> 20} MiB"
+            )
+            lines.append(
+                f"| {label} | {figures['grown'] / 2**20:.1f} MiB "
+                f"| {figures['store'] / 2**20:.1f} MiB |"
+            )
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
