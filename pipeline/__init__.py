@@ -78,6 +78,7 @@ from ._page import Page, paged
 from ._polling import Subscription
 from ._problem import Problem
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
+from ._sse import ServerSentEvent
 from ._status_errors import (
     BadRequestError,
     ClientError,
@@ -151,6 +152,7 @@ __all__ = [
     "RestEndpoint",
     "RestwireError",
     "ServerError",
+    "ServerSentEvent",
     "Sharing",
     "Sleep",
     "Stack",

@@ -39,6 +39,7 @@ RESTWIRE = [
     "Controller",
     "AsyncController",
     "Subscription",
+    "ServerSentEvent",
     "HttpCache",
     "Manager",
     "LogoutManager",
