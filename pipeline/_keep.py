@@ -15,15 +15,18 @@ body it was read from.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from ._effects import _Answer
+from ._endpoint import RestEndpoint
 from ._entity import EntityError
 from ._errors import RestwireError, fresh_error
+from ._exchange import EndpointView
 from ._http_cache import body_digest
 from ._identity import Unshared
 from ._job import Job
+from ._models import plain_body
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._unparsed import Unparsed
 
@@ -106,6 +109,64 @@ class Keeper:
             return read
         return denormalize(endpoint.schema, normalized, batch.records)
 
+    def put(
+        self,
+        identity: Hashable,
+        key: str,
+        endpoint: RestEndpoint,
+        value: Any,
+        params: Mapping[str, Any],
+    ) -> Any:
+        """``value`` kept as ``identity``'s fresh answer to the request
+        ``key`` of ``endpoint`` (``controller.set``): normalized by its
+        schema, entities merged, read back. An endpoint that keeps nothing
+        (``data_expiry_length=0``) keeps nothing of it either. Its errors
+        name the call by ``key``."""
+        batch = Batch()
+        normalized = _normalized(endpoint, key, value, batch, params)
+        if endpoint.data_expiry_length <= 0:
+            return denormalize(endpoint.schema, normalized, batch.records)
+        now = self.clock()
+        result = Result(
+            endpoint.schema, normalized, now, now + endpoint.data_expiry_length
+        )
+        read = self.store.commit_and_read(
+            identity,
+            batch,
+            key,
+            endpoint.shape,
+            result,
+            self.store.generation,
+            endpoint.schema,
+            normalized,
+        )
+        if read is not MISSING:
+            return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
+    def pushed(self, job: Job[Any], value: Any) -> Any:
+        """The value of an event ``job``'s stream pushed (its JSON data):
+        normalized, its entities merged into the records of the identity
+        the stream was opened as, read back. No result is kept: what a
+        stream says is seen through the results that hold its entities."""
+        endpoint = job.exchange.endpoint
+        batch = Batch()
+        normalized = _normalized(endpoint, job.label, value, batch, job.exchange.params)
+        if endpoint.data_expiry_length > 0 and type(job.identity) is not Unshared:
+            read = self.store.commit_and_read(
+                job.identity,
+                batch,
+                None,
+                endpoint.shape,
+                None,
+                job.generation,
+                endpoint.schema,
+                normalized,
+            )
+            if read is not MISSING:
+                return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
     def error(self, job: Job[Any], error: RestwireError) -> None:
         """Keep a sent read's error for its ``error_expiry_length``."""
         endpoint = job.exchange.endpoint
@@ -144,3 +205,22 @@ class Keeper:
             job.identity, Batch(), job.key, endpoint.shape, renewed, job.generation
         )
         return _Answer(value)
+
+
+def _normalized(
+    endpoint: RestEndpoint | EndpointView,
+    label: str,
+    value: Any,
+    batch: Batch,
+    params: Mapping[str, Any],
+) -> Any:
+    """``value`` (an entity or model given as itself, or JSON) normalized by
+    ``endpoint``'s schema into ``batch``; its errors name ``label``."""
+    try:
+        return normalize(endpoint.schema, plain_body(value), batch, params)
+    except EntityError as error:
+        raise error.from_request(label) from error.__cause__
+    except RecursionError:
+        raise EntityError(
+            endpoint.label, None, "...", "nested too deeply to normalize"
+        ).from_request(label) from None
