@@ -11,6 +11,7 @@ Trace one call top to bottom (README's "Layout" has the whole table):
 | ``_terminal`` | the wire: build, send hop by hop, read, parse |
 | ``_adapter`` | every contact with httpx |
 | ``_store`` | normalizing by schema, the store, reading back |
+| ``_sse`` | server-sent events: parsed, bounded, reconnected |
 """
 
 from ._async import AsyncController

@@ -16,6 +16,10 @@ these steps, each a module of its own:
 | the wire | ``_terminal`` | build, send hop by hop (``_hops``, ``_adapter``), read, parse |
 | keep | ``_keep`` | normalize, write the store, read back |
 
+``set`` takes only the identity step (worked out without sending) and the
+keep step; each connection of a ``stream`` is a job that takes every step
+but the store lookup and the join, and keeps the entities its events push.
+
 A ``get`` whose middleware all say ``sends_credentials = False`` knows its
 identity without running the chain, and takes only the first steps
 (:meth:`BaseController._from_store`): a few microseconds.

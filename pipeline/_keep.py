@@ -7,6 +7,10 @@ as they are now. A read's error is kept too, for ``error_expiry_length``,
 so a failing ``get`` is not retried in a loop. Binary content is never
 normalized or kept; an endpoint with ``data_expiry_length=0`` keeps nothing.
 
+A value may come without a response: :meth:`Keeper.put` keeps one as an
+identity's answer (``controller.set``), and :meth:`Keeper.pushed` merges
+the entities of an event a stream pushed (no result kept).
+
 The other way round, :meth:`Keeper.answer` is the store's answer to a call
 of an identity that holds a fresh result, and :meth:`Keeper.renew` keeps a
 stale result for another expiry length when the HTTP cache gave the very
