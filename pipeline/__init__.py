@@ -11,6 +11,7 @@ Trace one call top to bottom (README's "Layout" has the whole table):
 | ``_terminal`` | the wire: build, send hop by hop, read, parse |
 | ``_adapter`` | every contact with httpx |
 | ``_store`` | normalizing by schema, the store, reading back |
+| ``_sse`` | server-sent events: parsed, bounded, reconnected |
 """
 
 from ._async import AsyncController
@@ -78,6 +79,7 @@ from ._page import Page, page_total, paged
 from ._polling import Subscription
 from ._problem import Problem
 from ._resource import HookifiedResource, Resource, hookify_resource, resource
+from ._sse import ServerSentEvent
 from ._status_errors import (
     BadRequestError,
     ClientError,
@@ -151,6 +153,7 @@ __all__ = [
     "RestEndpoint",
     "RestwireError",
     "ServerError",
+    "ServerSentEvent",
     "Sharing",
     "Sleep",
     "Stack",

@@ -12,7 +12,7 @@ everything, and refuses only inside restwire's refusing hops; see
 | a controller's client, and how a hop reaches it | :class:`Adapter`: ``send`` / ``asend`` |
 | the request of a call's first hop | :func:`build_request` |
 | the request of a redirect's next hop | :func:`redirect_request` |
-| reading a body | ``load`` / ``aload`` (whole, decoded, into ``response.content``), ``read_into`` / ``aread_into`` (raw chunks into a sink), ``close`` / ``aclose`` |
+| reading a body | ``load`` / ``aload`` (whole, decoded, into ``response.content``), ``read_into`` / ``aread_into`` (raw chunks into a sink), ``iter_raw`` / ``aiter_raw`` (raw chunks as they come: event streams), ``interrupt``, ``close`` / ``aclose`` |
 | cookies | :func:`add_cookie_header`, :func:`cookie_for`, :func:`cookie_scope` |
 
 **Two ways to send.** A client the user gives is sent on with
@@ -37,13 +37,15 @@ sync driver the other.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import http.cookiejar
 import logging
+import socket
 import time
 import urllib.request
 import weakref
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from http import HTTPStatus
@@ -323,6 +325,51 @@ class Adapter:
         finally:
             await chunks.aclose()  # type: ignore[attr-defined]
             await response.aclose()
+
+    @staticmethod
+    def iter_raw(response: Response) -> Generator[bytes, None, None]:
+        """The raw body chunk by chunk as it arrives, for a body read while it
+        is still coming (an event stream); a failed read is a restwire
+        ``TransportError``. Close it, then the response, when done."""
+        request = response.request
+        if response.is_stream_consumed:  # built in memory: read (and decoded)
+            yield response.content
+            return
+        try:
+            yield from response.iter_raw()
+        except REQUEST_ERRORS as error:
+            raise TransportError(request.method, request.url, error) from error
+
+    @staticmethod
+    async def aiter_raw(response: Response) -> AsyncGenerator[bytes, None]:
+        """The raw body chunk by chunk as it arrives, for a body read while it
+        is still coming (an event stream); a failed read is a restwire
+        ``TransportError``. Close it, then the response, when done."""
+        request = response.request
+        if response.is_stream_consumed:  # built in memory: read (and decoded)
+            yield response.content
+            return
+        chunks = response.aiter_raw()
+        try:
+            async for chunk in chunks:
+                yield chunk
+        except REQUEST_ERRORS as error:
+            raise TransportError(request.method, request.url, error) from error
+        finally:
+            await chunks.aclose()  # type: ignore[attr-defined]
+
+    @staticmethod
+    def interrupt(response: Response) -> None:
+        """End at once a read of ``response`` blocked in another thread: its
+        socket (httpcore's ``network_stream`` extension) is shut down, so the
+        read returns; the reader then closes the response. Without such a
+        socket (another transport), the read ends when data or its timeout
+        comes."""
+        stream = response.extensions.get("network_stream")
+        sock = None if stream is None else stream.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     @staticmethod
     def close(response: Response) -> None:

@@ -18,11 +18,13 @@ and every lock and lease it still holds is given back.
 | ``paginate(endpoint, params)`` | an iterator of pages (or items), following ``rel="next"`` |
 | ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
 | ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
+| ``set(endpoint, value, params)`` | ``value`` kept as this caller's answer, as if the endpoint had sent it; subscribers told |
+| ``stream(endpoint, params)`` | an iterator of server-sent events (or, with a schema, their typed values), reconnecting |
 
 and the members of :class:`~restwire._controller.BaseController`. Given no
 client, a controller makes one (on ``transport``, if given) and closes it
 on ``close()`` or at the end of its ``with`` block; a client it was given
-stays open. Closing ends every poll, poller and wait at once.
+stays open. Closing ends every poll, poller, stream and wait at once.
 
 This file is the source of ``_sync``: ``.ci/unasync.py`` writes that one
 from this one, and the tests fail when the two differ.
@@ -33,7 +35,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Hashable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeVar, overload
@@ -43,6 +45,7 @@ from ._concurrency import (
     AsyncBackground,
     AsyncClosing,
     AsyncEvent,
+    AsyncReaders,
     AsyncWaker,
     aacquire,
     ablocking,
@@ -73,7 +76,7 @@ from ._effects import (
     not_an_effect,
 )
 from ._endpoint import RestEndpoint
-from ._errors import ControllerClosed
+from ._errors import ContentError, ControllerClosed, RestwireError, TransportError
 from ._http_cache import HttpCache
 from ._identity import Sharing
 from ._job import BOTH, GET, RAW, Job
@@ -82,7 +85,16 @@ from ._managers import Manager
 from ._page import Page
 from ._polling import ErrorCallback, Poller, Subscription, Wait
 from ._retention import DEFAULT_MAX_BYTES
+from ._sse import (
+    DEFAULT_RETRY,
+    MAX_EVENT_SIZE,
+    EventParser,
+    EventReader,
+    Reconnection,
+    is_event_stream,
+)
 from ._store import MISSING
+from ._terminal import read_body
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -230,6 +242,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         )
         self._closing = AsyncClosing()
         self._background = AsyncBackground()
+        self._readers = AsyncReaders()
 
     async def fetch(
         self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
@@ -464,10 +477,134 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
             if self._pollers.done(poller):
                 return
 
+    async def set(
+        self, endpoint: RestEndpoint[ValueT], value: Any, params: Params = None
+    ) -> ValueT:
+        """Keep ``value`` as if ``endpoint`` had answered it to this caller:
+        normalized by its schema, its entities merged, fresh for
+        ``data_expiry_length`` (a ``get`` then returns it without a
+        request); the subscribers to this request and identity are called
+        with it, and their poller's next fetch is a whole interval away.
+        Returns the value as a ``get`` would.
+
+        ``value`` is what ``fetch`` returns (after middleware and
+        ``process``): JSON, or entities and models as themselves. The
+        caller is the identity a call of the endpoint would be sent as,
+        worked out without sending; only that identity sees the value. A
+        side-effect endpoint (POST, ...) is refused (``InvalidRequest``).
+        """
+        stored, deliveries = self._set(endpoint, value, params)
+        for function, argument in deliveries:
+            try:
+                await acall(function, argument)
+            except Exception:
+                logger.exception("subscriber of %s failed", endpoint.label)
+        value_set: ValueT = stored
+        return value_set
+
+    async def stream(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        *,
+        max_event_size: int | None = MAX_EVENT_SIZE,
+        max_reconnects: int = 5,
+        retry: float = DEFAULT_RETRY,
+    ) -> AsyncGenerator[ValueT, None]:
+        """The server-sent events of ``endpoint``, as they come: each a
+        :class:`ServerSentEvent`, or, when the endpoint has a schema, its
+        JSON data validated, normalized into the store (a ``get`` of any
+        endpoint holding its entities shows it) and typed.
+
+        The request goes through the endpoint's middleware (credentials,
+        refresh on 401) with ``Accept: text/event-stream``; the body is
+        read as it arrives, never whole, and nothing of the stream is kept
+        as a result or shared with another call. A stream that drops (the
+        server hangs up, a read fails or times out: the endpoint's read
+        timeout is the longest silence allowed) is opened again after the
+        server's ``retry:`` (else ``retry`` seconds; at most 60), sending
+        ``Last-Event-ID``; ``max_reconnects`` in a row with no event in
+        between, then the last error is raised. A 204 ends the stream; a
+        4xx or 5xx raises its status error, and a response that is not
+        ``text/event-stream`` a :class:`ContentError`. An event larger
+        than ``max_event_size`` decoded bytes (a line too, ended or not)
+        is a :class:`BodyTooLarge`.
+
+        Leaving the loop (``break``; ``aclose()`` on the iterator) closes
+        the connection at once, and so does closing the controller, which
+        ends the iteration, in a read or in a wait to reconnect.
+        """
+        streamed = self._stream_endpoint(
+            endpoint, max_event_size, max_reconnects, retry
+        )
+        parser = EventParser(max_event_size)
+        reconnection = Reconnection(parser, retry, max_reconnects)
+        while not self._closing.is_set():
+            job = self._stream_job(streamed, params, parser.last_event_id)
+            try:
+                response = await self._run(job)
+            except TransportError as error:
+                if self._closing.is_set():
+                    return
+                if await asleep_or_close(self._closing, reconnection.delay(error)):
+                    return
+                continue
+            except RestwireError:
+                if self._closing.is_set():
+                    return
+                raise
+            request = response.request
+            parser.where = (request.method, request.url)
+            try:
+                if response.status_code == 204:
+                    return  # the server says: no more, do not reconnect
+                if not is_event_stream(response):
+                    await run_async(
+                        read_body(response, streamed.max_body_size),
+                        self._adapter,
+                        self._closing,
+                        job,
+                    )
+                    raise ContentError(
+                        response,
+                        "expected an event stream (a 200 of type text/event-stream)",
+                    )
+                reader = EventReader(response, parser, max_event_size)
+                interrupt = functools.partial(self._adapter.interrupt, response)
+                chunks = self._adapter.aiter_raw(response)
+                try:
+                    while True:
+                        chunk = None
+                        with self._readers.reading(interrupt):
+                            chunk = await anext(chunks, None)
+                        if self._closing.is_set():
+                            return
+                        for event in (
+                            reader.end() if chunk is None else reader.events(chunk)
+                        ):
+                            reconnection.received()
+                            yield self._pushed(job, response, event)
+                        if chunk is None:
+                            break
+                finally:
+                    with ashielded():
+                        await chunks.aclose()
+                dropped = Reconnection.ended(request.method, request.url)
+            except TransportError as error:
+                if self._closing.is_set():
+                    return
+                dropped = error
+            finally:
+                with ashielded():
+                    await self._adapter.aclose(response)
+            if await asleep_or_close(self._closing, reconnection.delay(dropped)):
+                return
+
     async def close(self) -> None:
-        """Stop every poller and poll, wake every wait, then close the client
-        if this controller made it."""
+        """Stop every poller, poll and stream, wake every wait, then close the
+        client if this controller made it."""
         self._closing.set()
+        self._readers.close()
         self._stopping()
         await self._background.stop()
         self._let_go()

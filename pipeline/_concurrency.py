@@ -15,6 +15,7 @@ behaviour each:
 | :func:`shielded` / :func:`ashielded` | | a scope cancellation does not reach (cleanup) |
 | :class:`Closing` / :class:`AsyncClosing` | | the closed flag, and waits it cuts short |
 | :class:`Waker` / :class:`AsyncWaker` | | a poller's wait, cut short when woken |
+| :class:`Readers` / :class:`AsyncReaders` | | reads of a stream's body, ended at once by closing |
 | :class:`Background` / :class:`AsyncBackground` | | where pollers run: threads, or a task group |
 | :data:`Event` / :data:`AsyncEvent` | | what a waiter for a call in flight waits on |
 
@@ -27,7 +28,7 @@ import contextlib
 import contextvars
 import inspect
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from types import TracebackType
 from typing import Any, Self
 
@@ -41,10 +42,12 @@ __all__ = [
     "AsyncBackground",
     "AsyncClosing",
     "AsyncEvent",
+    "AsyncReaders",
     "AsyncWaker",
     "Background",
     "Closing",
     "Event",
+    "Readers",
     "Waker",
     "aacquire",
     "ablocking",
@@ -165,6 +168,73 @@ class AsyncWaker:
                 await self._event.wait()
             self._event = None
         self._woken = False
+
+
+class Readers:
+    """The reads of streamed bodies in progress (event streams), which
+    closing the controller ends at once: a blocking read is ended by its
+    ``interrupt`` (the adapter's: its socket shut down), called from the
+    closing thread."""
+
+    __slots__ = ("_closed", "_lock", "_reading")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reading: dict[int, Callable[[], None]] = {}
+        self._closed = False
+
+    @contextlib.contextmanager
+    def reading(self, interrupt: Callable[[], None]) -> Iterator[None]:
+        """The scope of one read, which ``close()`` ends by ``interrupt()``."""
+        key = id(interrupt)
+        with self._lock:
+            closed = self._closed
+            self._reading[key] = interrupt
+        try:
+            if closed:
+                interrupt()
+            yield
+        finally:
+            with self._lock:
+                self._reading.pop(key, None)
+
+    def close(self) -> None:
+        """End every read in progress, and every later one at its start."""
+        with self._lock:
+            self._closed = True
+            interrupts = list(self._reading.values())
+        for interrupt in interrupts:
+            interrupt()
+
+
+class AsyncReaders:
+    """:class:`Readers`, awaited: a read in progress is cancelled (its
+    ``interrupt`` is not needed: the task stops waiting at once)."""
+
+    __slots__ = ("_closed", "_reading")
+
+    def __init__(self) -> None:
+        self._reading: set[anyio.CancelScope] = set()
+        self._closed = False
+
+    @contextlib.contextmanager
+    def reading(self, interrupt: Callable[[], None]) -> Iterator[None]:
+        """The scope of one read, which ``close()`` cancels (the read then
+        ends quietly, as if nothing came)."""
+        with anyio.CancelScope() as scope:
+            if self._closed:
+                scope.cancel()
+            self._reading.add(scope)
+            try:
+                yield
+            finally:
+                self._reading.discard(scope)
+
+    def close(self) -> None:
+        """Cancel every read in progress, and every later one at its start."""
+        self._closed = True
+        for scope in list(self._reading):
+            scope.cancel()
 
 
 # -- locks, calls, blocking functions -------------------------------------------------

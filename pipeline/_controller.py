@@ -16,6 +16,10 @@ these steps, each a module of its own:
 | the wire | ``_terminal`` | build, send hop by hop (``_hops``, ``_adapter``), read, parse |
 | keep | ``_keep`` | normalize, write the store, read back |
 
+``set`` takes only the identity step (worked out without sending) and the
+keep step; each connection of a ``stream`` is a job that takes every step
+but the store lookup and the join, and keeps the entities its events push.
+
 A ``get`` whose middleware all say ``sends_credentials = False`` knows its
 identity without running the chain, and takes only the first steps
 (:meth:`BaseController._from_store`): a few microseconds.
@@ -66,6 +70,7 @@ from ._models import plain_body
 from ._polling import Poller, Pollers, Subscription
 from ._resource import Resource
 from ._retention import DEFAULT_MAX_BYTES
+from ._sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
 from ._store import MISSING, Result, Store
 from ._terminal import UNCHANGED, Terminal
 
@@ -489,6 +494,119 @@ class BaseController(Generic[ClientT, EventT]):
         finally:
             flow.close()
         return effect.value if isinstance(effect, _Answer) else object()
+
+    # -- set, and event streams -----------------------------------------------------
+
+    def _set(
+        self, endpoint: RestEndpoint, value: Any, params: Params
+    ) -> tuple[Any, list[tuple[Callable[[Any], object], Any]]]:
+        """For ``set``: ``value`` kept as the caller's answer to this call,
+        and the deliveries that hand it to the subscribers of that request
+        and identity (their poller's next fetch is a whole interval away).
+
+        The identity is the one the call would be sent as, worked out as
+        ``get`` works it out (the headers its first hop would carry, or its
+        middleware run up to the wire, sending nothing): never another's.
+        """
+        if not isinstance(endpoint, RestEndpoint):
+            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+        if endpoint.side_effect:
+            raise InvalidRequest(
+                f"{endpoint.label}: set() keeps what a read answers; a "
+                f"{endpoint.method} changes data on the server and nothing of "
+                "it is stored (set the read endpoint that returns the data)"
+            )
+        if endpoint.content.binary:
+            raise InvalidRequest(
+                f"{endpoint.label}: set() keeps what the store holds, and "
+                f"{endpoint.content.name} content is never stored"
+            )
+        given = as_params(params, endpoint.label)
+        url, plain = self._targets(endpoint, given)
+        identity: Hashable = None
+        if not endpoint.middleware.sends_credentials:
+            identity = self._plain_identity(endpoint, url)
+        if identity is None:
+            identity = self._probe(endpoint, params)
+        if not isinstance(identity, Identity):
+            raise InvalidRequest(
+                f"{endpoint.label}: set() cannot tell who this call would be "
+                "sent as without sending it (a middleware waits on the way, "
+                "or the client changes requests restwire cannot see), so no "
+                "get could read the value back; name the caller with "
+                "identity=, or fetch instead"
+            )
+        key = f"{endpoint.method} {plain}"
+        stored = self._keeper.put(identity, key, endpoint, value, given)
+        poller = self._pollers.find((key, identity, endpoint.shape))
+        if poller is None:
+            return stored, []
+        poller.answered()
+        return stored, self._deliveries(poller, stored, None)
+
+    @staticmethod
+    def _stream_endpoint(
+        endpoint: RestEndpoint,
+        max_event_size: int | None,
+        max_reconnects: int,
+        retry: float,
+    ) -> RestEndpoint:
+        """The endpoint as ``stream`` calls it (its body an event stream,
+        read as it comes), once its options are checked."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+        if endpoint.side_effect:
+            raise InvalidRequest(
+                f"{endpoint.label}: stream() opens an event stream with a read "
+                f"(GET), which it may send again to reconnect; not a {endpoint.method}"
+            )
+        if max_event_size is not None and (
+            not isinstance(max_event_size, int) or max_event_size <= 0
+        ):
+            raise ValueError(
+                f"{endpoint.label}: max_event_size must be a number of bytes "
+                f"above 0 (or None), not {max_event_size!r}"
+            )
+        if not isinstance(max_reconnects, int) or max_reconnects < 0:
+            raise ValueError(
+                f"{endpoint.label}: max_reconnects must be 0 or more, "
+                f"not {max_reconnects!r}"
+            )
+        if not isinstance(retry, int | float) or not 0 <= retry <= MAX_RETRY_DELAY:
+            raise ValueError(
+                f"{endpoint.label}: retry must be seconds between 0 and "
+                f"{MAX_RETRY_DELAY:g}, not {retry!r}"
+            )
+        if endpoint.content is EVENT_STREAM:
+            return endpoint
+        return endpoint.extend(content=EVENT_STREAM)
+
+    def _stream_job(
+        self, endpoint: RestEndpoint, params: Params, last_event_id: str
+    ) -> Job[EventT]:
+        """One connection of a stream: never joined with another call,
+        nothing kept; ``Last-Event-ID`` sent when an event had an ID."""
+        job = self._job(endpoint, params, None, RAW)
+        headers = job.exchange.headers
+        headers["cache-control"] = "no-cache"
+        # (an ID that is not printable ASCII is not sent: no header holds it)
+        if last_event_id and last_event_id.isascii() and last_event_id.isprintable():
+            headers["last-event-id"] = last_event_id
+        return job
+
+    def _pushed(
+        self, job: Job[EventT], response: Response, event: ServerSentEvent
+    ) -> Any:
+        """What ``stream`` yields for ``event``: the event itself, or, when
+        the endpoint has a schema, its JSON data validated and normalized
+        into the store (see :meth:`Keeper.pushed`)."""
+        if job.exchange.endpoint.schema is None:
+            return event
+        try:
+            data = event.json()
+        except (ValueError, RecursionError):
+            raise EventDataError(job.label, response, event) from None
+        return self._keeper.pushed(job, data)
 
     # -- pagination and downloads ---------------------------------------------------
 

@@ -74,6 +74,7 @@ PUBLIC_HEADERS = frozenset(
         "if-range",
         "if-unmodified-since",
         "keep-alive",
+        "last-event-id",
         "pragma",
         "range",
         "te",

@@ -7,6 +7,10 @@ as they are now. A read's error is kept too, for ``error_expiry_length``,
 so a failing ``get`` is not retried in a loop. Binary content is never
 normalized or kept; an endpoint with ``data_expiry_length=0`` keeps nothing.
 
+A value may come without a response: :meth:`Keeper.put` keeps one as an
+identity's answer (``controller.set``), and :meth:`Keeper.pushed` merges
+the entities of an event a stream pushed (no result kept).
+
 The other way round, :meth:`Keeper.answer` is the store's answer to a call
 of an identity that holds a fresh result, and :meth:`Keeper.renew` keeps a
 stale result for another expiry length when the HTTP cache gave the very
@@ -20,12 +24,14 @@ from typing import Any
 
 from ._batch import EntityKey
 from ._effects import _Answer
-from ._endpoint import value_text
+from ._endpoint import RestEndpoint, value_text
 from ._entity import EntityError
 from ._errors import RestwireError, fresh_error
+from ._exchange import EndpointView
 from ._http_cache import body_digest
 from ._identity import Unshared
 from ._job import Job
+from ._models import plain_body
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._unparsed import Unparsed
 
@@ -151,6 +157,71 @@ class Keeper:
             job.identity, lists.route, ref, joins, where == "start", job.generation
         )
 
+    def put(
+        self,
+        identity: Hashable,
+        key: str,
+        endpoint: RestEndpoint,
+        value: Any,
+        params: Mapping[str, Any],
+    ) -> Any:
+        """``value`` kept as ``identity``'s fresh answer to the request
+        ``key`` of ``endpoint`` (``controller.set``): normalized by its
+        schema, entities merged, read back. An endpoint that keeps nothing
+        (``data_expiry_length=0``) keeps nothing of it either. Its errors
+        name the call by ``key``."""
+        batch = Batch()
+        normalized = _normalized(endpoint, key, value, batch, params)
+        if endpoint.data_expiry_length <= 0:
+            return denormalize(endpoint.schema, normalized, batch.records)
+        now = self.clock()
+        result = Result(
+            endpoint.schema,
+            normalized,
+            now,
+            now + endpoint.data_expiry_length,
+            None,
+            None,
+            endpoint.route,
+            params,
+        )
+        read = self.store.commit_and_read(
+            identity,
+            batch,
+            key,
+            endpoint.shape,
+            result,
+            self.store.generation,
+            endpoint.schema,
+            normalized,
+        )
+        if read is not MISSING:
+            return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
+    def pushed(self, job: Job[Any], value: Any) -> Any:
+        """The value of an event ``job``'s stream pushed (its JSON data):
+        normalized, its entities merged into the records of the identity
+        the stream was opened as, read back. No result is kept: what a
+        stream says is seen through the results that hold its entities."""
+        endpoint = job.exchange.endpoint
+        batch = Batch()
+        normalized = _normalized(endpoint, job.label, value, batch, job.exchange.params)
+        if endpoint.data_expiry_length > 0 and type(job.identity) is not Unshared:
+            read = self.store.commit_and_read(
+                job.identity,
+                batch,
+                None,
+                endpoint.shape,
+                None,
+                job.generation,
+                endpoint.schema,
+                normalized,
+            )
+            if read is not MISSING:
+                return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
     def error(self, job: Job[Any], error: RestwireError) -> None:
         """Keep a sent read's error for its ``error_expiry_length``."""
         endpoint = job.exchange.endpoint
@@ -196,3 +267,22 @@ class Keeper:
             job.identity, Batch(), job.key, endpoint.shape, renewed, job.generation
         )
         return _Answer(value)
+
+
+def _normalized(
+    endpoint: RestEndpoint | EndpointView,
+    label: str,
+    value: Any,
+    batch: Batch,
+    params: Mapping[str, Any],
+) -> Any:
+    """``value`` (an entity or model given as itself, or JSON) normalized by
+    ``endpoint``'s schema into ``batch``; its errors name ``label``."""
+    try:
+        return normalize(endpoint.schema, plain_body(value), batch, params)
+    except EntityError as error:
+        raise error.from_request(label) from error.__cause__
+    except RecursionError:
+        raise EntityError(
+            endpoint.label, None, "...", "nested too deeply to normalize"
+        ).from_request(label) from None

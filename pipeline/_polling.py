@@ -67,6 +67,8 @@ class Poller:
         self.lock = threading.Lock()
         self.stopped = False
         self.wake: Callable[[], None] = lambda: None
+        #: When the value was last fetched (or set: see :meth:`answered`).
+        self.last: float | None = None
 
     def add(
         self, frequency: float, callback: Callback, on_error: ErrorCallback | None
@@ -91,18 +93,24 @@ class Poller:
 
     def steps(self) -> Generator[Wait | str, None, None]:
         """The poller's timing: ``FETCH`` now, or ``Wait(seconds)``."""
-        last: float | None = None
         while True:
             interval = self.interval()
             if interval is None:
                 return
+            last = self.last
             if last is not None:
                 remaining = last + interval - self.clock()
                 if remaining > 0:
                     yield Wait(remaining)
                     continue
-            last = self.clock()
+            self.last = self.clock()
             yield FETCH
+
+    def answered(self) -> None:
+        """A value came without a fetch (``controller.set``): the next fetch
+        is a whole interval from now."""
+        self.last = self.clock()
+        self.wake()
 
     def listeners(self) -> list[Subscriber]:
         with self.lock:
@@ -138,6 +146,11 @@ class Pollers:
                 poller = self._pollers[key] = make()
             ident = poller.add(frequency, callback, on_error)
         return Subscription(poller, ident), poller if new else None
+
+    def find(self, key: Hashable) -> Poller | None:
+        """The poller of ``key`` (request key, identity, shape), if one runs."""
+        with self._lock:
+            return self._pollers.get(key)
 
     def done(self, poller: Poller) -> bool:
         """True if ``poller`` may end (nobody listens); then it is forgotten."""

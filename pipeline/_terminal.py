@@ -35,7 +35,7 @@ from ._library import INVALID_URL, REQUEST_ERRORS, STREAM_CONSUMED, Request, Res
 from ._status_errors import status_error
 from ._unparsed import Unparsed
 
-__all__ = ["UNCHANGED", "FirstHop", "Terminal"]
+__all__ = ["UNCHANGED", "FirstHop", "Terminal", "read_body"]
 
 logger = logging.getLogger("restwire")
 
@@ -154,7 +154,7 @@ class Terminal:
         # The last hop's body: read (bounded) and parsed.
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
-            yield from _read(response, endpoint.max_body_size)
+            yield from read_body(response, endpoint.max_body_size)
         unfollowed = response.has_redirect_location and not endpoint.follow_redirects
         if not response.is_success and not (unfollowed and not exchange.parse):
             # A redirect the endpoint was told not to follow is what
@@ -251,7 +251,7 @@ def _cause(error: Exception) -> Exception | None:
 REDIRECT_BODY = 64 * 1024
 
 
-def _read(response: Response, limit: int | None) -> Flow[None]:
+def read_body(response: Response, limit: int | None) -> Flow[None]:
     """Read ``response``'s body, decoded and bounded by ``limit``; it becomes
     ``response.content``."""
     if response.is_stream_consumed:

@@ -21,6 +21,8 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /catalog/?offset=<n>&limit=<m>`` | 8 products: ``{"total", "items"}`` (offset paging, no next) |
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
+| ``GET /quotes/`` | two Quotes, ``{"pair", "price"}`` |
+| ``GET /quotes/live`` | server-sent events: ``retry: 100``, then the quotes moving, ``id`` numbered; six in all, three a connection (the first hangs up mid-stream, the next resumes after the ``Last-Event-ID`` it sends), then 204 |
 | ``GET /away`` | 302 to the other origin's ``/echo``, which reports the credentials it got |
 | ``GET /rates/<base>`` | exchange rates with an ``ETag`` and ``Cache-Control: max-age=2``; a matching ``If-None-Match`` gets 304 (HTTP caching) |
 | ``GET /quota`` | at most 5 calls in any second, from everybody: past that 429 with ``Retry-After``; every answer says the quota left in ``RateLimit`` (rate limits) |
@@ -98,6 +100,19 @@ class Answer:
         self.headers = headers or {}
         if raw is None and status != 204:
             self.headers.setdefault("content-type", "application/json")
+        #: A body sent piece by piece, chunked, a little apart (an event
+        #: stream); with ``hang_up``, the connection then drops mid-body.
+        self.chunks: list[bytes] | None = None
+        self.hang_up = False
+
+    @classmethod
+    def streamed(
+        cls, chunks: list[bytes], content_type: str, *, hang_up: bool = False
+    ) -> Answer:
+        answer = cls(200, raw=b"", headers={"content-type": content_type})
+        answer.chunks = chunks
+        answer.hang_up = hang_up
+        return answer
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -165,7 +180,29 @@ class _Handler(QuietHandler):
         else:
             api.requests.append(request)
             answer = api.route(request)
+        if answer.chunks is not None:
+            self.stream(answer)
+            return
         self.answer(answer.status, answer.body, answer.headers)
+
+    def stream(self, answer: Answer) -> None:
+        """Send ``answer``'s chunks as they would come, 20 ms apart."""
+        self.send_response(answer.status)
+        for name, value in answer.headers.items():
+            self.send_header(name, value if isinstance(value, str) else value[0])
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("cache-control", "no-cache")
+        self.end_headers()
+        try:
+            for chunk in answer.chunks or ():
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.flush()
+                time.sleep(0.02)
+            if not answer.hang_up:
+                self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the client left: its stream ended
+        self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
 
@@ -245,6 +282,8 @@ class DemoApi:
             ("GET", re.compile(r"/catalog/?"), self._catalog),
             ("GET", re.compile(r"/files/(?P<id>[^/]+)/download"), self._file),
             ("GET", re.compile(r"/events"), self._events),
+            ("GET", re.compile(r"/quotes/"), self._quotes),
+            ("GET", re.compile(r"/quotes/live"), self._live_quotes),
             ("GET", re.compile(r"/away"), self._away),
             ("GET", re.compile(r"/rates/(?P<base>[A-Z]{3})"), self._rates),
             ("GET", re.compile(r"/quota"), self._quota),
@@ -462,6 +501,30 @@ class DemoApi:
         lines = "".join(json.dumps(event) + "\n" for event in events)
         return Answer(
             200, raw=lines.encode(), headers={"content-type": "application/x-ndjson"}
+        )
+
+    QUOTES: tuple[tuple[str, int], ...] = (("BTC-USD", 64000), ("ETH-USD", 3100))
+    #: How many quote events ``/quotes/live`` sends in all, and per connection.
+    LIVE_QUOTES, LIVE_PER_CONNECTION = 6, 3
+
+    def _quotes(self, request: Request, match: re.Match[str]) -> Answer:
+        return Answer(
+            200, [{"pair": pair, "price": f"{price}.00"} for pair, price in self.QUOTES]
+        )
+
+    def _live_quotes(self, request: Request, match: re.Match[str]) -> Answer:
+        last = request.headers.get("last-event-id", "0")
+        start = int(last) if last.isdigit() else 0
+        if start >= self.LIVE_QUOTES:
+            return Answer(204)  # the feed is over: do not reconnect
+        chunks = [b"retry: 100\n\n"]
+        end = min(start + self.LIVE_PER_CONNECTION, self.LIVE_QUOTES)
+        for n in range(start + 1, end + 1):
+            pair, base = self.QUOTES[n % len(self.QUOTES)]
+            quote = {"pair": pair, "price": f"{base + n * 7}.25"}
+            chunks.append(f"id: {n}\ndata: {json.dumps(quote)}\n\n".encode())
+        return Answer.streamed(
+            chunks, "text/event-stream", hang_up=end < self.LIVE_QUOTES
         )
 
     def _away(self, request: Request, match: re.Match[str]) -> Answer:

@@ -16,13 +16,14 @@ __all__ = ["Tour"]
 
 _SHOWN = (
     "content-type",
+    "last-event-id",
     "access-token",
     "authorization",
     "cookie",
     "x-csrftoken",
     "x-signature",
 )
-_REDACTED = frozenset(_SHOWN[1:])
+_REDACTED = frozenset(_SHOWN[2:])
 
 
 class Tour:

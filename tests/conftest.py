@@ -187,6 +187,7 @@ def origin_a(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServ
     empty at the start of a test."""
     _servers[0].requests.clear()
     _servers[0].steps_taken.clear()
+    _servers[0].hung_up.clear()
     return _servers[0]
 
 
@@ -195,6 +196,7 @@ def origin_b(_servers: tuple[RecordingServer, RecordingServer]) -> RecordingServ
     """A second real server on another port: another origin."""
     _servers[1].requests.clear()
     _servers[1].steps_taken.clear()
+    _servers[1].hung_up.clear()
     return _servers[1]
 
 

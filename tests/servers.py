@@ -28,7 +28,17 @@ that tests combine:
 - ``/redirect-body?to=<url>&size=<n|endless>``: a 302 whose own body is
   ``n`` bytes (declared), or endless (chunked), streamed;
 - ``/raw?case=<stall|short|huge-header|bad-status|garbage|declared-huge>``:
-  responses no well-behaved server sends.
+  responses no well-behaved server sends;
+- ``/sse/<name>?do=<step>,...&events=<n>&then=<end|drop|hold>``: an event
+  stream (chunked). The n-th request to ``name`` takes the n-th step (the
+  last repeats): a status code, ``drop``, ``json`` (a 200 of JSON), or
+  ``sse``: ``retry: <retry>`` if given, then ``events`` events with IDs
+  following the request's ``Last-Event-ID`` (``event: price``, data
+  ``{"id": <entity>, "price": <its ID>}``), then ``big`` bytes of data in
+  one event (``noline``: with no newline at all), then ``end`` (the last
+  chunk), ``drop`` (hang up mid-body), ``hold`` (a comment every 20 ms
+  until the client goes away: ``hung_up[name]`` is set then) or
+  ``silent`` (nothing, until the client goes away: the same).
 """
 
 from __future__ import annotations
@@ -36,6 +46,8 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import select
+import socket
 import threading
 import time
 import zlib
@@ -127,6 +139,8 @@ class _Handler(QuietHandler):
             self._redirect_body(query["to"], query.get("size", "endless"))
         elif parts[0] == "raw":
             self._raw(query.get("case", ""))
+        elif parts[0] == "sse":
+            self._sse(parts[1], query)
         elif parts[0] == "slow":
             time.sleep(float(query.get("seconds", "1")))
             self._send(200, b"{}")
@@ -145,6 +159,69 @@ class _Handler(QuietHandler):
             return
         code = int(step)
         self._send(code, json.dumps({"status": code, "sent": sent}).encode())
+
+    def _sse(self, name: str, query: dict[str, str]) -> None:
+        """An event stream, as the module says."""
+        owner = self.server.owner
+        sent = owner.steps_taken.get(name, 0) + 1
+        owner.steps_taken[name] = sent
+        steps = query.get("do", "sse").split(",")
+        step = steps[min(sent, len(steps)) - 1]
+        if step == "drop":
+            self.close_connection = True
+            return
+        if step == "json":
+            self._send(200, b'{"not": "a stream"}')
+            return
+        if step != "sse":
+            self._send(int(step), json.dumps({"status": int(step)}).encode())
+            return
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        last = int(self.headers.get("last-event-id") or 0)
+        entity = query.get("entity", "p1")
+        blocks = []
+        if "retry" in query:
+            blocks.append(f"retry: {query['retry']}\n\n".encode())
+        for n in range(last + 1, last + 1 + int(query.get("events", "2"))):
+            data = json.dumps({"id": entity, "price": n})
+            blocks.append(f"id: {n}\nevent: price\ndata: {data}\n\n".encode())
+        if "big" in query:
+            blocks.append(b"data: " + b"x" * int(query["big"]) + b"\n\n")
+        if "noline" in query:
+            blocks.append(b"data: " + b"x" * int(query["noline"]))
+        try:
+            for block in blocks:
+                self._chunk(block)
+            then = query.get("then", "end")
+            if then == "end":
+                self.wfile.write(b"0\r\n\r\n")
+            elif then == "hold":
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    self._chunk(b": ping\n")
+                    time.sleep(0.02)
+            elif then == "silent" and self._wait_for_hang_up(10):
+                raise ConnectionResetError
+        except OSError:
+            owner.hung_up.setdefault(name, threading.Event()).set()
+        self.close_connection = True
+
+    def _wait_for_hang_up(self, seconds: float) -> bool:
+        """Send nothing, and watch the socket: whether the client hung up
+        within ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([self.connection], [], [], 0.02)
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                return True
+        return False
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
 
     def _redirect_body(self, to: str, size: str) -> None:
         """A 302 with a body nobody needs: declared and large, or endless."""
@@ -274,6 +351,8 @@ class RecordingServer(ServedInThread):
         self.requests: list[Received] = []
         #: ``/steps/<name>``: how many requests each name has had.
         self.steps_taken: dict[str, int] = {}
+        #: ``/sse/<name>?then=hold``: set when the client went away.
+        self.hung_up: dict[str, threading.Event] = {}
         server = _Server((host, 0), _Handler)
         server.owner = self
         super().__init__(server, host)

@@ -40,6 +40,7 @@ RESTWIRE = [
     "Controller",
     "AsyncController",
     "Subscription",
+    "ServerSentEvent",
     "HttpCache",
     "Manager",
     "LogoutManager",

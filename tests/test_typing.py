@@ -11,7 +11,7 @@ values users really get.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from typing import Any, TypedDict, assert_type
 
 import httpx
@@ -119,6 +119,8 @@ def sync_results(controller: Controller) -> None:
         tuple[Post, Response],
     )
     assert_type(controller.fetch_with_response(untyped), tuple[Any, Response])
+    assert_type(controller.stream(get_post), Generator[Post, None])
+    assert_type(controller.set(get_post, {"id": "1"}, {"id": 1}), Post)
 
 
 async def async_results(controller: AsyncController) -> None:
@@ -128,6 +130,8 @@ async def async_results(controller: AsyncController) -> None:
     items = controller.paginate(listing, items=True)
     assert_type(items, AsyncIterator[Post])
     assert_type(controller.poll(get_post, {"id": 1}), AsyncIterator[Post])
+    assert_type(controller.stream(list_posts), AsyncGenerator[list[Post], None])
+    assert_type(await controller.set(list_posts, []), list[Post])
     assert_type(
         await controller.fetch_with_response(list_posts),
         tuple[list[Post], Response],

@@ -64,6 +64,11 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
         r.price == Decimal("20012.3400") and r.updated_at.microsecond == 123456
     ),
     "ticker": lambda r: len(r["prices"]) == 3 and r["moved"],
+    "live_prices": lambda r: (
+        r["pushed"] == 6
+        and r["before"] == {"BTC-USD": "64000.00", "ETH-USD": "3100.00"}
+        and r["after"] == {"BTC-USD": "64042.25", "ETH-USD": "3135.25"}
+    ),
     "pagination": lambda r: r == [str(n) for n in range(1, 9)],
     "body_pagination": lambda r: (
         r
