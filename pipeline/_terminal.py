@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import httpx
@@ -35,6 +36,7 @@ from ._hops import HopPolicy, userinfo_as_basic
 from ._http_cache import HttpCache, Ticket, body_digest, from_cache
 from ._status_errors import status_error
 from ._unparsed import Unparsed
+from ._watch import watched_send
 
 __all__ = ["UNCHANGED", "FirstHop", "Terminal"]
 
@@ -113,20 +115,34 @@ class Terminal:
         jar = self.adapter.client.cookies
         history: list[httpx.Response] = []
         redirects = 0
+        watchers = exchange.watchers  # (most calls have none: ``_watch``)
         while True:
             if history:  # (the first hop came prepared)
                 store_cookies = policy.prepare(request, jar)
             exchange.hops.append(request.url)
             with_auth = policy.with_client_auth
             if ticket is not None and self.cache is not None and not history:
+                send = functools.partial(
+                    _send, with_client_auth=with_auth, store_cookies=store_cookies
+                )
+                if watchers:
+                    send = functools.partial(
+                        _watched, exchange, send=send, public=self.public
+                    )
                 response = yield from self.cache.exchange(
                     request,
                     ticket,
-                    functools.partial(
-                        _send, with_client_auth=with_auth, store_cookies=store_cookies
-                    ),
+                    send,
                     endpoint.max_body_size,
                     self.adapter.default_encoding,
+                )
+            elif watchers:
+                response = yield from watched_send(
+                    watchers,
+                    exchange,
+                    request,
+                    _send(request, with_auth, store_cookies),
+                    self.public,
                 )
             else:
                 try:
@@ -218,6 +234,21 @@ def _send(
     except _HOP_ERRORS as error:
         raise _hop_error(request, error) from _cause(error)
     return response
+
+
+def _watched(
+    exchange: Exchange,
+    request: httpx.Request,
+    send: Callable[[httpx.Request], Flow[httpx.Response]],
+    public: frozenset[str],
+) -> Flow[httpx.Response]:
+    """``send(request)``, told to the call's watchers (as the HTTP cache
+    sends: only on a miss or a revalidation)."""
+    return (
+        yield from watched_send(
+            exchange.watchers, exchange, request, send(request), public
+        )
+    )
 
 
 #: What sending a hop can fail with, besides restwire's own errors.

@@ -53,6 +53,7 @@ RESTWIRE = [
     "Credentials",
     "CallNext",
     "FlowMiddleware",
+    "CallWatcher",
     "Flow",
     "Effect",
     "Sleep",
