@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import httpx
@@ -127,7 +126,7 @@ class Terminal:
                 )
                 if watchers:
                     send = functools.partial(
-                        _watched, exchange, send=send, public=self.public
+                        watched_send, watchers, exchange, send=send, public=self.public
                     )
                 response = yield from self.cache.exchange(
                     request,
@@ -141,7 +140,9 @@ class Terminal:
                     watchers,
                     exchange,
                     request,
-                    _send(request, with_auth, store_cookies),
+                    functools.partial(
+                        _send, with_client_auth=with_auth, store_cookies=store_cookies
+                    ),
                     self.public,
                 )
             else:
@@ -234,21 +235,6 @@ def _send(
     except _HOP_ERRORS as error:
         raise _hop_error(request, error) from _cause(error)
     return response
-
-
-def _watched(
-    exchange: Exchange,
-    request: httpx.Request,
-    send: Callable[[httpx.Request], Flow[httpx.Response]],
-    public: frozenset[str],
-) -> Flow[httpx.Response]:
-    """``send(request)``, told to the call's watchers (as the HTTP cache
-    sends: only on a miss or a revalidation)."""
-    return (
-        yield from watched_send(
-            exchange.watchers, exchange, request, send(request), public
-        )
-    )
 
 
 #: What sending a hop can fail with, besides restwire's own errors.

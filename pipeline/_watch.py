@@ -21,11 +21,13 @@ Guarantees:
   controller test one attribute of the call, as they test for managers.
 - ``on_send`` may return headers for that hop alone (a trace context).
   Only public headers (the controller's ``Sharing``) are added, and only
-  when the request does not carry one of that name already; they are taken
-  off again once the hop is sent, so a redirect's next hop, which is built
-  from this one, never inherits them. They are added after the call's
-  identity was read and never reach the HTTP cache's storage, so they can
-  never tell callers apart or stop two calls sharing a response.
+  when the request does not carry one of that name already; they go on a
+  copy of the hop's request, which is what is sent (and what
+  ``response.request`` is), so a redirect's next hop, built from the
+  request the credential policy fitted, never inherits them. They are
+  added after the call's identity was read and never reach the HTTP
+  cache's storage, so they can never tell callers apart or stop two calls
+  sharing a response.
 - A watcher that raises is logged and skipped: the call goes on.
 - A call worked out for its identity only (``subscribe`` probing who is
   calling) sends nothing and never ends: a watcher it registered hears
@@ -35,7 +37,7 @@ Guarantees:
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol
 
 import httpx
@@ -91,14 +93,14 @@ def watched_send(
     watchers: tuple[CallWatcher, ...],
     exchange: Exchange,
     request: httpx.Request,
-    send: Flow[httpx.Response],
+    send: Callable[[httpx.Request], Flow[httpx.Response]],
     public: Collection[str],
 ) -> Flow[httpx.Response]:
-    """Run ``send`` (the flow that sends ``request``) with ``watchers`` told
-    before and after, and the public headers they ask for on ``request``
-    while it is sent."""
-    headers = request.headers
-    added: list[str] = []
+    """``send(request)`` with ``watchers`` told before and after; when they
+    ask for headers, a copy of ``request`` carrying them is sent instead
+    (``response.request`` shows them), and ``request`` itself, which a
+    redirect's next hop is built from, is left as it was."""
+    added: dict[str, str] = {}
     for watcher in watchers:
         try:
             extra = watcher.on_send(exchange, request)
@@ -107,19 +109,35 @@ def watched_send(
             continue
         for name, value in (extra or {}).items():
             lower = name.lower()
-            if lower in public and lower not in headers and not splits_header(value):
-                headers[name] = value
-                added.append(lower)
+            if (
+                lower in public
+                and lower not in request.headers
+                and not splits_header(value)
+            ):
+                added[lower] = value
+    sent = _with_headers(request, added) if added else request
     try:
-        response = yield from send
+        response = yield from send(sent)
     except BaseException as error:
-        _tell_sent(watchers, exchange, request, None, error)
+        _tell_sent(watchers, exchange, sent, None, error)
         raise
-    finally:
-        for name in added:
-            headers.pop(name, None)
-    _tell_sent(watchers, exchange, request, response, None)
+    _tell_sent(watchers, exchange, sent, response, None)
     return response
+
+
+def _with_headers(request: httpx.Request, added: Mapping[str, str]) -> httpx.Request:
+    """A copy of ``request`` with ``added`` headers (of the request's own
+    types: the HTTP library's, whichever the adapter uses)."""
+    headers = type(request.headers)(request.headers)
+    for name, value in added.items():
+        headers[name] = value
+    return type(request)(
+        request.method,
+        request.url,
+        headers=headers,
+        stream=request.stream,
+        extensions=request.extensions,
+    )
 
 
 def _tell_sent(

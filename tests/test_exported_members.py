@@ -120,6 +120,7 @@ MIDDLEWARES = [
     "Retry",
     "retry_after_seconds",
     "IdempotencyKey",
+    "OpenTelemetry",
     "SharedToken",
     "SharedTokenError",
     "RateLimit",
@@ -166,6 +167,7 @@ DESIGN = {
         "Retry",
         "KeyCollision",
         "IdempotencyKey",
+        "OpenTelemetry",
     ],
 }
 
