@@ -17,8 +17,9 @@ once, from its request side. Then:
 
 Guarantees:
 
-- Nothing here runs for a call with no watcher: the terminal and the
-  controller test one attribute of the call, as they test for managers.
+- Nothing here runs for a call with no watcher: the terminal (before each
+  send) and the controller (at the end) test one attribute of the call, an
+  empty tuple, as they test for managers.
 - ``on_send`` may return headers for that hop alone (a trace context).
   Only public headers (the controller's ``Sharing``) are added, and only
   when the request does not carry one of that name already; they go on a

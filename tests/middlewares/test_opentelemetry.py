@@ -26,6 +26,7 @@ from pytest_httpx import HTTPXMock
 
 from restwire import (
     PUBLIC_HEADERS,
+    AsyncController,
     Controller,
     HttpCache,
     NotFoundError,
@@ -278,6 +279,21 @@ async def test_a_transport_error_names_its_class(
         assert span.status.status_code is StatusCode.ERROR
 
 
+async def test_a_cancelled_call_ends_its_spans_with_the_cancellation(
+    origin_a: RecordingServer, traces: Traces
+) -> None:
+    slow = RestEndpoint(url_prefix=origin_a.origin, path="/slow").use(
+        traces.middleware()
+    )
+    async with AsyncController() as controller:
+        with anyio.move_on_after(0.2):
+            await controller.fetch(slow, {"seconds": "1"})
+    call, (send,) = traces.one_call()
+    assert attrs(send)["error.type"] == "GeneratorExit"  # the flow was closed
+    assert attrs(call)["error.type"] == "asyncio.CancelledError"
+    assert call.status.status_code is send.status.status_code is StatusCode.ERROR
+
+
 # -- url.full ----------------------------------------------------------------------
 
 
@@ -344,8 +360,6 @@ async def test_an_http_cache_answer_is_a_cache_hit_without_a_send(
             controller.fetch(rates, params)
             answer = controller.fetch_response(rates, params)
     else:
-        from restwire import AsyncController
-
         async with AsyncController(cache=cache) as async_controller:
             await async_controller.fetch(rates, params)
             answer = await async_controller.fetch_response(rates, params)
@@ -357,6 +371,19 @@ async def test_an_http_cache_answer_is_a_cache_hit_without_a_send(
     assert attrs(filled)["restwire.cache_hit"] is False
     assert attrs(hit)["restwire.cache_hit"] is True
     assert attrs(hit)["http.response.status_code"] == 200
+
+
+def test_subscribe_traces_its_polls_and_its_probe_makes_no_span(
+    httpx_mock: HTTPXMock, traces: Traces
+) -> None:
+    ticker = RestEndpoint(url_prefix=API, path="/ticker").use(traces.middleware())
+    httpx_mock.add_response(url=f"{API}/ticker", json={"price": 1}, is_reusable=True)
+    seen = threading.Event()
+    with Controller() as controller:
+        controller.subscribe(ticker, None, lambda value: seen.set(), frequency=60)
+        assert seen.wait(5)
+    (call,) = traces.calls()  # the first poll; the identity probe sent nothing
+    assert len(traces.sends(call)) == 1
 
 
 # -- sharing ----------------------------------------------------------------------
