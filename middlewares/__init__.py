@@ -11,6 +11,7 @@ from .fill_primary_key import FillPrimaryKey
 from .idempotency_key import IdempotencyKey
 from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
+from .opentelemetry import OpenTelemetry
 from .rate_limit import RateLimit, RateLimited, rate_limit_wait
 from .rename_keys import RenameKeys
 from .retry import Retry, retry_after_seconds
@@ -28,6 +29,7 @@ __all__ = [
     "IdempotencyKey",
     "KeyCollision",
     "LinkPagination",
+    "OpenTelemetry",
     "RateLimit",
     "RateLimited",
     "RenameKeys",

@@ -94,6 +94,7 @@ from ._status_errors import (
 from ._store import Invalidate
 from ._sync import Controller
 from ._unparsed import Unparsed
+from ._watch import CallWatcher
 
 __all__ = [
     "CREDENTIAL_PARAMS",
@@ -111,6 +112,7 @@ __all__ = [
     "BytesContent",
     "Call",
     "CallNext",
+    "CallWatcher",
     "ClientError",
     "ConflictError",
     "Content",

@@ -73,6 +73,7 @@ from ._retention import DEFAULT_MAX_BYTES
 from ._sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
 from ._store import MISSING, Result, Store
 from ._terminal import UNCHANGED, Terminal
+from ._watch import tell_end
 
 __all__ = ["BOTH", "FETCH", "GET", "RAW", "BaseController", "Params"]
 
@@ -270,6 +271,7 @@ class BaseController(Generic[ClientT, EventT]):
             if job.mode == GET:
                 stored = self._keeper.answer(identity, job.key, shape)
                 if stored is not None:
+                    job.answered = ("store", stored.error)
                     yield from answered(stored)
             if job.shared:
                 key = (job.key, identity, shape)
@@ -281,6 +283,7 @@ class BaseController(Generic[ClientT, EventT]):
                     yield wait
                     joined = self._from_flight(job, flight, identity, shape)
                     if joined is not None:
+                        job.answered = ("flight", joined.error)
                         yield from answered(joined)
             job.sent = True
             if self._managers.on_call:
@@ -350,8 +353,8 @@ class BaseController(Generic[ClientT, EventT]):
     def _ended(self, job: Job[EventT], value: Any, error: BaseException | None) -> None:
         """The one policy for how a call ends, under both drivers, however it
         ends: a restwire error kept (reads) and told to the managers, the
-        flight the call leads landed and its waiters woken, and the managers
-        that heard it begin told it ended."""
+        flight the call leads landed and its waiters woken, the managers
+        that heard it begin told it ended, then the call's watchers."""
         if isinstance(error, RestwireError):
             self._keeper.error(job, error)
             if job.sent and self._managers.on_error:
@@ -365,6 +368,14 @@ class BaseController(Generic[ClientT, EventT]):
         self._land(job, PENDING if error is not None else value, error)
         if job.sent and self._managers.on_done:
             run_hooks(self._managers.on_done, "the end", self, job.exchange)
+        if job.exchange.watchers:
+            how, kept = job.answered
+            tell_end(
+                job.exchange.watchers,
+                job.exchange,
+                error if error is not None else kept,
+                how,
+            )
 
     def _land(
         self, job: Job[EventT], value: Any, error: BaseException | None = None

@@ -63,9 +63,9 @@ def redact_url(url: URL | str) -> str:
     return redact_params(_USERINFO.sub(f"//{REDACTED}@", str(url)))
 
 
-def redact_params(text: str) -> str:
+def redact_params(text: str, placeholder: str = REDACTED) -> str:
     """``text`` (a URL) with the values of its credential query parameters
-    replaced; the parameters stay, in their order."""
+    replaced by ``placeholder``; the parameters stay, in their order."""
     start = text.find("?")
     if start < 0:
         return text
@@ -77,7 +77,7 @@ def redact_params(text: str) -> str:
     for index, part in enumerate(parts):
         name, equals, value = part.partition("=")
         if equals and value and unquote_plus(name).lower() in CREDENTIAL_PARAMS:
-            parts[index] = f"{name}={REDACTED}"
+            parts[index] = f"{name}={placeholder}"
             changed = True
     if not changed:
         return text

@@ -18,6 +18,7 @@
 | ``page``             | under ``paginate``, the page number (1, 2, ...); else ``None`` | same           |
 | ``state``            | a dict for middleware of this call      | same                              |
 | ``identity``         | ``None`` (set as the first hop is built) | who the call says it is (never shown) |
+| ``watchers``         | ``()``; :meth:`watch` adds one          | same                              |
 
 Every header but the public ones (``_credentials``), and one named in
 ``sensitive``, is a credential: sent only on hops at the origin the call
@@ -36,6 +37,11 @@ that transform the body.
 
 The exchange carries no client: a middleware asks for I/O only through the
 effects it yields (``_effects``), so it runs the same under both drivers.
+
+**Watching the wire.** A middleware runs per pass through the chain; one
+that must see every request the call actually sends (redirect hops
+included, answers without sending excluded) and the call's end registers
+a :class:`~restwire._watch.CallWatcher` with :meth:`watch` (``_watch``).
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ from ._errors import InvalidRequest, RequestBodyError, header_names, redact_url
 from ._hops import CREDENTIALS, Credentials, Origin, origin_of
 from ._http import BODYLESS_METHODS
 from ._library import URL, Cookies, Headers, Response, Timeout
+from ._watch import CallWatcher
 
 __all__ = ["EndpointView", "Exchange"]
 
@@ -146,6 +153,7 @@ class Exchange:
         "state",
         "url",
         "value",
+        "watchers",
     )
 
     def __init__(
@@ -180,6 +188,8 @@ class Exchange:
         #: Who the call says it is, once its first hop is built (``None``
         #: before): compared, never shown (``LogoutManager`` forgets it).
         self.identity: Any = None
+        #: What is told of each send and of the call's end (``_watch``).
+        self.watchers: tuple[CallWatcher, ...] = ()
 
     @property
     def credentials(self) -> Credentials:
@@ -196,6 +206,12 @@ class Exchange:
                 f"credentials must be one of {sorted(CREDENTIALS)}, not {mode!r}"
             )
         self._credentials = mode
+
+    def watch(self, watcher: CallWatcher) -> None:
+        """Have ``watcher`` told of each request this call sends and of the
+        call's end (``restwire.CallWatcher``). Register it once per call:
+        a middleware's request side runs again on every retry."""
+        self.watchers = (*self.watchers, watcher)
 
     def mark_sensitive(self, *names: str) -> None:
         """Keep these headers to the call's origin and out of every repr."""

@@ -27,6 +27,7 @@ from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
 from ._flights import Flight
 from ._library import INVALID_URL, URL, AsyncClient, Client, library_of
+from ._watch import Answered
 
 __all__ = [
     "BOTH",
@@ -62,6 +63,7 @@ class Job(Generic[EventT]):
     """One call, as the controller's steps see it."""
 
     __slots__ = (
+        "answered",
         "body",
         "exchange",
         "flight",
@@ -105,6 +107,10 @@ class Job(Generic[EventT]):
         self.flight_key: Hashable = None
         #: Whether the call went to the terminal (and the managers heard).
         self.sent = False
+        #: How the call was answered without sending (``"store"``,
+        #: ``"flight"``), and the error that answer raises: told to its
+        #: watchers (``_watch``).
+        self.answered: tuple[Answered, BaseException | None] = (None, None)
 
     def rekey(self, exchange: Exchange) -> None:
         """Follow a middleware that re-routed the call (a tenant's host,

@@ -34,6 +34,7 @@ from ._http_cache import HttpCache, Ticket, body_digest, from_cache
 from ._library import INVALID_URL, REQUEST_ERRORS, STREAM_CONSUMED, Request, Response
 from ._status_errors import status_error
 from ._unparsed import Unparsed
+from ._watch import watched_send
 
 __all__ = ["UNCHANGED", "FirstHop", "Terminal", "read_body"]
 
@@ -112,20 +113,36 @@ class Terminal:
         jar = self.adapter.client.cookies
         history: list[Response] = []
         redirects = 0
+        watchers = exchange.watchers  # (most calls have none: ``_watch``)
         while True:
             if history:  # (the first hop came prepared)
                 store_cookies = policy.prepare(request, jar)
             exchange.hops.append(request.url)
             with_auth = policy.with_client_auth
             if ticket is not None and self.cache is not None and not history:
+                send = functools.partial(
+                    _send, with_client_auth=with_auth, store_cookies=store_cookies
+                )
+                if watchers:
+                    send = functools.partial(
+                        watched_send, watchers, exchange, send=send, public=self.public
+                    )
                 response = yield from self.cache.exchange(
                     request,
                     ticket,
+                    send,
+                    endpoint.max_body_size,
+                    self.adapter.default_encoding,
+                )
+            elif watchers:
+                response = yield from watched_send(
+                    watchers,
+                    exchange,
+                    request,
                     functools.partial(
                         _send, with_client_auth=with_auth, store_cookies=store_cookies
                     ),
-                    endpoint.max_body_size,
-                    self.adapter.default_encoding,
+                    self.public,
                 )
             else:
                 try:

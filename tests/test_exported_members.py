@@ -55,6 +55,7 @@ RESTWIRE = [
     "Credentials",
     "CallNext",
     "FlowMiddleware",
+    "CallWatcher",
     "Flow",
     "Effect",
     "Sleep",
@@ -121,6 +122,7 @@ MIDDLEWARES = [
     "Retry",
     "retry_after_seconds",
     "IdempotencyKey",
+    "OpenTelemetry",
     "SharedToken",
     "SharedTokenError",
     "RateLimit",
@@ -167,6 +169,7 @@ DESIGN = {
         "Retry",
         "KeyCollision",
         "IdempotencyKey",
+        "OpenTelemetry",
     ],
 }
 
