@@ -45,6 +45,7 @@ from ._effects import (
     Lease,
     Release,
     ReleaseLease,
+    SideCall,
     Sleep,
     TakeLease,
 )
@@ -152,6 +153,7 @@ __all__ = [
     "RestwireError",
     "ServerError",
     "Sharing",
+    "SideCall",
     "Sleep",
     "Stack",
     "StreamContent",

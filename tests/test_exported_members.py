@@ -65,6 +65,7 @@ RESTWIRE = [
     "TakeLease",
     "ReleaseLease",
     "Lease",
+    "SideCall",
     # bodies
     "Content",
     "JsonContent",
