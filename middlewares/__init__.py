@@ -11,6 +11,7 @@ from .fill_primary_key import FillPrimaryKey
 from .idempotency_key import IdempotencyKey
 from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
+from .oauth2 import OAuth2ClientCredentials, OAuth2Error, OAuth2Password
 from .rate_limit import RateLimit, RateLimited, rate_limit_wait
 from .rename_keys import RenameKeys
 from .retry import Retry, retry_after_seconds
@@ -28,6 +29,9 @@ __all__ = [
     "IdempotencyKey",
     "KeyCollision",
     "LinkPagination",
+    "OAuth2ClientCredentials",
+    "OAuth2Error",
+    "OAuth2Password",
     "RateLimit",
     "RateLimited",
     "RenameKeys",
