@@ -562,3 +562,28 @@ async def test_calls_waiting_behind_a_refused_request_fail_with_it(
     )
     assert token_server.counts["client_credentials"] == 1
     assert token_server.counts["me"] == 0
+
+
+# -- a token shared through Redis (one process; four are in tests/processes) ----
+
+
+async def test_a_second_holder_adopts_the_shared_token_and_its_renewal(
+    controller: Any, httpx_mock: HTTPXMock, clock: FakeClock, redis_url: str
+) -> None:
+    """Two holders stand for two processes: the second takes the first's
+    token from the slot, with its expiry; when both find it due, one token
+    request renews it for both."""
+    httpx_mock.add_response(url=TOKEN_URL, json=token_response("t1", expires_in=100))
+    httpx_mock.add_response(url=TOKEN_URL, json=token_response("t2", expires_in=100))
+    httpx_mock.add_response(url=f"{API}/me", json={}, is_reusable=True)
+    first, second = (
+        client_credentials(clock=clock, shared=SharedToken(redis_url, name="api"))
+        for _ in range(2)
+    )
+    await controller.fetch(me(first))
+    await controller.fetch(me(second))
+    clock.advance(90)
+    await controller.fetch(me(first))
+    await controller.fetch(me(second))
+    assert len(token_requests(httpx_mock)) == 2
+    assert bearers(httpx_mock) == ["Bearer t1", "Bearer t1", "Bearer t2", "Bearer t2"]
