@@ -249,7 +249,9 @@ class AccessToken:
                 state[1], self._slot_text(state), None, seen, exchange
             )
         except RestwireError as failure:
-            if self._state[1] != state[1] or not self._usable():
+            if self._state[1] != state[1]:
+                return  # a token was set meanwhile: it is sent
+            if not self._usable():
                 raise
             logger.warning(
                 "%s: renewing the token early failed (%s); the current one "

@@ -348,13 +348,18 @@ class _OAuth2Grant(AccessToken):
         """Ask the token endpoint for a token by ``grant``; its answer, a
         JSON object (an :class:`OAuth2Error` for anything else)."""
         body = self._form(grant, fields)
+        failure: OAuth2Error | None = None
         try:
             _, response = yield SideCall(self._endpoint, None, body)
         except NetworkError as refused:
-            raise self._refused(label, grant, refused) from None
+            failure = self._refused(label, grant, refused)
         except RestwireError as failed:
             reason = self._scrub(f"could not be reached ({failed})")
-            raise OAuth2Error(label, self.token_url, grant, reason) from None
+            failure = OAuth2Error(label, self.token_url, grant, reason)
+        if failure is not None:
+            # raised out here, so that no __context__ keeps the request
+            # (its body holds the secret, the password, a refresh token)
+            raise failure
         payload = self._json(response.content)
         if payload is None:
             raise OAuth2Error(

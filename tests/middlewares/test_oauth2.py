@@ -348,7 +348,7 @@ async def test_a_refusal_names_the_endpoint_and_the_provider_s_words_not_the_sec
     )
     assert error.error_uri == "https://auth.example.com/docs/errors"
     assert error.__cause__ is None
-    assert error.__suppress_context__
+    assert error.__context__ is None  # (the request, with its body, is not kept)
     shown = every_text(error) + caplog.text + repr(auth)
     for secret in (CLIENT_SECRET, "s3cr%25t", BASIC.split()[1]):
         assert secret not in shown
