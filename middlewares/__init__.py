@@ -11,6 +11,7 @@ from .fill_primary_key import FillPrimaryKey
 from .idempotency_key import IdempotencyKey
 from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
 from .link_pagination import LinkPagination
+from .oauth2 import OAuth2ClientCredentials, OAuth2Error, OAuth2Password
 from .opentelemetry import OpenTelemetry
 from .rate_limit import RateLimit, RateLimited, rate_limit_wait
 from .rename_keys import RenameKeys
@@ -29,6 +30,9 @@ __all__ = [
     "IdempotencyKey",
     "KeyCollision",
     "LinkPagination",
+    "OAuth2ClientCredentials",
+    "OAuth2Error",
+    "OAuth2Password",
     "OpenTelemetry",
     "RateLimit",
     "RateLimited",

@@ -8,6 +8,11 @@ request carries the header::
     api = RestEndpoint(url_prefix="https://api.example.com").use(auth)
     auth.token = controller.fetch(login, body=credentials)["accessToken"]
 
+``AccessToken.bearer(...)`` sends ``Authorization: Bearer <token>`` (RFC
+6750), as OAuth2 APIs expect: the same as ``header="Authorization",
+prefix="Bearer "``. The OAuth2 grants (``oauth2``) are subclasses that ask
+a token endpoint themselves, before the token expires.
+
 Guarantees:
 
 - With no token, the headers pass unchanged.
@@ -49,6 +54,7 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from typing import Any
 
 from restwire import (
     Acquire,
@@ -60,6 +66,7 @@ from restwire import (
     NetworkError,
     Release,
     RequestBodyError,
+    RestwireError,
 )
 from restwire._library import Response
 
@@ -94,15 +101,35 @@ class AccessToken:
         self.prefix = prefix
         self.refresh = refresh
         self.shared = shared
-        #: (token, version), replaced whole under ``_guard``: a call reads
-        #: both in one attribute load, without taking the lock.
-        self._state: tuple[str | None, int] = (token or None, 0)
+        #: (token, version, what came with the token: ``None`` here; an
+        #: OAuth2 grant keeps its expiry there), replaced whole under
+        #: ``_guard``: a call reads them in one attribute load, without
+        #: taking the lock.
+        self._state: tuple[str | None, int, Any] = (token or None, 0, None)
         self._guard = threading.Lock()
         self._refreshing = FlowLock()
         #: Refresh rounds ended so far, and whether the last one failed
         #: (with its cause): changed only under ``_refreshing``.
         self._rounds = 0
         self._failure: tuple[BaseException | None] | None = None
+
+    @classmethod
+    def bearer(
+        cls,
+        token: str | None = None,
+        *,
+        refresh: Refresh | None = None,
+        shared: SharedToken | None = None,
+    ) -> AccessToken:
+        """An ``AccessToken`` sending ``Authorization: Bearer <token>``
+        (RFC 6750), as ``header="Authorization", prefix="Bearer "`` does."""
+        return AccessToken(
+            token,
+            header="Authorization",
+            prefix="Bearer ",
+            refresh=refresh,
+            shared=shared,
+        )
 
     @property
     def token(self) -> str | None:
@@ -112,39 +139,85 @@ class AccessToken:
     @token.setter
     def token(self, value: str | None) -> None:
         with self._guard:
-            self._state = (value or None, self._state[1] + 1)
+            self._state = (value or None, self._state[1] + 1, None)
 
     @property
     def _version(self) -> int:
         """How many times the token was set (a refresh compares it)."""
         return self._state[1]
 
+    # -- what a subclass (an OAuth2 grant) changes -----------------------------
+
+    def _slot_text(self, state: tuple[str | None, int, Any]) -> str | None:
+        """What stands for ``state``'s token in a shared slot: the token."""
+        return state[0]
+
+    def _from_text(self, text: str) -> tuple[str, Any]:
+        """The token, and what came with it, that a refresh's result or a
+        shared slot's ``text`` stands for."""
+        return text, None
+
+    def _refreshes(self) -> bool:
+        """Whether a 401 renews the token."""
+        return self.refresh is not None
+
+    def _due(self) -> bool:
+        """Whether the token must be renewed before this call is sent
+        (never, here: only a 401 renews it)."""
+        return False
+
+    def _usable(self) -> bool:
+        """Whether the token, due, may still be sent if renewing it fails."""
+        return False
+
+    def _obtain(self, label: str) -> Flow[str | None]:
+        """A new token (as ``_from_text`` reads it): ``refresh()``'s."""
+        refresh = self.refresh
+        if refresh is None:
+            return None
+        token = yield Call(refresh)
+        return str(token) if token else None
+
+    def _waited_failure(self, failure: BaseException | None, label: str) -> Exception:
+        """What a call that renewed early (no 401) raises when the renewal
+        it waited behind failed with ``failure``."""
+        if isinstance(failure, RestwireError):
+            return failure.annotated(f"the token renewal {label} waited for")
+        return RestwireError(f"{label}: the token renewal it waited for failed")
+
+    # -- the flow ----------------------------------------------------------------
+
+    def _install(self, text: str, version: int | None = None) -> None:
+        """Hold the token ``text`` stands for; with ``version``, only if
+        the token did not change here since."""
+        token, details = self._from_text(text)
+        with self._guard:
+            current = self._state[1]
+            if version is None or current == version:
+                self._state = (token, current + 1, details)
+
     def _send_with(self, exchange: Exchange) -> tuple[int, str | None]:
         """Set the header for the current token; the token's version and
-        the token itself."""
-        token, version = self._state
+        the token itself (as a shared slot holds it)."""
+        state = self._state
+        token = state[0]
         if token is not None:
             exchange.set_credential(self.header, f"{self.prefix}{token}")
         else:
             exchange.headers.pop(self.header, None)
-        return version, token
-
-    def _adopt(self, token: str | None, version: int) -> None:
-        """Take ``token`` from the shared slot, unless the token changed
-        here meanwhile (since ``version``)."""
-        with self._guard:
-            if token and self._state[1] == version:
-                self._state = (token, version + 1)
+        return state[1], self._slot_text(state)
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         if self._state[0] is None and self.shared is not None:
             # No token here yet: another process may have one in the slot.
             version = self._version
             current = yield from self.shared.current(exchange.origin, exchange.label)
-            self._adopt(current, version)
+            if current:
+                self._install(current, version)
+        if self._due():
+            yield from self._renew_early(exchange)
         version, sent = self._send_with(exchange)
-        refresh = self.refresh
-        if refresh is None or id(self) in _refreshing.get():
+        if not self._refreshes() or id(self) in _refreshing.get():
             # No refresh, or this call is a refresh's own: its 401 is the
             # refresh failing, which waiting for the refresh cannot fix.
             return (yield from call_next(exchange))
@@ -154,7 +227,7 @@ class AccessToken:
             if error.status != 401:
                 raise
             seen = self._rounds  # a round that ends from now on is one it waited for
-            yield from self._refreshed(refresh, version, sent, error, seen, exchange)
+            yield from self._refreshed(version, sent, error, seen, exchange)
             if not exchange.replayable:
                 raise RequestBodyError(
                     f"{exchange.method} {error.url}: 401; the token was refreshed, "
@@ -164,21 +237,43 @@ class AccessToken:
         self._send_with(exchange)
         return (yield from call_next(exchange))
 
+    def _renew_early(self, exchange: Exchange) -> Flow[None]:
+        """Renew a token that is due before the call is sent (one renewal
+        for every call that finds it due). If renewing fails and the token
+        still is usable, it is sent and the failure logged; else the
+        failure is the call's error."""
+        state = self._state
+        seen = self._rounds
+        try:
+            yield from self._refreshed(
+                state[1], self._slot_text(state), None, seen, exchange
+            )
+        except RestwireError as failure:
+            if self._state[1] != state[1]:
+                return  # a token was set meanwhile: it is sent
+            if not self._usable():
+                raise
+            logger.warning(
+                "%s: renewing the token early failed (%s); the current one "
+                "is sent until it expires",
+                exchange.label,
+                type(failure).__name__,
+            )
+
     def _refreshed(
         self,
-        refresh: Refresh,
         version: int,
         sent: str | None,
-        error: NetworkError,
+        error: NetworkError | None,
         seen: int,
         exchange: Exchange,
     ) -> Flow[None]:
-        """Refresh the token after ``error`` (a 401 sent with token
-        ``version``, ``sent``, when ``seen`` refresh rounds had ended),
-        unless another call (or, when shared, another process) already did;
-        raise ``error`` if the refresh fails, or if the round this call
-        waited behind failed. (Abandoned midway, the driver releases the
-        lock.)"""
+        """Renew the token (``version``, ``sent``, when ``seen`` rounds had
+        ended) after ``error`` (a 401), or with no error before sending,
+        unless another call (or, when shared, another process) already did.
+        If the renewal fails, or the round this call waited behind failed,
+        raise ``error`` from why (without one: the failure itself).
+        (Abandoned midway, the driver releases the lock.)"""
         yield Acquire(self._refreshing)
         try:
             if self._version == version:
@@ -186,19 +281,20 @@ class AccessToken:
                 if self._rounds != seen and failure is not None:
                     # queued behind a refresh that failed: its failure, not
                     # another try
+                    if error is None:
+                        raise self._waited_failure(failure[0], exchange.label)
                     raise error from failure[0]
                 try:
                     if self.shared is None:
-                        token = yield from self._run(refresh, error)
+                        text = yield from self._run(error, exchange.label)
                     else:
-                        token = yield from self._shared_run(
-                            refresh, sent, error, exchange
-                        )
-                except NetworkError as failed:  # ``error``, from why it failed
-                    self._rounds, self._failure = self._rounds + 1, (failed.__cause__,)
+                        text = yield from self._shared_run(sent, error, exchange)
+                except Exception as failed:  # ``error`` from why, or why itself
+                    why = failed.__cause__ if failed is error else failed
+                    self._rounds, self._failure = self._rounds + 1, (why,)
                     raise
                 self._rounds, self._failure = self._rounds + 1, None
-                self.token = token
+                self._install(text)
         except Exception:
             yield Release(self._refreshing)
             raise
@@ -206,14 +302,14 @@ class AccessToken:
 
     def _shared_run(
         self,
-        refresh: Refresh,
         sent: str | None,
-        error: NetworkError,
+        error: NetworkError | None,
         exchange: Exchange,
     ) -> Flow[str]:
         """The new token by way of the shared slot; a failure of the shared
         part (the lock not free in time, the refresh failed in another
-        process) is the refresh failing: ``error`` is raised from it."""
+        process) is the refresh failing: ``error`` is raised from it
+        (without one, that failure itself)."""
         assert self.shared is not None
         try:
             return (
@@ -221,25 +317,31 @@ class AccessToken:
                     exchange.origin,
                     exchange.label,
                     sent,
-                    lambda: self._run(refresh, error),
+                    lambda: self._run(error, exchange.label),
                 )
             )
         except NetworkError:
             raise  # the refresh itself failed: _run raised the 401 already
         except Exception as failure:
+            if error is None:
+                raise  # _run's own failure, or a SharedTokenError naming the call
             logger.warning(
                 "shared token refresh failed (%s); the 401 goes to the caller",
                 type(failure).__name__,
             )
             raise error from failure
 
-    def _run(self, refresh: Refresh, error: NetworkError) -> Flow[str]:
-        """Call ``refresh`` with this token holder marked as refreshing in
-        the current context, so the calls it makes do not refresh again."""
+    def _run(self, error: NetworkError | None, label: str) -> Flow[str]:
+        """Obtain a new token with this token holder marked as refreshing
+        in the current context, so the calls it makes do not refresh
+        again; a failure raises ``error`` from it (without ``error``, the
+        failure itself)."""
         marked = _refreshing.set(_refreshing.get() | {id(self)})
         try:
-            token = yield Call(refresh)
+            text = yield from self._obtain(label)
         except Exception as failure:
+            if error is None:
+                raise
             logger.warning(
                 "token refresh failed (%s); the 401 goes to the caller",
                 type(failure).__name__,
@@ -247,9 +349,11 @@ class AccessToken:
             raise error from failure
         finally:
             _refreshing.reset(marked)
-        if not token:
+        if not text:
+            if error is None:
+                raise RestwireError(f"{label}: the token renewal gave no token")
             raise error
-        return str(token)
+        return text
 
     def __repr__(self) -> str:
         state = "set" if self._state[0] else "unset"

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 from restwire import (
     Blocking,
     Flow,
+    NetworkError,
     ReleaseLease,
     RestwireError,
     Sleep,
@@ -360,6 +361,8 @@ class SharedToken:
             token = yield from refresh()
         except Exception as failure:
             cause = failure.__cause__
+            if cause is None and not isinstance(failure, NetworkError):
+                cause = failure  # a renewal's own error, with no 401 behind it
             kind = type(cause).__name__ if cause is not None else "no token"
             try:
                 yield Blocking(

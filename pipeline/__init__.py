@@ -46,6 +46,7 @@ from ._effects import (
     Lease,
     Release,
     ReleaseLease,
+    SideCall,
     Sleep,
     TakeLease,
 )
@@ -157,6 +158,7 @@ __all__ = [
     "ServerError",
     "ServerSentEvent",
     "Sharing",
+    "SideCall",
     "Sleep",
     "Stack",
     "StreamContent",

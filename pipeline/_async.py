@@ -65,6 +65,7 @@ from ._effects import (
     Lease,
     Release,
     ReleaseLease,
+    SideCall,
     Sleep,
     TakeLease,
     _Answer,
@@ -113,9 +114,17 @@ class Named(Protocol):
 #: What a flow holds, given back when it ends: ``FlowLock``s and leases.
 Held = list[FlowLock | Lease]
 
+#: How a controller turns a ``SideCall`` into a flow of its own.
+SideCalls = Callable[[SideCall], Flow[Any]]
+
 
 async def _perform(
-    effect: Effect, adapter: Adapter, closing: AsyncClosing, held: Held, job: Named
+    effect: Effect,
+    adapter: Adapter,
+    closing: AsyncClosing,
+    held: Held,
+    job: Named,
+    side: SideCalls | None,
 ) -> Any:
     """Carry out one effect (``job`` names the call in an error)."""
     match effect:
@@ -162,6 +171,13 @@ async def _perform(
             with ashielded():
                 await ablocking(effect.lease.release)
             return None
+        case SideCall():
+            if side is None:
+                raise TypeError(f"{job.label}: a SideCall is for a call's chain")
+            outcome = await run_async(side(effect), adapter, closing, job, side)
+            if isinstance(outcome, _Answer):  # a side call is never answered
+                return outcome.outcome()
+            return outcome
         case _Answer():
             raise TypeError("an answer ends a flow; it is not performed")
         case _:
@@ -180,10 +196,15 @@ async def _give_back(held: Held) -> None:
 
 
 async def run_async(
-    flow: Flow[T], adapter: Adapter, closing: AsyncClosing, job: Named
+    flow: Flow[T],
+    adapter: Adapter,
+    closing: AsyncClosing,
+    job: Named,
+    side: SideCalls | None = None,
 ) -> T | _Answer:
     """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
-    ``job`` names the call in the errors the driver raises."""
+    ``job`` names the call in the errors the driver raises; ``side`` runs
+    the ``SideCall``s it yields (a call's chain, not a download's save)."""
     result: Any = None
     error: Exception | None = None
     held: Held = []
@@ -197,7 +218,7 @@ async def run_async(
                 return effect
             result, error = None, None
             try:
-                result = await _perform(effect, adapter, closing, held, job)
+                result = await _perform(effect, adapter, closing, held, job, side)
             except Exception as exc:
                 error = exc
     finally:
@@ -294,7 +315,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
     async def _run(self, job: Job[AsyncEvent]) -> Any:
         try:
             outcome = await run_async(
-                self._flow(job), self._adapter, self._closing, job
+                self._flow(job), self._adapter, self._closing, job, self._side_call
             )
             value = (
                 outcome if isinstance(outcome, _Answer) else self._finish(job, outcome)

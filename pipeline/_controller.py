@@ -44,7 +44,7 @@ from multidict import MultiDict, MultiMapping
 
 from ._adapter import Adapter, cookie_header, merged_headers
 from ._chain import run_exchange
-from ._effects import Flow, _Answer, answered
+from ._effects import Flow, SideCall, _Answer, answered
 from ._endpoint import RestEndpoint, as_params
 from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from ._exchange import Exchange
@@ -302,6 +302,32 @@ class BaseController(Generic[ClientT, EventT]):
                 self._land(job, renewed.value)
                 yield from answered(renewed)
         return response
+
+    def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
+        """A middleware's ``SideCall`` as a flow: the endpoint's own chain
+        then the terminal, on this controller's client; no identity, store,
+        flight, HTTP cache or manager (its value is the middleware's alone)."""
+        endpoint = call.endpoint
+        if not isinstance(endpoint, RestEndpoint):
+            raise TypeError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
+        params = as_params(call.params, endpoint.label)
+        body = plain_body(call.body) if call.body is not None else None
+        url, _ = self._targets(endpoint, params)
+        exchange = Exchange(
+            endpoint,
+            params,
+            body,
+            url,
+            endpoint.initial_headers(body, self._adapter.library),
+            self._client.cookies,
+        )
+        terminal = self._terminal
+
+        def send(exchange: Exchange) -> Flow[Response]:
+            return terminal(exchange, terminal.first_hop(exchange))
+
+        response = yield from run_exchange(exchange, endpoint.middleware.handlers, send)
+        return exchange.value, response
 
     def _from_flight(
         self, job: Job[EventT], flight: Flight[Any], identity: Hashable, shape: Hashable

@@ -9,7 +9,7 @@ serves both controllers.
 Two kinds:
 
 - **Public** (``Sleep``, ``Call``, ``Blocking``, ``Acquire``, ``Release``,
-  ``TakeLease``, ``ReleaseLease``):
+  ``TakeLease``, ``ReleaseLease``, ``SideCall``):
   what a middleware may yield. Each means the same under both drivers.
 - **Wire** (``_Send``, ``_Read``, ``_Load``, ``_Close``, ``_Await``,
   ``_Answer``): private to the terminal, the HTTP
@@ -24,11 +24,14 @@ so mypy proves they handle the same set.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Never, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Never, NoReturn, Protocol, TypeVar
 
 from ._library import Request, Response
+
+if TYPE_CHECKING:
+    from ._endpoint import RestEndpoint
 
 __all__ = [
     "Acquire",
@@ -42,6 +45,7 @@ __all__ = [
     "Reader",
     "Release",
     "ReleaseLease",
+    "SideCall",
     "Sink",
     "Sleep",
     "TakeLease",
@@ -112,6 +116,25 @@ class Release:
     """Give ``lock`` back; result: None."""
 
     lock: FlowLock
+
+
+@dataclass(frozen=True, slots=True)
+class SideCall:
+    """Call ``endpoint`` (with ``params`` and ``body``) on the controller
+    running this flow, as a call of its own, for what a middleware needs
+    before it can send (an OAuth2 token); result: ``(value, response)``.
+
+    It runs ``endpoint``'s own middleware (not the calling endpoint's: no
+    recursion) and is sent by the controller's terminal on its client (or
+    transport): every hop passes the credential policy, and the client's
+    proxies, certificates and timeouts apply. Its value is never stored nor
+    shared with another call, and no manager hears of it (a token response
+    is a credential). A 4xx or 5xx raises as ``fetch`` does; the caller
+    turns it into its own error."""
+
+    endpoint: RestEndpoint[Any]
+    params: Mapping[str, Any] | None = None
+    body: Any = None
 
 
 # -- wire effects: the terminal's, the HTTP cache's and the controller's ------------
@@ -269,6 +292,7 @@ Effect = (
     | _Answer
     | TakeLease
     | ReleaseLease
+    | SideCall
 )
 
 #: A generator that yields effects and returns a ``T``.

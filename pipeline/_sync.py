@@ -40,6 +40,7 @@ from ._effects import (
     Lease,
     Release,
     ReleaseLease,
+    SideCall,
     Sleep,
     TakeLease,
     _Answer,
@@ -88,9 +89,17 @@ class Named(Protocol):
 #: What a flow holds, given back when it ends: ``FlowLock``s and leases.
 Held = list[FlowLock | Lease]
 
+#: How a controller turns a ``SideCall`` into a flow of its own.
+SideCalls = Callable[[SideCall], Flow[Any]]
+
 
 def _perform(
-    effect: Effect, adapter: Adapter, closing: Closing, held: Held, job: Named
+    effect: Effect,
+    adapter: Adapter,
+    closing: Closing,
+    held: Held,
+    job: Named,
+    side: SideCalls | None,
 ) -> Any:
     """Carry out one effect (``job`` names the call in an error)."""
     match effect:
@@ -135,6 +144,13 @@ def _perform(
             with shielded():
                 blocking(effect.lease.release)
             return None
+        case SideCall():
+            if side is None:
+                raise TypeError(f"{job.label}: a SideCall is for a call's chain")
+            outcome = run_sync(side(effect), adapter, closing, job, side)
+            if isinstance(outcome, _Answer):  # a side call is never answered
+                return outcome.outcome()
+            return outcome
         case _Answer():
             raise TypeError("an answer ends a flow; it is not performed")
         case _:
@@ -153,10 +169,15 @@ def _give_back(held: Held) -> None:
 
 
 def run_sync(
-    flow: Flow[T], adapter: Adapter, closing: Closing, job: Named
+    flow: Flow[T],
+    adapter: Adapter,
+    closing: Closing,
+    job: Named,
+    side: SideCalls | None = None,
 ) -> T | _Answer:
     """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
-    ``job`` names the call in the errors the driver raises."""
+    ``job`` names the call in the errors the driver raises; ``side`` runs
+    the ``SideCall``s it yields (a call's chain, not a download's save)."""
     result: Any = None
     error: Exception | None = None
     held: Held = []
@@ -170,7 +191,7 @@ def run_sync(
                 return effect
             result, error = None, None
             try:
-                result = _perform(effect, adapter, closing, held, job)
+                result = _perform(effect, adapter, closing, held, job, side)
             except Exception as exc:
                 error = exc
     finally:
@@ -264,7 +285,9 @@ class Controller(BaseController[Client, Event]):
 
     def _run(self, job: Job[Event]) -> Any:
         try:
-            outcome = run_sync(self._flow(job), self._adapter, self._closing, job)
+            outcome = run_sync(
+                self._flow(job), self._adapter, self._closing, job, self._side_call
+            )
             value = (
                 outcome if isinstance(outcome, _Answer) else self._finish(job, outcome)
             )

@@ -9,7 +9,8 @@ against it; nothing in ``restwire`` imports it.
 |---|---|
 | ``POST /login`` | sets ``sessionid`` and ``csrftoken`` cookies; ``{"accessToken": ...}`` (5) |
 | ``POST /sessions/expire`` | signs everybody out: later calls get 401 (5, 7) |
-| ``GET /my/<id>`` | ``{"id", "title"}`` for a signed-in caller (cookie or ``Access-Token``), else 401 (4) |
+| ``POST /oauth/token`` | OAuth2 client credentials (RFC 6749 §4.4) for ``OAUTH_CLIENT``: ``{"access_token", "token_type": "Bearer", "expires_in": 3600}``; another client gets 401 ``invalid_client`` |
+| ``GET /my/<id>`` | ``{"id", "title"}`` for a signed-in caller (cookie or ``Access-Token``) or an OAuth2 ``Authorization: Bearer`` token it issued, else 401 (4) |
 | ``POST /my/notes/`` | cookie session only, and ``X-CSRFToken`` must match the cookie, else 403 |
 | ``GET /posts/``, ``GET /posts/<id>``, ``POST /posts/``, ``DELETE /posts/<id>`` | Posts (4) |
 | ``GET /price/<pair>`` | ``{"exchangePair", "price", "updatedAt"}``, camelCase (4) |
@@ -38,6 +39,7 @@ a test can see what went over the wire.
 
 from __future__ import annotations
 
+import base64
 import collections
 import datetime
 import hashlib
@@ -51,12 +53,22 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
-__all__ = ["SIGNING_KEY", "DemoApi", "QuietHandler", "QuietServer", "read_body"]
+__all__ = [
+    "OAUTH_CLIENT",
+    "SIGNING_KEY",
+    "DemoApi",
+    "QuietHandler",
+    "QuietServer",
+    "read_body",
+]
 
 #: The key the demo API checks request signatures with (``POST /orders/``).
 SIGNING_KEY = b"demo-signing-key"
+
+#: The one OAuth2 client ``POST /oauth/token`` knows: id and secret.
+OAUTH_CLIENT = ("demo-client", "demo-secret")
 
 _CREDENTIAL_HEADERS = ("access-token", "authorization", "cookie", "x-csrftoken")
 
@@ -251,6 +263,8 @@ class DemoApi:
         self.session_id = secrets.token_hex(8)
         self.csrf_token = secrets.token_hex(8)
         self.access_token = secrets.token_hex(16)
+        #: The OAuth2 tokens ``/oauth/token`` issued.
+        self.oauth_tokens: set[str] = set()
         self.signed_in = True
         self.posts: dict[str, dict[str, Any]] = {
             "1": {"id": "1", "title": "Hello, restwire"}
@@ -266,6 +280,7 @@ class DemoApi:
         self.routes: list[tuple[str, re.Pattern[str], Route]] = [
             ("POST", re.compile(r"/login"), self._login),
             ("POST", re.compile(r"/sessions/expire"), self._expire),
+            ("POST", re.compile(r"/oauth/token"), self._oauth_token),
             ("POST", re.compile(r"/my/notes/"), self._note),
             ("GET", re.compile(r"/my/(?P<id>[^/]+)"), self._mine),
             ("GET", re.compile(r"/posts/"), self._posts),
@@ -313,6 +328,9 @@ class DemoApi:
     # -- auth ------------------------------------------------------------------
 
     def _signed_in(self, request: Request) -> bool:
+        scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and bearer in self.oauth_tokens:
+            return True
         if not self.signed_in:
             return False
         by_token = request.headers.get("access-token") == self.access_token
@@ -330,6 +348,33 @@ class DemoApi:
             f"csrftoken={self.csrf_token}; Path=/",
         ]
         return Answer(200, {"accessToken": self.access_token}, {"set-cookie": cookies})
+
+    def _oauth_token(self, request: Request, match: re.Match[str]) -> Answer:
+        """RFC 6749 §4.4, the client authenticated by Basic (§2.3.1: id and
+        secret form-urlencoded, then Base64) or in the form."""
+        form = dict(parse_qsl(request.body.decode(errors="replace")))
+        client = (form.get("client_id", ""), form.get("client_secret", ""))
+        scheme, _, basic = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "basic":
+            try:
+                pair = base64.b64decode(basic).decode()
+            except ValueError:
+                pair = ""
+            name, _, secret = pair.partition(":")
+            client = (unquote_plus(name), unquote_plus(secret))
+        if client != OAUTH_CLIENT:
+            failed = {
+                "error": "invalid_client",
+                "error_description": "Client authentication failed",
+            }
+            return Answer(401, failed, {"www-authenticate": "Basic"})
+        if form.get("grant_type") != "client_credentials":
+            return Answer(400, {"error": "unsupported_grant_type"})
+        token = secrets.token_hex(16)
+        with self.lock:
+            self.oauth_tokens.add(token)
+        issued = {"access_token": token, "token_type": "Bearer", "expires_in": 3600}
+        return Answer(200, issued, {"cache-control": "no-store"})
 
     def _expire(self, request: Request, match: re.Match[str]) -> Answer:
         self.signed_in = False

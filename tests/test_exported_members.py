@@ -67,6 +67,7 @@ RESTWIRE = [
     "TakeLease",
     "ReleaseLease",
     "Lease",
+    "SideCall",
     # bodies
     "Content",
     "JsonContent",
@@ -125,6 +126,9 @@ MIDDLEWARES = [
     "OpenTelemetry",
     "SharedToken",
     "SharedTokenError",
+    "OAuth2ClientCredentials",
+    "OAuth2Password",
+    "OAuth2Error",
     "RateLimit",
     "RateLimited",
     "rate_limit_wait",

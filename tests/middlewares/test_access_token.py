@@ -65,6 +65,15 @@ async def test_header_name_and_prefix(controller: Any, httpx_mock: HTTPXMock) ->
     assert sent_tokens(httpx_mock, "authorization") == ["Bearer abc"]
 
 
+async def test_bearer_is_one_word(controller: Any, httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(status_code=401)
+    httpx_mock.add_response(json={})
+    bearer = AccessToken.bearer("abc", refresh=lambda: "def")
+    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(bearer))
+    assert sent_tokens(httpx_mock, "authorization") == ["Bearer abc", "Bearer def"]
+    assert sent_tokens(httpx_mock) == [None, None]  # no Access-Token besides
+
+
 def test_the_token_never_shows_in_reprs() -> None:
     auth = AccessToken("s3cret-token", refresh=lambda: "new")
     endpoint = RestEndpoint(url_prefix=API, path="/x").use(auth)

@@ -5,6 +5,7 @@ held with 4 worker processes, a real redis-server and a counting server on
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 import redis
 
 from tests.counting_server import CountingServer
+from tests.oauth_server import TokenServer
 from tests.processes import workers
 
 WORKERS = 4
@@ -62,6 +64,40 @@ def test_a_failed_refresh_is_tried_once_by_four_processes(
     ), results
     assert redis.Redis.from_url(redis_url).get(workers.REFRESHES) == b"1"
     assert counting_server.counts["me"] == WORKERS  # none sent again
+
+
+#: A token record as an OAuth2 grant keeps it in the shared slot, by when
+#: it is renewed: ``"expired"`` (tok-old, which the server never issued,
+#: renewed at once), ``"valid"`` (tok-old, not due: each process sends it,
+#: gets 401, and they renew once between them).
+SEEDS = {
+    "expired": {"access_token": "tok-old", "expires_at": 1.0, "renew_at": 0.0},
+    "valid": {"access_token": "tok-old", "expires_at": 4e9, "renew_at": 4e9},
+}
+
+
+@pytest.mark.parametrize("slot", ["empty", "expired", "valid"])
+def test_four_processes_make_one_oauth2_token_request(
+    redis_url: str, slot: str
+) -> None:
+    """Four processes with no token of their own, an OAuth2 grant shared
+    through Redis: one token request between them, whether the slot is
+    empty, holds a token due for renewal, or one the API refuses."""
+    if slot in SEEDS:
+        record = {"refresh_token": None, "scope": None, **SEEDS[slot]}
+        redis.Redis.from_url(redis_url).set(
+            "oauth2-test:token", json.dumps(record, sort_keys=True)
+        )
+    with TokenServer() as server:
+        server.pause = 0.2  # so the others come while it runs
+        results = run_all(workers.oauth2_together, server.origin, redis_url)
+        assert results == [{"token": "tok-1"}] * WORKERS, results
+        assert server.counts["client_credentials"] == 1
+        expected_me = 2 * WORKERS if slot == "valid" else WORKERS
+        assert server.counts["me"] == expected_me
+    stored = json.loads(redis.Redis.from_url(redis_url).get("oauth2-test:token") or "")
+    assert stored["access_token"] == "tok-1"
+    assert stored["expires_at"] > stored["renew_at"] > 0
 
 
 def test_four_processes_sharing_a_rate_in_redis_never_exceed_it(

@@ -27,12 +27,19 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
-from restwire.middlewares import AccessToken, RateLimit, SharedToken
+from restwire.middlewares import (
+    AccessToken,
+    OAuth2ClientCredentials,
+    RateLimit,
+    SharedToken,
+)
+from tests.oauth_server import CLIENT_ID, CLIENT_SECRET
 
 __all__ = [
     "cached_together",
     "fail_refresh_together",
     "limited_together",
+    "oauth2_together",
     "refresh_together",
     "run_worker",
 ]
@@ -231,3 +238,27 @@ def cached_together(
                 if round_ < ROUNDS - 1:
                     time.sleep(0.7)
     return read
+
+
+def oauth2_together(
+    asynchronous: bool, origin: str, redis_url: str, barrier: Barrier
+) -> Any:
+    """Call the token server's ``/me`` through an OAuth2 client-credentials
+    grant whose token is shared in Redis, all workers at once, starting
+    with no token of their own: what ``/me`` answered."""
+    shared = SharedToken(redis_url, name="oauth2-test")
+    auth = OAuth2ClientCredentials(
+        f"{origin}/token", CLIENT_ID, CLIENT_SECRET, shared=shared
+    )
+    me = RestEndpoint(url_prefix=origin, path="/me").use(auth)
+    if asynchronous:
+
+        async def main() -> Any:
+            async with AsyncController() as controller:
+                barrier.wait()
+                return await controller.fetch(me)
+
+        return anyio.run(main)
+    with Controller() as controller:
+        barrier.wait()
+        return controller.fetch(me)
