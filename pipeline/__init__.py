@@ -65,6 +65,7 @@ from ._errors import (
     TransportError,
 )
 from ._exchange import EndpointView, Exchange
+from ._fast import fast_transport
 from ._header_params import (
     Link,
     links_by_rel,
@@ -171,6 +172,7 @@ __all__ = [
     "UnauthorizedError",
     "Unparsed",
     "UnprocessableEntityError",
+    "fast_transport",
     "filename_from",
     "hookify_resource",
     "links_by_rel",

@@ -82,6 +82,7 @@ RESTWIRE = [
     "parse_link_header",
     "links_by_rel",
     "parse_content_disposition",
+    "fast_transport",
     "filename_from",
     "safe_filename",
     # errors
