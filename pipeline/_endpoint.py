@@ -57,6 +57,7 @@ from ._chain import Middleware, Stack
 from ._content import ContentKind, JsonContent, content_kind, is_json_body
 from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
+from ._header_merge import merge_headers, merge_sensitive, plain_headers
 from ._http import SAFE_METHODS
 from ._page import Page, PageSchema
 from ._store import Invalidate, check_schema
@@ -593,11 +594,13 @@ class RestEndpoint(Generic[ValueT]):
         if values.get("adds_to") is not None:
             values["adds_to"] = _adds_to(values["adds_to"])
         if "sensitive_headers" in values:
-            values["sensitive_headers"] = frozenset(
-                name.lower() for name in values["sensitive_headers"]
+            values["sensitive_headers"] = merge_sensitive(
+                (), values["sensitive_headers"]
             )
         if "headers" in values and values["headers"] is not None:
-            values["headers"] = dict(DEFAULT.Headers(values["headers"]).multi_items())
+            # validated as httpx would send them (text, ASCII), then kept plain
+            plain = plain_headers(values["headers"])
+            values["headers"] = dict(DEFAULT.Headers(plain).multi_items())
         self.__dict__.update(values)
         self.__dict__["_options"] = options
         self.__dict__["template"] = PathTemplate.parse(self.path)
@@ -631,8 +634,20 @@ class RestEndpoint(Generic[ValueT]):
     @overload
     def extend(self, **options: Any) -> Self: ...
     def extend(self, **options: Any) -> RestEndpoint[Any]:
-        """A copy with ``options`` changed; the same class, so its defaults hold."""
+        """A copy with ``options`` changed; the same class, so its defaults hold.
+
+        Every option replaces this endpoint's, except two that accumulate
+        (see ``_header_merge``): ``headers`` are added to this endpoint's
+        and override them name by name, case-insensitively (a name given
+        ``None`` is removed; ``headers=None`` removes them all), and
+        ``sensitive_headers`` are added to this endpoint's."""
         merged = {**self.__dict__["_options"], **options}
+        if options.get("headers") is not None:
+            merged["headers"] = merge_headers(self.headers, options["headers"])
+        if "sensitive_headers" in options:
+            merged["sensitive_headers"] = merge_sensitive(
+                self.sensitive_headers, options["sensitive_headers"]
+            )
         return type(self)(**merged)
 
     def use(self, *middleware: Middleware | Stack) -> Self:
