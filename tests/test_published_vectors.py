@@ -24,7 +24,14 @@ from restwire import (
     safe_filename,
 )
 from restwire.middlewares import rate_limit_wait, retry_after_seconds
-from restwire.middlewares.key_casing import to_camel, to_snake
+from restwire.middlewares.key_casing import (
+    humps_camel,
+    humps_snake,
+    pydantic_camel,
+    pydantic_snake,
+    to_camel,
+    to_snake,
+)
 from tests.vectors import (
     content_disposition,
     key_casing,
@@ -140,6 +147,15 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
     for camel, snake in key_casing.INFLECTION_ROUND_TRIP:
         lower_camel = camel[0].lower() + camel[1:]
         rows.append(("camelize", snake, lower_camel, to_camel(snake)))
+    # the casing styles that promise a library's exact results: no departures
+    for snake, camel in key_casing.PYHUMPS_CAMELIZE:
+        rows.append(("humps camelize", snake, camel, humps_camel(snake)))
+    for camel, snake in key_casing.PYHUMPS_DECAMELIZE:
+        rows.append(("humps decamelize", camel, snake, humps_snake(camel)))
+    for snake, camel in key_casing.PYDANTIC_TO_CAMEL:
+        rows.append(("pydantic to_camel", snake, camel, pydantic_camel(snake)))
+    for camel, snake in key_casing.PYDANTIC_TO_SNAKE:
+        rows.append(("pydantic to_snake", camel, snake, pydantic_snake(camel)))
     for params, style, expected, how in qs_stringify.VECTORS:
         given = f"{style} {params!r}"
         rows.append(("qs", given, expected, qs_output(params, style, how)))
