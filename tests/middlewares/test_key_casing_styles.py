@@ -17,7 +17,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Form, RestEndpoint
-from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys
+from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys, key_casing
 from restwire.middlewares.key_casing import (
     CACHE_SIZE,
     STYLES,
@@ -168,19 +168,26 @@ async def test_every_style_renames_params_with_params_true(
 
 def test_a_response_collision_is_named_under_every_style() -> None:
     for style, (_, to_snake) in STYLES.items():
-        with pytest.raises(KeyCollision):
+        with pytest.raises(KeyCollision) as caught:
             convert_keys({"userId": 1, "user_id": 2}, to_snake)
-        assert style in STYLES
+        assert caught.value.keys == ("userId", "user_id"), style
+        assert caught.value.converted == "user_id", style
 
 
-def test_each_style_keeps_a_bounded_cache_per_direction() -> None:
+def test_each_style_keeps_a_bounded_cache_per_direction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert CACHE_SIZE == 65_536
+    monkeypatch.setattr(key_casing, "CACHE_SIZE", 100)  # read at each miss
+    caches = set()
     for to_camel, to_snake in STYLES.values():
-        for index in range(CACHE_SIZE + 10):
+        for index in range(250):
             to_camel(f"key_{index}_x")
             to_snake(f"key{index}X")
-        assert len(to_camel.cache) <= CACHE_SIZE  # type: ignore[attr-defined]
-        assert len(to_snake.cache) <= CACHE_SIZE  # type: ignore[attr-defined]
-        assert to_camel.cache is not to_snake.cache  # type: ignore[attr-defined]
+        assert 0 < len(to_camel.cache) <= 100  # type: ignore[attr-defined]
+        assert 0 < len(to_snake.cache) <= 100  # type: ignore[attr-defined]
+        caches |= {id(to_camel.cache), id(to_snake.cache)}  # type: ignore[attr-defined]
+    assert len(caches) == 2 * len(STYLES)
 
 
 def test_a_style_that_is_not_one_is_refused() -> None:
