@@ -36,8 +36,27 @@ Word rules:
 - If two keys of one object become the same key, :class:`KeyCollision`
   names both: nothing is silently dropped.
 
+Styles. The rules above are the default, ``style="roundtrip"``. Two more
+give exactly what a library on the other side of the wire computes, so
+keys match the aliases a server was written with:
+
+- ``style="pydantic"``: pydantic's ``pydantic.alias_generators.to_camel``
+  and ``to_snake`` (FastAPI and pydantic models with
+  ``alias_generator=to_camel``): ``address_line_1`` <-> ``addressLine1``.
+- ``style="humps"``: pyhumps' ``humps.camelize`` and ``humps.decamelize``
+  (``APIResponse`` -> ``api_response``, ``whatever_10`` -> ``whatever10``,
+  and whitespace inside a key dropped, as pyhumps drops it).
+
+Neither library is imported: each rule is written here and proved equal
+to the library's own function by tests (``tests/middlewares/
+test_key_casing_styles.py``, over a generated key set and the libraries'
+published test vectors). Neither round-trips every key as the default does
+(``addressLine1`` and ``address_line1`` differ under pyhumps); every style
+keeps :class:`KeyCollision` and ``params=True``.
+
 Each distinct key is converted once and cached (up to ``CACHE_SIZE`` keys
-per direction, so hostile payloads cannot grow memory without bound).
+per direction and style, so hostile payloads cannot grow memory without
+bound).
 """
 
 from __future__ import annotations
@@ -53,10 +72,15 @@ from urllib.parse import quote, unquote
 from restwire import Exchange, Form, RestwireError, Unparsed
 
 __all__ = [
+    "STYLES",
     "CamelCaseKeys",
     "KeyCollision",
     "SnakeCaseKeys",
     "convert_keys",
+    "humps_camel",
+    "humps_snake",
+    "pydantic_camel",
+    "pydantic_snake",
     "to_camel",
     "to_snake",
 ]
@@ -134,6 +158,86 @@ to_camel = _cached(_to_camel)
 to_camel.__doc__ = "``snake_case`` -> ``camelCase`` by the module's word rules."
 to_snake = _cached(_to_snake)
 to_snake.__doc__ = "``camelCase`` -> ``snake_case`` by the module's word rules."
+
+
+# -- style="pydantic": pydantic.alias_generators, rule for rule -----------------
+
+_PD_CAMEL_ALREADY = re.compile("^[a-z]+[A-Za-z0-9]*$")
+_PD_DIGIT_THEN_LOWER = re.compile(r"\d[a-z]")
+_PD_UNDERSCORE_BEFORE_WORD = re.compile("([0-9A-Za-z])_(?=[0-9A-Z])")
+_PD_FIRST_CAPITAL = re.compile("(^_*[A-Z])")
+_PD_SNAKE_STEPS = (
+    re.compile("([A-Z]+)([A-Z][a-z])"),  # the end of an acronym
+    re.compile("([a-z])([A-Z])"),
+    re.compile("([0-9])([A-Z])"),
+    re.compile("([a-z])([0-9])"),
+)
+
+
+def _pydantic_camel(key: str) -> str:
+    """pydantic's ``to_camel``: a key that already looks camelCase (and has
+    no digit before a lower-case letter) is kept; otherwise every word is
+    title-cased (``str.title``), the underscores before a capital or digit
+    dropped, and the first capital after any leading underscores lowered."""
+    if _PD_CAMEL_ALREADY.match(key) and not _PD_DIGIT_THEN_LOWER.search(key):
+        return key
+    pascal = _PD_UNDERSCORE_BEFORE_WORD.sub(r"\1", key.title())
+    return _PD_FIRST_CAPITAL.sub(lambda match: match.group(1).lower(), pascal)
+
+
+def _pydantic_snake(key: str) -> str:
+    """pydantic's ``to_snake``: an underscore at an acronym's end, between a
+    lower-case letter or digit and a capital, and between a lower-case
+    letter and a digit; dashes become underscores; all lower-cased."""
+    for step in _PD_SNAKE_STEPS:
+        key = step.sub(r"\1_\2", key)
+    return key.replace("-", "_").lower()
+
+
+# -- style="humps": pyhumps' camelize and decamelize, rule for rule --------------
+
+_HUMPS_SPACE = re.compile(r"\s+")
+_HUMPS_SEPARATED = re.compile(r"(?<=[^\-_])[\-_]+[^\-_]")
+_HUMPS_ACRONYM = re.compile(r"([A-Z\d]+)(?=[A-Z\d]|$)")
+_HUMPS_WORD = re.compile(r"([\-_]*[A-Z][^A-Z]*[\-_]*)")
+
+
+def _humps_camel(key: str) -> str:
+    """pyhumps' ``camelize``: whitespace dropped; a key all upper-case or
+    numeric kept as given; else the first letter lowered (unless the first
+    two are capitals) and each run of ``_``/``-`` after a character dropped,
+    the character after it upper-cased."""
+    text = _HUMPS_SPACE.sub("", key)
+    if text.isupper() or text.isnumeric():
+        return key
+    if text and not text[:2].isupper():
+        text = text[0].lower() + text[1:]
+    return _HUMPS_SEPARATED.sub(lambda match: match.group(0)[-1].upper(), text)
+
+
+def _humps_snake(key: str) -> str:
+    """pyhumps' ``decamelize``: whitespace dropped; a key all upper-case or
+    numeric kept as given; else acronyms title-cased (``API`` -> ``Api``),
+    split before each capital (with the separators around it), joined by
+    ``_`` and lower-cased."""
+    text = _HUMPS_SPACE.sub("", key)
+    if text.isupper() or text.isnumeric():
+        return key
+    text = _HUMPS_ACRONYM.sub(lambda match: match.group(0).title(), text)
+    return "_".join(word for word in _HUMPS_WORD.split(text) if word).lower()
+
+
+pydantic_camel = _cached(_pydantic_camel)
+pydantic_snake = _cached(_pydantic_snake)
+humps_camel = _cached(_humps_camel)
+humps_snake = _cached(_humps_snake)
+
+#: Each style's (to camelCase, to snake_case) conversions, cached.
+STYLES: dict[str, tuple[Callable[[str], str], Callable[[str], str]]] = {
+    "roundtrip": (to_camel, to_snake),
+    "pydantic": (pydantic_camel, pydantic_snake),
+    "humps": (humps_camel, humps_snake),
+}
 
 
 def _collision(source: dict[Any, Any], convert: Callable[[str], str]) -> KeyCollision:
@@ -291,25 +395,35 @@ def _deep_convert(value: Any, convert: Callable[[str], str]) -> Any:
     return done[0]
 
 
-_walk_camel = _converter(to_camel)
-_walk_snake = _converter(to_snake)
+#: The walker of each style's conversions, made once.
+_WALKERS = {
+    convert: _converter(convert) for pair in STYLES.values() for convert in pair
+}
 
 
 def convert_keys(value: Any, convert: Callable[[str], str]) -> Any:
     """``value`` with every ``str`` key converted, at any depth."""
-    walk = (
-        _walk_camel
-        if convert is to_camel
-        else _walk_snake
-        if convert is to_snake
-        else None
-    )
+    walk = _WALKERS.get(convert)
     if walk is None:
         walk = _converter(convert)
     try:
         return walk(value)
     except RecursionError:
         return _deep_convert(value, convert)
+
+
+_NAME_PART = re.compile(r"[^\[\]]+")
+
+
+def _param_name(name: str, convert: Callable[[str], str]) -> str:
+    """A query parameter's name converted; one written by a bracket
+    ``param_style`` part by part (``line_items[0][price_data]`` ->
+    ``lineItems[0][priceData]``), its indices and ``[]`` kept."""
+    if "[" not in name:
+        return convert(name)
+    return _NAME_PART.sub(
+        lambda match: match[0] if match[0].isdigit() else convert(match[0]), name
+    )
 
 
 def _query_renamed(query: bytes, convert: Callable[[str], str]) -> bytes:
@@ -321,7 +435,7 @@ def _query_renamed(query: bytes, convert: Callable[[str], str]) -> bytes:
     for part in query.split(b"&"):
         raw, equals, value = part.partition(b"=")
         name = unquote(raw.decode("ascii"))
-        new = convert(name)
+        new = _param_name(name, convert)
         if names.setdefault(new, name) != name:
             raise KeyCollision(names[new], name, new)
         if new != name:
@@ -336,13 +450,26 @@ class _KeyCasing:
 
     response_keys: Callable[[str], str]
     body_keys: Callable[[str], str]
+    #: Which of a style's two conversions the response keys get (0: to
+    #: camelCase, 1: to snake_case); the request's get the other.
+    _response_side: int
 
-    def __init__(self, *, params: bool = False) -> None:
+    def __init__(self, *, params: bool = False, style: str = "roundtrip") -> None:
+        if style not in STYLES:
+            raise ValueError(
+                f"{type(self).__name__}: style must be one of "
+                f"{', '.join(map(repr, STYLES))}, not {style!r}"
+            )
         self.params = params
+        self.style = style
+        conversions = STYLES[style]
+        # per instance: the style's (cached) functions, not the class's
+        self.response_keys = conversions[self._response_side]
+        self.body_keys = conversions[1 - self._response_side]
 
     def on_request(self, exchange: Exchange) -> None:
         body = exchange.body
-        convert = type(self).body_keys
+        convert = self.body_keys
         if self.params and exchange.url.query:
             try:
                 query = _query_renamed(exchange.url.query, convert)
@@ -368,11 +495,10 @@ class _KeyCasing:
         elif type(value) is Unparsed:
             # the body is read later, maybe straight into entities: say how
             # its keys are cased (and how a field's name is spelt on the wire)
-            kind = type(self)
             value.rename_keys(
                 functools.partial(self._response_value, exchange),
-                kind.response_keys,
-                kind.body_keys,
+                self.response_keys,
+                self.body_keys,
             )
 
     def _response_value(self, exchange: Exchange, value: Any) -> Any:
@@ -380,13 +506,15 @@ class _KeyCasing:
         if type(value) not in _CONTAINERS:
             return value
         try:
-            return convert_keys(value, type(self).response_keys)
+            return convert_keys(value, self.response_keys)
         except KeyCollision as error:
             raise error.at(f"{exchange.label}: the response") from None
 
     def __repr__(self) -> str:
-        shown = "params=True" if self.params else ""
-        return f"{type(self).__name__}({shown})"
+        shown = [f"style={self.style!r}"] if self.style != "roundtrip" else []
+        if self.params:
+            shown.append("params=True")
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
 class CamelCaseKeys(_KeyCasing):
@@ -397,6 +525,7 @@ class CamelCaseKeys(_KeyCasing):
     #: Records its casing on an unparsed body (see ``restwire.Unparsed``).
     takes_unparsed = True
 
+    _response_side = 0
     response_keys = staticmethod(to_camel)
     body_keys = staticmethod(to_snake)
 
@@ -409,5 +538,6 @@ class SnakeCaseKeys(_KeyCasing):
     #: Records its casing on an unparsed body (see ``restwire.Unparsed``).
     takes_unparsed = True
 
+    _response_side = 1
     response_keys = staticmethod(to_snake)
     body_keys = staticmethod(to_camel)

@@ -39,7 +39,8 @@ never kept (:class:`Discard`).
 |                                        | middleware set ``application/x-www-form-urlencoded``|
 |                                        | (a dict is then form-encoded)                      |
 | ``bytes``, ``str``, an (async) iterator| as httpx sends it, never turned into JSON          |
-| :class:`Form`                          | multipart (with ``files``) or urlencoded form      |
+| :class:`Form`                          | multipart (with ``files``) or urlencoded form, its |
+|                                        | fields written in the endpoint's ``param_style``   |
 
 JSON encoding also takes ``datetime``/``date``/``time`` (ISO 8601),
 ``Decimal`` and ``UUID`` (as strings) and enums (their value); NaN and
@@ -74,6 +75,7 @@ from ._adapter import form_bytes
 from ._errors import BodyTooLarge, ContentError, RequestBodyError
 from ._http import BODYLESS_METHODS
 from ._library import DECODING_ERRORS, Response, library_of
+from ._param_styles import form_fields
 
 __all__ = [
     "CONTENT_KINDS",
@@ -100,6 +102,7 @@ __all__ = [
     "is_streamed_body",
     "json_default",
     "replayable",
+    "styled_body",
 ]
 
 
@@ -665,6 +668,26 @@ class Form:
     files: Any = None
 
 
+def _is_form_type(content_type: str | None) -> bool:
+    return (
+        content_type is not None
+        and content_type.split(";", 1)[0].strip().lower() == _FORM_TYPE
+    )
+
+
+def styled_body(body: Any, content_type: str | None, style: str, where: str) -> Any:
+    """``body`` with its form fields written in the endpoint's ``param_style``
+    (``_param_styles``): a :class:`Form`'s data, or a dict that a middleware
+    declared ``application/x-www-form-urlencoded``; any other body as it is.
+    A field with no form in the style is a :class:`ParameterError` naming it."""
+    if isinstance(body, Form):
+        fields = form_fields(body.data, style, where, multipart=body.files is not None)
+        return Form(fields, body.files)
+    if isinstance(body, Mapping) and _is_form_type(content_type):
+        return form_fields(body, style, where, multipart=False)
+    return body
+
+
 def replayable(body: Any) -> bool:
     """Whether ``body`` can be sent again as it was: not a one-shot iterator
     (a generator, an async generator, an open file), which the first send
@@ -812,16 +835,19 @@ def body_arguments(
     where: str,
     *,
     asynchronous: bool = False,
+    param_style: str = "repeat",
 ) -> tuple[dict[str, Any], str | None]:
     """httpx keyword arguments for ``body``, and the content type to set if
     any: encoded by the endpoint's content ``kind``, except a stream (sent
     as it comes) and a :class:`Form` (multipart files are streamed by
-    httpx). ``asynchronous``: the call goes out on an ``httpx.AsyncClient``,
+    httpx); form fields written in ``param_style`` (:func:`styled_body`).
+    ``asynchronous``: the call goes out on an ``httpx.AsyncClient``,
     which takes only async iterators (and a sync client only sync ones)."""
     if body is None:
         return {}, None
     if method in BODYLESS_METHODS:
         raise RequestBodyError(f"{where}: {method} takes no body, but one was given")
+    body = styled_body(body, content_type, param_style, where)
     if isinstance(body, Form):
         return {"data": dict(body.data), "files": body.files}, None
     if is_streamed_body(body):

@@ -28,7 +28,9 @@ literal colon (``/v1/items\\:batchGet``). Guarantees:
 - Every other param goes to the query string, sorted by name; a list or tuple
   becomes repeated keys (a ``MultiDict`` gives each of its values); ``None`` is
   left out; ``True``/``False`` are sent as ``true``/``false``. Equal params
-  give equal URLs, whatever their order.
+  give equal URLs, whatever their order. The ``param_style`` option writes
+  lists and dicts the way other servers read them (``a[]=1``, ``m[k]=v``,
+  ``a[0]=1``, ``a=1,2``): see ``_param_styles``.
 """
 
 from __future__ import annotations
@@ -57,11 +59,19 @@ from ._chain import Middleware, Stack
 from ._content import ContentKind, JsonContent, content_kind, is_json_body
 from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
+from ._header_merge import merge_headers, merge_sensitive, plain_headers
 from ._http import SAFE_METHODS
 from ._page import Page, PageSchema
+from ._param_styles import (
+    ParamStyle,
+    check_param_style,
+    check_text_form,
+    styled_query,
+    value_text,
+)
 from ._store import Invalidate, check_schema
 
-__all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url"]
+__all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url", "value_text"]
 
 Params = Mapping[str, Any]
 Seconds = float | int | datetime.timedelta
@@ -92,16 +102,6 @@ class _Group:
 
 
 _Part = str | _Placeholder | _Group
-
-
-def value_text(value: Any) -> str:
-    """A param value as the URL says it: ``true``/``false`` for booleans,
-    else its ``str``."""
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
 
 
 def encode_segment(value: Any) -> str:
@@ -220,21 +220,8 @@ def _segment(value: Any, name: str, endpoint: str) -> str:
         raise ParameterError(
             endpoint, name, f"is a {type(value).__name__}, not a single value"
         )
-    _check_text_form(value, name, endpoint)
+    check_text_form(value, name, endpoint)
     return encode_segment(value)
-
-
-def _check_text_form(value: Any, name: str, endpoint: str) -> None:
-    """Refuse a value whose text is only Python's default repr (``<object
-    at 0x...>``): it would reach the URL as garbage."""
-    kind: Any = type(value)
-    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
-        raise ParameterError(
-            endpoint,
-            name,
-            f"is a {kind.__name__} with no text form (no __str__); pass its "
-            "id or a str",
-        )
 
 
 def as_params(params: Any, endpoint: str) -> Params:
@@ -271,7 +258,9 @@ def _preview(value: Any) -> str:
 def query_pairs(
     params: Params, exclude: frozenset[str], endpoint: str
 ) -> MultiDict[str]:
-    """Every param not in ``exclude``, as sorted query pairs."""
+    """Every param not in ``exclude``, as sorted query pairs, in the default
+    ``"repeat"`` style (the hot path: the other styles are
+    ``_param_styles.styled_query``, which gives the same for ``"repeat"``)."""
     pairs: MultiDict[str] = MultiDict()
     for name in sorted({name for name in params if name not in exclude}):
         values: Iterable[Any]
@@ -293,11 +282,11 @@ def _add_query_value(
         for item in value:
             _add_query_value(pairs, name, item, endpoint)
         return
-    if isinstance(value, Mapping | set | bytes):
-        raise ParameterError(
-            endpoint, name, f"is a {type(value).__name__}, which has no query form"
-        )
-    _check_text_form(value, name, endpoint)
+    if isinstance(value, Mapping | set | frozenset | bytes | bytearray | memoryview):
+        # the one wording for what a style cannot send (_param_styles)
+        styled_query({name: value}, frozenset(), "repeat", endpoint)
+        raise AssertionError(f"{name}: {value!r} has a query form")  # pragma: no cover
+    check_text_form(value, name, endpoint)
     pairs.add(name, value_text(value))
 
 
@@ -493,6 +482,7 @@ class RestEndpoint(Generic[ValueT]):
             "sensitive_headers",
             "timeout",
             "adds_to",
+            "param_style",
         )
     )
 
@@ -537,6 +527,11 @@ class RestEndpoint(Generic[ValueT]):
     #: params the create's params, body or record all match. ``resource()``
     #: sets it on its ``create`` (``new_items=``); ``None`` for none.
     adds_to: tuple[RestEndpoint[Any], str] | None = None
+    #: How lists and dicts in the query and in ``Form`` bodies are written:
+    #: ``"repeat"`` (``a=1&a=2``), ``"brackets"`` (``a[]=1``, ``m[k]=v``),
+    #: ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``); see
+    #: ``_param_styles``.
+    param_style: ParamStyle = "repeat"
 
     @overload
     def __init__(
@@ -590,14 +585,18 @@ class RestEndpoint(Generic[ValueT]):
             values["middleware"] = Stack(*layers)
         if "timeout" in values:
             values["timeout"] = _timeout(values["timeout"])
+        if "param_style" in values:
+            values["param_style"] = check_param_style(values["param_style"])
         if values.get("adds_to") is not None:
             values["adds_to"] = _adds_to(values["adds_to"])
         if "sensitive_headers" in values:
-            values["sensitive_headers"] = frozenset(
-                name.lower() for name in values["sensitive_headers"]
+            values["sensitive_headers"] = merge_sensitive(
+                (), values["sensitive_headers"]
             )
         if "headers" in values and values["headers"] is not None:
-            values["headers"] = dict(DEFAULT.Headers(values["headers"]).multi_items())
+            # validated as httpx would send them (text, ASCII), then kept plain
+            plain = plain_headers(values["headers"])
+            values["headers"] = dict(DEFAULT.Headers(plain).multi_items())
         self.__dict__.update(values)
         self.__dict__["_options"] = options
         self.__dict__["template"] = PathTemplate.parse(self.path)
@@ -631,8 +630,20 @@ class RestEndpoint(Generic[ValueT]):
     @overload
     def extend(self, **options: Any) -> Self: ...
     def extend(self, **options: Any) -> RestEndpoint[Any]:
-        """A copy with ``options`` changed; the same class, so its defaults hold."""
+        """A copy with ``options`` changed; the same class, so its defaults hold.
+
+        Every option replaces this endpoint's, except two that accumulate
+        (see ``_header_merge``): ``headers`` are added to this endpoint's
+        and override them name by name, case-insensitively (a name given
+        ``None`` is removed; ``headers=None`` removes them all), and
+        ``sensitive_headers`` are added to this endpoint's."""
         merged = {**self.__dict__["_options"], **options}
+        if options.get("headers") is not None:
+            merged["headers"] = merge_headers(self.headers, options["headers"])
+        if "sensitive_headers" in options:
+            merged["sensitive_headers"] = merge_sensitive(
+                self.sensitive_headers, options["sensitive_headers"]
+            )
         return type(self)(**merged)
 
     def use(self, *middleware: Middleware | Stack) -> Self:
@@ -741,7 +752,10 @@ class RestEndpoint(Generic[ValueT]):
         path = join_url(self.url_prefix, template.fill(params, self.label))
         if params.keys() <= template.names:
             return path  # every param fills the path: no query to build
-        query = encode_query(query_pairs(params, template.names, self.label))
+        if self.param_style == "repeat":
+            query = encode_query(query_pairs(params, template.names, self.label))
+        else:
+            query = styled_query(params, template.names, self.param_style, self.label)
         if not query:
             return path
         return f"{path}{'&' if '?' in path else '?'}{query}"

@@ -51,7 +51,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from ._adapter import cookie_for as _cookie_for
-from ._content import ContentKind, replayable
+from ._content import ContentKind, replayable, styled_body
 from ._credentials import ALWAYS_SENSITIVE, is_credential, splits_header
 from ._errors import InvalidRequest, RequestBodyError, header_names, redact_url
 from ._hops import CREDENTIALS, Credentials, Origin, origin_of
@@ -94,6 +94,11 @@ class EndpointView(Protocol):
     def max_body_size(self) -> int | None: ...
     @property
     def sensitive_headers(self) -> frozenset[str]: ...
+    @property
+    def param_style(self) -> str:
+        """How lists and dicts of a ``Form`` body are written (``_param_styles``)."""
+        ...
+
     @property
     def timeout(self) -> Timeout | None: ...
     @property
@@ -264,8 +269,12 @@ class Exchange:
                     raise RequestBodyError(
                         f"{self.label}: {self.method} takes no body, but one was given"
                     )
+                content_type = self.headers.get("content-type")
+                body = styled_body(
+                    body, content_type, self.endpoint.param_style, self.label
+                )
                 content, declared = self.endpoint.content.encode(
-                    body, self.headers.get("content-type"), self.label
+                    body, content_type, self.label
                 )
                 if declared is not None and "content-type" not in self.headers:
                     self.headers["content-type"] = declared

@@ -62,7 +62,7 @@ def fast_transport(
     def session() -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
             limit=max_connections or 0,
-            keepalive_timeout=keepalive_expiry,  # type: ignore[arg-type]
+            keepalive_timeout=keepalive_expiry,
             ssl=context,
         )
         return aiohttp.ClientSession(

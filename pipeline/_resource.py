@@ -158,18 +158,21 @@ EndpointT = TypeVar("EndpointT", bound=RestEndpoint[Any])
 
 
 def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
-    """``endpoint`` extended with request options: ``headers`` are merged (and
-    kept to the call's origin, as credentials), any other endpoint option
-    replaces the endpoint's."""
+    """``endpoint`` extended with request options, as ``extend`` takes them:
+    ``headers`` merged by the one rule (``_header_merge``: added, overriding
+    name by name, ``None`` removing one) and, being the caller's, kept to
+    the call's origin as credentials; any other endpoint option replaces
+    the endpoint's."""
     if not isinstance(init, Mapping):
         raise TypeError(f"use_init() must return a mapping, got {init!r}")
     options = dict(init)
     headers = options.pop("headers", None)
     if headers:
-        options["headers"] = {**(endpoint.headers or {}), **dict(headers)}
-        options["sensitive_headers"] = endpoint.sensitive_headers | {
-            name.lower() for name in headers
-        }
+        options["headers"] = headers  # extend merges them
+        options["sensitive_headers"] = (
+            *options.get("sensitive_headers", ()),
+            *(name for name, value in headers.items() if value is not None),
+        )
     extended: EndpointT = endpoint.extend(**options)
     return extended
 

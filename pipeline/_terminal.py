@@ -208,6 +208,7 @@ class Terminal:
                 headers.get("content-type"),
                 exchange.label,  # names the call in the body's errors
                 asynchronous=self.adapter.asynchronous,
+                param_style=endpoint.param_style,
             )
             if content_type is not None and "content-type" not in headers:
                 headers["content-type"] = content_type

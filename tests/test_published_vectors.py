@@ -11,17 +11,32 @@ way, is caught here.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 import pytest
 
-from restwire import filename_from, parse_link_header, safe_filename
+from restwire import (
+    ParameterError,
+    RestEndpoint,
+    filename_from,
+    parse_link_header,
+    safe_filename,
+)
 from restwire.middlewares import rate_limit_wait, retry_after_seconds
-from restwire.middlewares.key_casing import to_camel, to_snake
+from restwire.middlewares.key_casing import (
+    humps_camel,
+    humps_snake,
+    pydantic_camel,
+    pydantic_snake,
+    to_camel,
+    to_snake,
+)
 from tests.vectors import (
     content_disposition,
     key_casing,
     link_header,
+    qs_stringify,
     rate_limit,
     retry_after,
 )
@@ -56,7 +71,58 @@ DEPARTURES: dict[tuple[str, str], tuple[Any, str]] = {
     ),
     ("decamelize", "_API_"): ("_api_", "snake_case is lower case throughout"),
     ("decamelize", "__API__"): ("__api__", "snake_case is lower case throughout"),
+    ("qs", "indexed {'a': None, 'b': None}"): (
+        "",
+        "None is left out, in every style, as restwire always left it out of "
+        "a query (qs's skipNulls); send '' for an empty value",
+    ),
+    ("qs", "indexed {'a': None, 'b': ''}"): ("b=", "None is left out (as above)"),
+    ("qs", "brackets {'a': [], 'b': [None], 'c': 'c'}"): (
+        "c=c",
+        "a None item is left out of its list, so the list sends nothing",
+    ),
+    ("qs", "brackets {'a': [{'b': 'c'}]}"): (
+        "a[0][b]=c",
+        "a list holding objects numbers its items in the brackets style, as "
+        "Stripe reads lists of objects: a[][b] cannot say which fields belong "
+        "to one object (_param_styles)",
+    ),
+    ("qs", "brackets {'a': [{'b': {'c': [1]}}]}"): (
+        "a[0][b][c][]=1",
+        "objects in a list are numbered (as above); the plain list inside "
+        "keeps its empty brackets",
+    ),
+    ("qs", "comma {'a': {'b': ['c', 'd']}}"): (
+        "ParameterError",
+        'a dict has no form under param_style="comma", and the error says '
+        'param_style="brackets" sends it: one style per endpoint, so a '
+        "reader of the endpoint knows what is sent",
+    ),
+    ("qs", "brackets {'a': {'b': [{'c': 'd', 'e': 'f'}]}}"): (
+        "a[b][0][c]=d&a[b][0][e]=f",
+        "objects in a list are numbered (as above)",
+    ),
 }
+
+
+def qs_output(params: dict[str, Any], style: str, shown: str) -> str:
+    """What restwire sends for ``params`` in ``style``, shown as the qs
+    vector shows its output (see ``tests/vectors/qs_stringify``)."""
+    try:
+        url = RestEndpoint(param_style=style).url(params)
+    except ParameterError:
+        return "ParameterError"
+    query = url.removeprefix("?")
+    if shown == "decoded":
+        return unquote(query)
+    if shown == "values":
+        return "&".join(
+            unquote(name) + equals + value
+            for name, equals, value in (
+                pair.partition("=") for pair in query.split("&")
+            )
+        )
+    return query
 
 
 def outcomes() -> list[tuple[str, str, Any, Any]]:
@@ -81,6 +147,18 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
     for camel, snake in key_casing.INFLECTION_ROUND_TRIP:
         lower_camel = camel[0].lower() + camel[1:]
         rows.append(("camelize", snake, lower_camel, to_camel(snake)))
+    # the casing styles that promise a library's exact results: no departures
+    for snake, camel in key_casing.PYHUMPS_CAMELIZE:
+        rows.append(("humps camelize", snake, camel, humps_camel(snake)))
+    for camel, snake in key_casing.PYHUMPS_DECAMELIZE:
+        rows.append(("humps decamelize", camel, snake, humps_snake(camel)))
+    for snake, camel in key_casing.PYDANTIC_TO_CAMEL:
+        rows.append(("pydantic to_camel", snake, camel, pydantic_camel(snake)))
+    for camel, snake in key_casing.PYDANTIC_TO_SNAKE:
+        rows.append(("pydantic to_snake", camel, snake, pydantic_snake(camel)))
+    for params, style, expected, how in qs_stringify.VECTORS:
+        given = f"{style} {params!r}"
+        rows.append(("qs", given, expected, qs_output(params, style, how)))
     for value, seconds in retry_after.VECTORS:
         got = retry_after_seconds(value, now=lambda: retry_after.NOW)
         rows.append(("retry-after", value, seconds, got))
@@ -118,6 +196,7 @@ def test_each_set_names_its_source_and_commit() -> None:
         *key_casing.SOURCES,
         retry_after.SOURCE,
         *rate_limit.SOURCES,
+        qs_stringify.SOURCE,
     ]
     for source in sources:
         if source.startswith("RFC"):
@@ -132,3 +211,4 @@ def test_the_sets_are_not_small() -> None:
     assert len(link_header.VECTORS) >= 25
     assert len(retry_after.VECTORS) >= 10
     assert len(rate_limit.VECTORS) >= 10
+    assert len(qs_stringify.VECTORS) >= 35

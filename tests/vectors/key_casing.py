@@ -1,6 +1,11 @@
-"""Key casing vectors published by pyhumps and inflection.
+"""Key casing vectors published by pyhumps, inflection and pydantic.
 
 Sources:
+
+- pydantic/pydantic: ``tests/test_utils.py`` at commit
+  870db009b43517e0a4c7e20be3502f1f1ac25ada (``test_on_lower_camel_*``,
+  ``test_snake2camel_start_lower`` and ``test_camel2snake``, the tests of
+  ``pydantic.alias_generators``), https://github.com/pydantic/pydantic;
 
 - nficano/humps (pyhumps): ``tests/test_camelize.py`` at commit
   d71bf416de81b9d2f6ae16230556f121c6b3c46c and ``tests/test_decamelize.py``
@@ -22,6 +27,7 @@ SOURCES = (
     "nficano/humps@d71bf416de81b9d2f6ae16230556f121c6b3c46c (camelize)",
     "nficano/humps@1958e3fb514ddfc9de884f87fef3b6ea228c437a (decamelize)",
     "jpvanhal/inflection@610a890f9bfe60e2da8186db2cabee73fd6263c2",
+    "pydantic/pydantic@870db009b43517e0a4c7e20be3502f1f1ac25ada (alias_generators)",
 )
 
 #: snake_case -> camelCase (pyhumps.camelize)
@@ -81,4 +87,42 @@ INFLECTION_ONE_WAY: list[tuple[str, str]] = [
     ("HTMLTidyGenerator", "html_tidy_generator"),
     ("FreeBSD", "free_bsd"),
     ("HTML", "html"),
+]
+
+#: snake_case -> camelCase (pydantic.alias_generators.to_camel)
+PYDANTIC_TO_CAMEL: list[tuple[str, str]] = [
+    ("", ""),
+    ("a", "a"),
+    ("i_like_turtles", "iLikeTurtles"),
+    ("snake_to_camel", "snakeToCamel"),
+    ("snake_2_camel", "snake2Camel"),
+    ("snake2camel", "snake2Camel"),
+    ("_snake_to_camel", "_snakeToCamel"),
+    ("snake_to_camel_", "snakeToCamel_"),
+    ("__snake_to_camel__", "__snakeToCamel__"),
+    ("snake_2", "snake2"),
+    ("_snake_2", "_snake2"),
+    ("snake_2_", "snake2_"),
+]
+
+#: camelCase -> snake_case (pydantic.alias_generators.to_snake)
+PYDANTIC_TO_SNAKE: list[tuple[str, str]] = [
+    ("camel_to_snake", "camel_to_snake"),
+    ("camelToSnake", "camel_to_snake"),
+    ("camel2Snake", "camel_2_snake"),
+    ("_camelToSnake", "_camel_to_snake"),
+    ("camelToSnake_", "camel_to_snake_"),
+    ("__camelToSnake__", "__camel_to_snake__"),
+    ("CamelToSnake", "camel_to_snake"),
+    ("Camel2Snake", "camel_2_snake"),
+    ("_CamelToSnake", "_camel_to_snake"),
+    ("CamelToSnake_", "camel_to_snake_"),
+    ("CAMELToSnake", "camel_to_snake"),
+    ("__CamelToSnake__", "__camel_to_snake__"),
+    ("Camel2", "camel_2"),
+    ("Camel2_", "camel_2_"),
+    ("_Camel2", "_camel_2"),
+    ("camel2", "camel_2"),
+    ("camel2_", "camel_2_"),
+    ("_camel2", "_camel_2"),
 ]
