@@ -222,22 +222,7 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
         if mode == GET and endpoint.side_effect:
             raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
-        params = as_params(params, endpoint.label)
-        if body is not None:
-            body = plain_body(body)  # an entity or model as its JSON object
-        if url is None:
-            url, plain = self._targets(endpoint, params)
-        else:
-            plain = plain_url(url)
-        exchange = Exchange(
-            endpoint,
-            params,
-            body,
-            url,
-            endpoint.initial_headers(body, self._adapter.library),
-            self._client.cookies,
-            parse=mode != RAW,
-        )
+        exchange, plain = self._exchange(endpoint, params, body, url, mode != RAW)
         key = f"{endpoint.method} {plain}"
         return Job(
             exchange,
@@ -303,16 +288,24 @@ class BaseController(Generic[ClientT, EventT]):
                 yield from answered(renewed)
         return response
 
-    def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
-        """A middleware's ``SideCall`` as a flow: the endpoint's own chain
-        then the terminal, on this controller's client; no identity, store,
-        flight, HTTP cache or manager (its value is the middleware's alone)."""
-        endpoint = call.endpoint
-        if not isinstance(endpoint, RestEndpoint):
-            raise TypeError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
-        params = as_params(call.params, endpoint.label)
-        body = plain_body(call.body) if call.body is not None else None
-        url, _ = self._targets(endpoint, params)
+    def _exchange(
+        self,
+        endpoint: RestEndpoint,
+        params: Params,
+        body: Any,
+        url: URL | None = None,
+        parse: bool = True,
+    ) -> tuple[Exchange, str]:
+        """A call's exchange, and its URL as request-key text; URL and param
+        errors are raised here. ``url``, when given, replaces the one the
+        endpoint and params make."""
+        params = as_params(params, endpoint.label)
+        if body is not None:
+            body = plain_body(body)  # an entity or model as its JSON object
+        if url is None:
+            url, plain = self._targets(endpoint, params)
+        else:
+            plain = plain_url(url)
         exchange = Exchange(
             endpoint,
             params,
@@ -320,7 +313,18 @@ class BaseController(Generic[ClientT, EventT]):
             url,
             endpoint.initial_headers(body, self._adapter.library),
             self._client.cookies,
+            parse=parse,
         )
+        return exchange, plain
+
+    def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
+        """A middleware's ``SideCall`` as a flow: the endpoint's own chain
+        then the terminal, on this controller's client; no identity, store,
+        flight, HTTP cache or manager (its value is the middleware's alone)."""
+        endpoint = call.endpoint
+        if not isinstance(endpoint, RestEndpoint):
+            raise TypeError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
+        exchange, _ = self._exchange(endpoint, call.params, call.body)
         terminal = self._terminal
 
         def send(exchange: Exchange) -> Flow[Response]:

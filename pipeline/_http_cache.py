@@ -612,13 +612,8 @@ class HttpCache:
                             yield from self._write(
                                 fill, found.storage, found.storage.remove_entry, each.id
                             )
-                    return _live(
-                        request,
-                        upstream.status_code,
-                        upstream.headers.raw,
-                        raw,
-                        {"from_cache": False, "revalidated": False, "stored": False},
-                        encoding,
+                    return _from_upstream(
+                        request, upstream, raw, False, False, encoding
                     )
             elif isinstance(state, hishel.StoreAndUse):
                 assert upstream is not None
@@ -633,23 +628,13 @@ class HttpCache:
                         state.response,
                         key,
                     )
-                return _live(
-                    request,
-                    upstream.status_code,
-                    upstream.headers.raw,
-                    raw,
-                    {"from_cache": False, "revalidated": revalidated, "stored": stored},
-                    encoding,
+                return _from_upstream(
+                    request, upstream, raw, revalidated, stored, encoding
                 )
             elif isinstance(state, hishel.CouldNotBeStored):
                 assert upstream is not None
-                return _live(
-                    request,
-                    upstream.status_code,
-                    upstream.headers.raw,
-                    raw,
-                    {"from_cache": False, "revalidated": revalidated, "stored": False},
-                    encoding,
+                return _from_upstream(
+                    request, upstream, raw, revalidated, False, encoding
                 )
             elif isinstance(state, hishel.FromCache):
                 entry = state.entry.response
@@ -904,6 +889,26 @@ class _Start:
     found: _Found | None = None
     state: Any = None
     busy: bool = False
+
+
+def _from_upstream(
+    request: Request,
+    upstream: Response,
+    raw: bytes,
+    revalidated: bool,
+    stored: bool,
+    encoding: str,
+) -> Response:
+    """The response a call gets from what the server sent (``raw``, its body
+    as read), saying whether it revalidated an entry and was stored."""
+    return _live(
+        request,
+        upstream.status_code,
+        upstream.headers.raw,
+        raw,
+        {"from_cache": False, "revalidated": revalidated, "stored": stored},
+        encoding,
+    )
 
 
 def _answers(state: Any) -> bool:

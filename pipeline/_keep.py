@@ -185,19 +185,9 @@ class Keeper:
             endpoint.route,
             params,
         )
-        read = self.store.commit_and_read(
-            identity,
-            batch,
-            key,
-            endpoint.shape,
-            result,
-            self.store.generation,
-            endpoint.schema,
-            normalized,
+        return self._kept(
+            identity, batch, key, endpoint, result, self.store.generation, normalized
         )
-        if read is not MISSING:
-            return read
-        return denormalize(endpoint.schema, normalized, batch.records)
 
     def pushed(self, job: Job[Any], value: Any) -> Any:
         """The value of an event ``job``'s stream pushed (its JSON data):
@@ -208,18 +198,36 @@ class Keeper:
         batch = Batch()
         normalized = _normalized(endpoint, job.label, value, batch, job.exchange.params)
         if endpoint.data_expiry_length > 0 and type(job.identity) is not Unshared:
-            read = self.store.commit_and_read(
-                job.identity,
-                batch,
-                None,
-                endpoint.shape,
-                None,
-                job.generation,
-                endpoint.schema,
-                normalized,
+            return self._kept(
+                job.identity, batch, None, endpoint, None, job.generation, normalized
             )
-            if read is not MISSING:
-                return read
+        return denormalize(endpoint.schema, normalized, batch.records)
+
+    def _kept(
+        self,
+        identity: Hashable,
+        batch: Batch,
+        key: str | None,
+        endpoint: EndpointView,
+        result: Result | None,
+        generation: int,
+        normalized: Any,
+    ) -> Any:
+        """``batch`` merged into ``identity``'s records (and ``result`` kept
+        under ``key``), then ``normalized`` read back with them; read from
+        the batch alone if nothing was written."""
+        read = self.store.commit_and_read(
+            identity,
+            batch,
+            key,
+            endpoint.shape,
+            result,
+            generation,
+            endpoint.schema,
+            normalized,
+        )
+        if read is not MISSING:
+            return read
         return denormalize(endpoint.schema, normalized, batch.records)
 
     def error(self, job: Job[Any], error: RestwireError) -> None:
