@@ -76,7 +76,16 @@ SEEDS = {
 }
 
 
-@pytest.mark.parametrize("slot", ["empty", "expired", "valid"])
+@pytest.mark.parametrize(
+    "slot",
+    [
+        "empty",
+        # the same single flight from a seeded slot: under -m slow (4 more
+        # processes each, 8 s of the default run's time)
+        pytest.param("expired", marks=pytest.mark.slow),
+        pytest.param("valid", marks=pytest.mark.slow),
+    ],
+)
 def test_four_processes_make_one_oauth2_token_request(
     redis_url: str, slot: str
 ) -> None:
