@@ -107,6 +107,11 @@ DEFAULT_EARLY = 30.0
 _REDACTED = "[redacted]"
 
 
+#: Form fields a token request sends whose values are secrets (the grant's
+#: own, the secret and the password, are ``_secrets``).
+_SENT_SECRETS = frozenset({"refresh_token", "client_secret", "password"})
+
+
 class OAuth2Error(RestwireError):
     """The token endpoint refused a grant (RFC 6749 §5.2), could not be
     reached, or answered what is not a Bearer token.
@@ -348,13 +353,16 @@ class _OAuth2Grant(AccessToken):
         """Ask the token endpoint for a token by ``grant``; its answer, a
         JSON object (an :class:`OAuth2Error` for anything else)."""
         body = self._form(grant, fields)
+        # what this request sends that no message may show, besides the
+        # grant's own secrets: the refresh token it presents
+        sent = tuple(v for k, v in fields.items() if k in _SENT_SECRETS and v)
         failure: OAuth2Error | None = None
         try:
             _, response = yield SideCall(self._endpoint, None, body)
         except NetworkError as refused:
-            failure = self._refused(label, grant, refused)
+            failure = self._refused(label, grant, refused, sent)
         except RestwireError as failed:
-            reason = self._scrub(f"could not be reached ({failed})")
+            reason = self._scrub(f"could not be reached ({failed})", sent)
             failure = OAuth2Error(label, self.token_url, grant, reason)
         if failure is not None:
             # raised out here, so that no __context__ keeps the request
@@ -372,17 +380,22 @@ class _OAuth2Grant(AccessToken):
             ) from None
         return payload
 
-    def _refused(self, label: str, grant: str, refused: NetworkError) -> OAuth2Error:
+    def _refused(
+        self, label: str, grant: str, refused: NetworkError, sent: tuple[str, ...]
+    ) -> OAuth2Error:
         """The error of a 4xx or 5xx from the token endpoint: what the
-        provider said (RFC 6749 §5.2), if it said it in JSON."""
+        provider said (RFC 6749 §5.2), if it said it in JSON, with no secret
+        of the grant's nor any it ``sent``."""
         payload = self._json(refused.response.content) or {}
         error = _text_field(payload, "error")
         description = _text_field(payload, "error_description")
         uri = _text_field(payload, "error_uri")
         if description is not None:
-            description = self._scrub(description[:500])
+            description = self._scrub(description[:500], sent)
         if error is not None:
-            error = self._scrub(error[:100])
+            error = self._scrub(error[:100], sent)
+        if uri is not None:
+            uri = self._scrub(uri, sent)
         said = f": {error}" if error else ""
         if description:
             said += f" ({description})"
@@ -401,14 +414,15 @@ class _OAuth2Grant(AccessToken):
     def _json(content: bytes) -> dict[str, Any] | None:
         try:
             payload = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past Python's limit)
             return None
         return payload if isinstance(payload, dict) else None
 
-    def _scrub(self, text: str) -> str:
-        """``text`` with every secret of this grant in it replaced, and
-        control characters dropped (a provider's words go into a message)."""
-        for secret in self._secrets():
+    def _scrub(self, text: str, sent: tuple[str, ...] = ()) -> str:
+        """``text`` with every secret of this grant, and each value in
+        ``sent``, replaced, and control characters dropped (a provider's
+        words go into a message)."""
+        for secret in (*self._secrets(), *sent):
             text = text.replace(secret, _REDACTED)
         return "".join(c if c.isprintable() else " " for c in text)
 

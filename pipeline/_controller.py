@@ -44,6 +44,7 @@ from multidict import MultiDict, MultiMapping
 
 from ._adapter import Adapter, cookie_header, merged_headers
 from ._chain import run_exchange
+from ._credentials import is_credential
 from ._effects import Flow, SideCall, _Answer, answered
 from ._endpoint import RestEndpoint, as_params
 from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
@@ -320,15 +321,29 @@ class BaseController(Generic[ClientT, EventT]):
     def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
         """A middleware's ``SideCall`` as a flow: the endpoint's own chain
         then the terminal, on this controller's client; no identity, store,
-        flight, HTTP cache or manager (its value is the middleware's alone)."""
+        flight, HTTP cache or manager (its value is the middleware's alone).
+
+        It carries only what its own endpoint and middleware set: made on
+        behalf of one caller (a token request for one user), it sends no
+        cookie of the shared jar and stores none, no credential among the
+        client's default headers, and not the client's own ``auth``."""
         endpoint = call.endpoint
         if not isinstance(endpoint, RestEndpoint):
             raise TypeError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
         exchange, _ = self._exchange(endpoint, call.params, call.body)
+        exchange.credentials = "omit"
         terminal = self._terminal
+        public = self._sharing.public_headers
 
         def send(exchange: Exchange) -> Flow[Response]:
-            return terminal(exchange, terminal.first_hop(exchange))
+            first = terminal.first_hop(exchange)
+            own = {name.lower() for name in exchange.headers}
+            headers = first.request.headers
+            for name in [name for name in headers if name.lower() not in own]:
+                if is_credential(name, exchange.sensitive, public):
+                    del headers[name]  # a client default: who, for whom?
+            first.policy.client_auth = False
+            return terminal(exchange, first)
 
         response = yield from run_exchange(exchange, endpoint.middleware.handlers, send)
         return exchange.value, response

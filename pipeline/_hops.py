@@ -54,7 +54,15 @@ CREDENTIALS: frozenset[str] = frozenset(("omit", "same-origin", "include"))
 class HopPolicy:
     """The credential policy of one call, applied to each of its hops."""
 
-    __slots__ = ("_hops", "left_origin", "mode", "public", "sensitive", "start")
+    __slots__ = (
+        "_hops",
+        "client_auth",
+        "left_origin",
+        "mode",
+        "public",
+        "sensitive",
+        "start",
+    )
 
     def __init__(
         self,
@@ -69,6 +77,9 @@ class HopPolicy:
         self.public = public
         #: Whether a redirect has left the start origin (it never comes back).
         self.left_origin = False
+        #: Whether the client's own ``auth`` may apply at all (not to a
+        #: middleware's side call: see ``Controller._side_call``).
+        self.client_auth = True
         self._hops = 0
 
     @property
@@ -101,7 +112,7 @@ class HopPolicy:
     @property
     def with_client_auth(self) -> bool:
         """Whether the client's own ``auth`` applies to the current hop."""
-        return not self.left_origin
+        return self.client_auth and not self.left_origin
 
 
 def userinfo_as_basic(url: URL, headers: Headers) -> URL:
