@@ -72,7 +72,7 @@ from ._polling import Poller, Pollers, Subscription
 from ._resource import Resource
 from ._retention import DEFAULT_MAX_BYTES
 from ._sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
-from ._store import MISSING, Result, Store
+from ._store import EVERYONE, MISSING, Result, Store
 from ._terminal import UNCHANGED, Terminal
 from ._watch import tell_end
 
@@ -166,12 +166,15 @@ class BaseController(Generic[ClientT, EventT]):
         the next ``get`` fetches."""
         self._store.invalidate(self.key(endpoint, params))
 
-    def invalidate_all(self, target: RestEndpoint | Resource[Any]) -> int:
+    def invalidate_all(
+        self, target: RestEndpoint | Resource[Any], identity: Hashable = EVERYONE
+    ) -> int:
         """Forget every stored result of ``target``, whatever its params,
-        whoever fetched it: an endpoint (and every endpoint extended from it
-        with the same method, URL prefix and path), or every member of a
-        ``resource()``. How many results were forgotten; the next ``get``
-        of each fetches."""
+        whoever fetched it (or, given ``identity``, what that one caller
+        fetched: ``exchange.identity`` names a call's): an endpoint (and
+        every endpoint extended from it with the same method, URL prefix and
+        path), or every member of a ``resource()``. How many results were
+        forgotten; the next ``get`` of each fetches."""
         if isinstance(target, Resource):
             members = [getattr(target, field.name) for field in fields(target)]
         elif isinstance(target, RestEndpoint):
@@ -180,7 +183,9 @@ class BaseController(Generic[ClientT, EventT]):
             raise TypeError(
                 f"invalidate_all() takes an endpoint or a resource, not {target!r}"
             )
-        return self._store.invalidate_routes({member.route for member in members})
+        return self._store.invalidate_routes(
+            {member.route for member in members}, identity
+        )
 
     def reset(self) -> None:
         """Empty the store; fetches in flight will not write their results."""
@@ -388,7 +393,11 @@ class BaseController(Generic[ClientT, EventT]):
         """What the caller gets from a flow's ``outcome``: a response's value
         (normalized, kept, read back; for ``fetch_response`` the response
         itself; for ``fetch_with_response`` both), told to the managers."""
-        value = self._keeper.value(job) if job.exchange.parse else outcome
+        if job.exchange.parse:
+            value = self._keeper.value(job)
+        else:
+            value = outcome
+            self._keeper.expire(job)  # fetch_response: nothing kept, but expired
         if self._managers.on_value:
             run_hooks(self._managers.on_value, "the value", self, job.exchange, value)
         if job.mode == BOTH:

@@ -424,6 +424,18 @@ def _adds_to(value: Any) -> tuple[RestEndpoint[Any], str]:
     return value[0], value[1]
 
 
+def _expires(value: Any) -> tuple[RestEndpoint[Any], ...]:
+    """``expires`` checked: a tuple (or list) of read endpoints."""
+    if not isinstance(value, tuple | list) or not all(
+        isinstance(each, RestEndpoint) for each in value
+    ):
+        raise TypeError(f"expires must be a tuple of endpoints, not {value!r}")
+    for each in value:
+        if each.side_effect:
+            raise ValueError(f"expires names {each.label}, which is not a read")
+    return tuple(value)
+
+
 def _check_error_schema(schema: Any) -> None:
     """Refuse, where the endpoint is written, an ``error_schema`` that is no
     schema, or one that would delete records (``Invalidate``): an error body
@@ -482,6 +494,7 @@ class RestEndpoint(Generic[ValueT]):
             "sensitive_headers",
             "timeout",
             "adds_to",
+            "expires",
             "param_style",
         )
     )
@@ -527,6 +540,12 @@ class RestEndpoint(Generic[ValueT]):
     #: params the create's params, body or record all match. ``resource()``
     #: sets it on its ``create`` (``new_items=``); ``None`` for none.
     adds_to: tuple[RestEndpoint[Any], str] | None = None
+    #: For a mutation: the reads whose stored results a successful call
+    #: expires, whatever their params, for the caller's identity only (other
+    #: callers' results stay); the next ``get`` of each fetches. ``resource()``
+    #: sets it on the mutations of a resource whose values are not records
+    #: (a model without ``__restwire_pk__``); ``None`` for none.
+    expires: tuple[RestEndpoint[Any], ...] | None = None
     #: How lists and dicts in the query and in ``Form`` bodies are written:
     #: ``"repeat"`` (``a=1&a=2``), ``"brackets"`` (``a[]=1``, ``m[k]=v``),
     #: ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``); see
@@ -589,6 +608,8 @@ class RestEndpoint(Generic[ValueT]):
             values["param_style"] = check_param_style(values["param_style"])
         if values.get("adds_to") is not None:
             values["adds_to"] = _adds_to(values["adds_to"])
+        if values.get("expires") is not None:
+            values["expires"] = _expires(values["expires"])
         if "sensitive_headers" in values:
             values["sensitive_headers"] = merge_sensitive(
                 (), values["sensitive_headers"]

@@ -123,6 +123,11 @@ class EndpointView(Protocol):
         ...
 
     @property
+    def expires(self) -> tuple[Any, ...] | None:
+        """For a mutation: the reads whose results of its caller it expires."""
+        ...
+
+    @property
     def defers_parse(self) -> bool:
         """Whether a body may reach the store unparsed (``_unparsed``)."""
         ...

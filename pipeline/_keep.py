@@ -31,6 +31,7 @@ from ._exchange import EndpointView
 from ._http_cache import body_digest
 from ._identity import Unshared
 from ._job import Job
+from ._model_records import record_fields
 from ._models import plain_body
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._unparsed import Unparsed
@@ -63,6 +64,8 @@ class Keeper:
         """The value of a 2xx, normalized, kept, read back, typed."""
         exchange = job.exchange
         endpoint = exchange.endpoint
+        if endpoint.expires is not None:
+            self.expire(job)  # first: a body that fails to read expires too
         value = exchange.value
         if endpoint.content.binary:
             return value  # binary content is never normalized or kept
@@ -133,7 +136,7 @@ class Keeper:
         assert adds_to is not None
         lists, where = adds_to
         record = batch.records.get(ref)
-        fields = type(record)._plan().field_names if record is not None else ()
+        fields = record_fields(type(record)) if record is not None else ()
         params, body = exchange.params, job.body
 
         def joins(wanted: Mapping[str, Any] | None) -> bool:
@@ -155,6 +158,24 @@ class Keeper:
 
         self.store.add_to_lists(
             job.identity, lists.route, ref, joins, where == "start", job.generation
+        )
+
+    def expire(self, job: Job[Any]) -> None:
+        """A successful mutation expires the stored results of the reads its
+        endpoint ``expires`` names (a resource whose values are not records),
+        whatever their params, for its caller's identity only: the next
+        ``get`` of each fetches, so no stale value is returned."""
+        exchange = job.exchange
+        expires = exchange.endpoint.expires
+        response = exchange.response
+        if (
+            expires is None
+            or type(job.identity) is Unshared  # keeps nothing to expire
+            or (response is not None and not response.is_success)
+        ):
+            return
+        self.store.invalidate_routes(
+            {endpoint.route for endpoint in expires}, job.identity
         )
 
     def put(

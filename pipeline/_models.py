@@ -8,10 +8,12 @@ built when the endpoint is made and kept. A value that does not validate is
 an :class:`EntityError` naming the model, the field's path (``items.0.title``)
 and what was wrong; the controller adds the URL.
 
-Models are **values, not records**: they are not normalized into the store's
-records, so two endpoints returning the same object give two instances. A
-result is still kept (``data_expiry_length``) and shared like any other.
-Use an :class:`Entity` for a record that is kept once and merged.
+A model is a **value, not a record**, unless it declares its primary key
+(``__restwire_pk__``: see ``_model_records``): a value is not normalized
+into the store's records, so two endpoints returning the same object give
+two instances. A result is still kept (``data_expiry_length``) and shared
+like any other. A record model, or an :class:`Entity`, is kept once per
+identity and updated by every response that holds it.
 
 pydantic is optional (``pip install "restwire[models]"``) and imported only
 when a model is used; dataclasses and TypedDicts go through it too, so every

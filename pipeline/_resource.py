@@ -13,10 +13,21 @@ of them:
 | ``partial_update`` | PATCH | ``/posts/:id`` | ``Post`` |
 | ``delete`` | DELETE | ``/posts/:id`` | ``Invalidate(Post)`` |
 
-Mutations update the stored record; ``delete`` removes it, so no later read
-of an item or a list shows it; a record ``create`` made joins the stored
-lists it belongs in (``new_items``: see :func:`resource`). With a model (pydantic, dataclass,
-TypedDict) as the schema, which has no records, ``delete`` has no schema.
+The schema is a **record** type (an ``Entity``, or a pydantic model or
+dataclass that declares ``__restwire_pk__``: see ``_model_records``), or a
+value type (any other model, or schema).
+
+With records, mutations update the stored record; ``delete`` removes it, so
+no later read of an item or a list shows it; a record ``create`` made joins
+the stored lists it belongs in (``new_items``: see :func:`resource`); no
+request is needed to see any of it.
+
+With values, which the store cannot update, ``delete`` has no schema, and
+every mutation (``create``, ``update``, ``partial_update``, ``delete``)
+that succeeds expires the stored results of ``get`` and ``get_list``,
+whatever their params, for the caller's identity (``RestEndpoint.expires``):
+the next read fetches, so nothing stale is returned; other callers keep
+theirs.
 
 A resource is typed by its schema: ``resource(path=..., schema=Post)`` is a
 ``Resource[Post]``, whose ``get`` is a ``RestEndpoint[Post]`` and whose
@@ -32,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 from ._endpoint import RestEndpoint
 from ._entity import Entity
+from ._model_records import record_of
 from ._store import Invalidate
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
@@ -111,7 +123,9 @@ def resource(
     fetched with ``{"user_id": 1}`` gains a post created with ``user_id``
     1; one fetched with no params gains every created post): ``"end"``
     (the default) or ``"start"``; ``None`` leaves stored lists as they
-    are. Only records join (an ``Entity`` schema): a model is a value.
+    are. Only records join (an ``Entity``, or a model that declares
+    ``__restwire_pk__``); with any other schema, a value, each mutation
+    expires the caller's stored ``get`` and ``get_list`` results instead.
     """
     if new_items not in ("end", "start", None):
         raise ValueError(f"new_items must be 'end', 'start' or None, not {new_items!r}")
@@ -131,22 +145,23 @@ def resource(
             **more,
         )
 
+    get = member("get", "GET", path, schema)
     get_list = member("get_list", "GET", items, [schema])
-    records = isinstance(schema, type) and issubclass(schema, Entity)
-    joins = {"adds_to": (get_list, new_items)} if records and new_items else {}
+    entity = isinstance(schema, type) and issubclass(schema, Entity)
+    records = entity or record_of(schema) is not None
+    if records:
+        joins = {"adds_to": (get_list, new_items)} if new_items else {}
+        expires: dict[str, Any] = {}
+    else:
+        joins, expires = {}, {"expires": (get, get_list)}
     return Resource(
-        get=member("get", "GET", path, schema),
+        get=get,
         get_list=get_list,
-        create=member("create", "POST", items, schema, **joins),
-        update=member("update", "PUT", path, schema),
-        partial_update=member("partial_update", "PATCH", path, schema),
+        create=member("create", "POST", items, schema, **joins, **expires),
+        update=member("update", "PUT", path, schema, **expires),
+        partial_update=member("partial_update", "PATCH", path, schema, **expires),
         delete=member(
-            "delete",
-            "DELETE",
-            path,
-            Invalidate(schema)
-            if isinstance(schema, type) and issubclass(schema, Entity)
-            else None,
+            "delete", "DELETE", path, Invalidate(schema) if records else None, **expires
         ),
     )
 

@@ -73,6 +73,11 @@ def size_of(value: Any) -> int:
             children = item
         elif hasattr(kind, "__struct_fields__"):  # an entity record
             children = [getattr(item, name) for name in kind.__struct_fields__]
+        elif hasattr(item, "__dict__") and (
+            hasattr(kind, "__pydantic_fields__")
+            or hasattr(kind, "__dataclass_fields__")
+        ):  # a model's instance (a value, or a record): its attributes
+            children = list(vars(item).values())
         elif isinstance(item, dict | list | tuple | set | frozenset):
             children = list(item.items()) if isinstance(item, dict) else list(item)
         else:

@@ -14,6 +14,9 @@ A schema is one of:
 | ``Invalidate(Entity)`` | an object, or nothing| a deletion of that entity                  |
 | a model (pydantic,     | what it validates    | an instance, validated (see ``_models``):  |
 | dataclass, TypedDict)  |                      | a value, not a record                      |
+| a record model (one    | an object            | a reference ``(key, pk)`` to one record:   |
+| with ``__restwire_pk__``)|                    | the validated instance (``_model_records``)|
+| ``Invalidate(model)``  | an object, or nothing| a deletion of that record model's record   |
 
 Normalization walks the schema, not the value: data outside the schema is
 never visited, however deep. Reading back (``denormalize``) replaces each
@@ -46,10 +49,12 @@ from typing import Any, NamedTuple, NoReturn
 from ._batch import Batch, EntityKey
 from ._columns import entities_by_column
 from ._entity import Entity, EntityError, _astuple, _force_setattr, _restore, build
+from ._model_records import model_pk_in, model_record, model_records, record_of
 from ._models import is_model, validate, validator
 from ._retention import DEFAULT_MAX_BYTES, OVERHEAD, Retention, Slot, size_of
 
 __all__ = [
+    "EVERYONE",
     "MISSING",
     "Batch",
     "Invalidate",
@@ -76,9 +81,10 @@ class Ref(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Invalidate:
     """The seed's deletion schema: the response (or the call's params, when the
-    response has no body) names an entity to remove from the store."""
+    response has no body) names an entity to remove from the store: an
+    ``Entity`` subclass's, or a record model's (``_model_records``)."""
 
-    entity: type[Entity]
+    entity: type[Any]
 
 
 class _Missing:
@@ -100,6 +106,9 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
     if isinstance(schema, type):
         if issubclass(schema, Entity):
             return _entity(schema, value, batch, params)
+        record = record_of(schema)
+        if record is not None:
+            return model_record(schema, record, value, batch)
         return validate(schema, value)
     if isinstance(schema, list):
         if len(schema) != 1:
@@ -110,6 +119,9 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
         if isinstance(item_schema, type):
             if issubclass(item_schema, Entity):
                 return _entities(item_schema, value, batch, params)
+            record = record_of(item_schema)
+            if record is not None:
+                return model_records(item_schema, record, value, batch)
             return validate(item_schema, value, many=True)
         return [normalize(item_schema, item, batch, params) for item in value]
     if isinstance(schema, Mapping):
@@ -141,16 +153,21 @@ def check_schema(schema: Any, where: str = "schema") -> None:
     if schema is None:
         return
     if isinstance(schema, Invalidate):
-        if not (isinstance(schema.entity, type) and issubclass(schema.entity, Entity)):
+        entity = schema.entity
+        if not (
+            isinstance(entity, type) and issubclass(entity, Entity)
+        ) and not _is_record_model(entity):
             raise TypeError(
-                f"not a schema: {where}.entity {schema.entity!r}; Invalidate "
-                "removes records, so it takes an Entity subclass"
+                f"not a schema: {where}.entity {entity!r}; Invalidate "
+                "removes records, so it takes an Entity subclass or a model "
+                "that declares its primary key (__restwire_pk__)"
             )
-        check_schema(schema.entity, f"{where}.entity")
+        check_schema(entity, f"{where}.entity")
         return
     if isinstance(schema, type) and issubclass(schema, Entity) and schema is not Entity:
         return
     if is_model(schema):
+        record_of(schema)  # a wrong __restwire_pk__ fails here
         validator(schema)
         return
     if isinstance(schema, list):
@@ -173,6 +190,11 @@ def check_schema(schema: Any, where: str = "schema") -> None:
         "(pydantic, dataclass, TypedDict), [schema], {name: schema}, "
         "Invalidate(Entity) or None"
     )
+
+
+def _is_record_model(schema: Any) -> bool:
+    """Whether ``schema`` is a model that declares its primary key."""
+    return is_model(schema) and getattr(schema, "__restwire_pk__", None) is not None
 
 
 def _entity(
@@ -237,18 +259,26 @@ def _bad_pk(cls: type[Entity], pk: Any, value: Any) -> NoReturn:
 
 
 def _invalidate(
-    cls: type[Entity], value: Any, batch: Batch, params: Mapping[str, Any]
+    cls: type[Any], value: Any, batch: Batch, params: Mapping[str, Any]
 ) -> Any:
     """Delete the record the response names; when it names none (a 204, or a
     status body such as ``{"deleted": true}``), the one the call's params
     name; when neither does, an error, never a silent no-op."""
-    pk = _pk_in(cls, value) if isinstance(value, Mapping) else None
-    if pk is None:
-        pk = _pk_in(cls, params)
+    record = None if issubclass(cls, Entity) else record_of(cls)
+    if record is None:
+        key_name = cls.key
+        pk = _pk_in(cls, value) if isinstance(value, Mapping) else None
+        if pk is None:
+            pk = _pk_in(cls, params)
+    else:
+        key_name = record.key
+        pk = model_pk_in(record, value) if isinstance(value, Mapping) else None
+        if pk is None:
+            pk = model_pk_in(record, params)
     if pk is None:
         shown = value if isinstance(value, Mapping) and value else dict(params)
         raise EntityError(cls.__name__, None, _preview(shown), "has no primary key")
-    key = (cls.key, pk)
+    key = (key_name, pk)
     batch.deleted.add(key)
     batch.records.pop(key, None)
     batch.data.pop(key, None)
@@ -277,13 +307,18 @@ def denormalize(
     if isinstance(schema, type):
         if issubclass(schema, Entity):
             return _record(value, records, _memo)
+        if type(value) is tuple:  # a record model's reference
+            return records.get(value, MISSING)
         return value  # a model: a value, kept as it was validated
     if isinstance(schema, Invalidate):
         return value
     if isinstance(schema, list):
         item_schema = schema[0]
         if isinstance(item_schema, type) and not issubclass(item_schema, Entity):
-            return value
+            if value and type(value[0]) is tuple:  # record models' references
+                get = records.get
+                return [record for ref in value if (record := get(ref)) is not None]
+            return value  # models: values, kept as they were validated
         if isinstance(item_schema, type) and issubclass(item_schema, Entity):
             if not item_schema._plan().nested:
                 get = records.get
@@ -363,6 +398,9 @@ class Result(NamedTuple):
     def fresh(self, now: float) -> bool:
         return now < self.expires_at
 
+
+#: ``Store.invalidate_routes``' identity for "every identity".
+EVERYONE: Any = object()
 
 #: How many forgotten identities a store remembers, for calls in flight.
 _FORGOTTEN = 4096
@@ -542,13 +580,22 @@ class Store:
                     self._drop((identity, key, shape))
             self._changed(self._now)
 
-    def invalidate_routes(self, routes: Collection[Hashable]) -> int:
+    def invalidate_routes(
+        self, routes: Collection[Hashable], identity: Hashable = EVERYONE
+    ) -> int:
         """Forget every result of the endpoints whose ``route`` is in
-        ``routes``, whatever their params, whoever fetched them; how many."""
+        ``routes``, whatever their params, that ``identity`` fetched
+        (``EVERYONE``, the default: whoever fetched them); how many."""
         with self.lock:
+            partitions: Iterable[tuple[Hashable, Partition]]
+            if identity is EVERYONE:
+                partitions = self.partitions.items()
+            else:
+                own = self.partitions.get(identity)
+                partitions = () if own is None else ((identity, own),)
             slots = [
-                (identity, key, shape)
-                for identity, partition in self.partitions.items()
+                (who, key, shape)
+                for who, partition in partitions
                 for key, by_shape in partition.results.items()
                 for shape, result in by_shape.items()
                 if result.route in routes
@@ -755,10 +802,12 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> bool:
         if (
             existing is None
             or type(existing) is not type(instance)
+            # a record model's instance (no raw data kept): replaced whole
+            or (data := raw.get(entity_key)) is None
             or (
                 # the new data has every field and every extra key the old
                 # record kept: merging would only rebuild ``instance``
-                (data := raw[entity_key]).keys() >= type(instance)._fields.keys()
+                data.keys() >= type(instance)._fields.keys()
                 and data.keys() >= existing.extra_fields.keys()
             )
         ):
@@ -788,6 +837,8 @@ def _reachable(partition: Partition) -> dict[EntityKey, Entity]:
         if record is None:
             continue
         reached[key] = record
+        if not isinstance(record, Entity):
+            continue  # a record model's instance holds no reference
         for name, inner in type(record)._plan().nested.items():
             _refs(inner, getattr(record, name), pending)
     return reached
@@ -798,9 +849,9 @@ def _refs(schema: Any, value: Any, out: list[EntityKey]) -> None:
     if schema is None or value is None or isinstance(schema, Invalidate):
         return
     if isinstance(schema, type):
-        if issubclass(schema, Entity) and isinstance(value, tuple):
+        if isinstance(value, tuple):
             out.append(value)
-        return  # an entity's reference, or a model (which holds none)
+        return  # an entity's or record model's reference, or a model's value
     if isinstance(schema, list):
         for item in value:
             _refs(schema[0], item, out)

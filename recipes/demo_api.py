@@ -13,6 +13,7 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /my/<id>`` | ``{"id", "title"}`` for a signed-in caller (cookie or ``Access-Token``) or an OAuth2 ``Authorization: Bearer`` token it issued, else 401 (4) |
 | ``POST /my/notes/`` | cookie session only, and ``X-CSRFToken`` must match the cookie, else 403 |
 | ``GET /posts/``, ``GET /posts/<id>``, ``POST /posts/``, ``DELETE /posts/<id>`` | Posts (4) |
+| ``PATCH /posts/<id>`` | the body's fields set on the post; the whole post (models as records) |
 | ``GET /price/<pair>`` | ``{"exchangePair", "price", "updatedAt"}``, camelCase (4) |
 | ``GET /streams/<name>/`` | a Stream in snake_case, without its username (4) |
 | ``GET /products/<id>/ticker`` | a Ticker without ``product_id``; the price moves on every call (4) |
@@ -286,6 +287,7 @@ class DemoApi:
             ("GET", re.compile(r"/posts/"), self._posts),
             ("POST", re.compile(r"/posts/"), self._create_post),
             ("GET", re.compile(r"/posts/(?P<id>[^/]+)"), self._post),
+            ("PATCH", re.compile(r"/posts/(?P<id>[^/]+)"), self._patch_post),
             ("DELETE", re.compile(r"/posts/(?P<id>[^/]+)"), self._delete_post),
             ("GET", re.compile(r"/price/(?P<pair>[^/]+)"), self._price),
             ("GET", re.compile(r"/streams/(?P<name>[^/]+)/?"), self._stream),
@@ -421,6 +423,17 @@ class DemoApi:
             post = {**body, "id": str(self.next_id)}
             self.posts[post["id"]] = post
         return Answer(201, post)
+
+    def _patch_post(self, request: Request, match: re.Match[str]) -> Answer:
+        body = request.json()
+        if not isinstance(body, dict):
+            return Answer(422, {"detail": "a JSON object of fields to change"})
+        with self.lock:
+            post = self.posts.get(match["id"])
+            if post is None:
+                return Answer(404, {"detail": f"no post {match['id']}"})
+            post = self.posts[match["id"]] = {**post, **body, "id": post["id"]}
+        return Answer(200, post)
 
     def _delete_post(self, request: Request, match: re.Match[str]) -> Answer:
         with self.lock:

@@ -56,8 +56,8 @@ class Awaitable:
     def invalidate(self, *args: Any) -> None:
         self.controller.invalidate(*args)
 
-    def invalidate_all(self, *args: Any) -> int:
-        return self.controller.invalidate_all(*args)
+    def invalidate_all(self, *args: Any, **kwargs: Any) -> int:
+        return self.controller.invalidate_all(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.controller, name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
-from typing import Any, TypedDict, assert_type
+from typing import Any, ClassVar, TypedDict, assert_type
 
 import httpx
 import pydantic
@@ -60,6 +60,25 @@ class Tag(TypedDict):
     name: str
 
 
+class Article(pydantic.BaseModel):
+    """A record model: a pydantic model that declares its primary key."""
+
+    __restwire_pk__ = "id"
+
+    id: int
+    title: str
+
+
+@dataclasses.dataclass
+class Memo:
+    """A record model: a dataclass that declares its primary key."""
+
+    __restwire_pk__: ClassVar[str] = "id"
+
+    id: int
+    text: str = ""
+
+
 api = RestEndpoint(url_prefix=API)
 get_post = api.extend(path="/posts/:id", schema=Post)
 list_posts = api.extend(path="/posts/", schema=[Post])
@@ -69,6 +88,8 @@ list_tags = api.extend(path="/tags/", schema=[Tag])
 listing = api.extend(path="/articles/", schema=paged(Post)).use(LinkPagination())
 untyped = api.extend(path="/anything")
 posts = resource(path="/posts/:id", schema=Post, endpoint=api)
+articles = resource(path="/articles/:id", schema=Article, endpoint=api)
+memos = resource(path="/memos/:id", schema=Memo, endpoint=api)
 
 
 def endpoints_are_typed_by_their_schema() -> None:
@@ -96,6 +117,38 @@ def resources_are_typed() -> None:
     hooked = hookify_resource(posts, lambda: {"headers": {"Access-Token": "t"}})
     assert_type(hooked.use_get(), RestEndpoint[Post])
     assert_type(hooked.use_get_list(), RestEndpoint[list[Post]])
+
+
+def record_model_resources_are_typed() -> None:
+    """Declaring ``__restwire_pk__`` changes neither the model nor its types."""
+    assert_type(articles, Resource[Article])
+    assert_type(articles.get, RestEndpoint[Article])
+    assert_type(articles.get_list, RestEndpoint[list[Article]])
+    assert_type(articles.create, RestEndpoint[Article])
+    assert_type(articles.partial_update, RestEndpoint[Article])
+    assert_type(memos, Resource[Memo])
+    assert_type(memos.get_list, RestEndpoint[list[Memo]])
+    assert_type(memos.update, RestEndpoint[Memo])
+    Article(id=1, title="the constructor is the model's own")
+    Memo(1, "a dataclass's too")
+    with pytest.raises(pydantic.ValidationError):
+        Article(id=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Memo(text="no id")  # type: ignore[call-arg]
+
+
+def record_model_results(controller: Controller) -> None:
+    listed = controller.get(articles.get_list)
+    assert_type(listed, list[Article])
+    changed = controller.fetch(articles.partial_update, {"id": 1}, {"title": "b"})
+    assert_type(changed, Article)
+    assert_type(controller.get(articles.get_list)[0], Article)
+    assert_type(controller.get(memos.get_list), list[Memo])
+
+
+async def async_record_model_results(controller: AsyncController) -> None:
+    assert_type(await controller.get(articles.get_list), list[Article])
+    assert_type(await controller.fetch(memos.create, body=Memo(0)), Memo)
 
 
 def sync_results(controller: Controller) -> None:
@@ -199,3 +252,21 @@ def test_the_types_describe_the_values(httpx_mock: HTTPXMock) -> None:
     endpoints_are_typed_by_their_schema()
     resources_are_typed()
     entity_constructors_are_checked()
+
+
+def test_record_models_are_typed_and_kept(httpx_mock: HTTPXMock) -> None:
+    """The types hold for the values: a record model's PATCH shows in the
+    stored list, as ``Article`` instances, with no request."""
+    httpx_mock.add_response(
+        method="GET", url=f"{API}/articles/", json=[{"id": 1, "title": "a"}]
+    )
+    httpx_mock.add_response(
+        method="PATCH", url=f"{API}/articles/1", json={"id": 1, "title": "b"}
+    )
+    httpx_mock.add_response(method="GET", url=f"{API}/memos/", json=[{"id": 1}])
+    with Controller(httpx.Client()) as controller:
+        record_model_results(controller)
+        assert controller.get(articles.get_list) == [Article(id=1, title="b")]
+        assert controller.get(memos.get_list) == [Memo(1)]
+    assert len(httpx_mock.get_requests()) == 3
+    record_model_resources_are_typed()
