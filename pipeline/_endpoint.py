@@ -63,6 +63,7 @@ from ._header_merge import merge_headers, merge_sensitive, plain_headers
 from ._http import SAFE_METHODS
 from ._page import Page, PageSchema
 from ._param_styles import (
+    MAX_DEPTH,
     ParamStyle,
     check_param_style,
     check_text_form,
@@ -274,13 +275,19 @@ def query_pairs(
 
 
 def _add_query_value(
-    pairs: MultiDict[str], name: str, value: Any, endpoint: str
+    pairs: MultiDict[str], name: str, value: Any, endpoint: str, depth: int = 0
 ) -> None:
     if value is None:
         return
     if isinstance(value, list | tuple):
+        if depth >= MAX_DEPTH:
+            raise ParameterError(
+                endpoint,
+                name,
+                f"nests lists more than {MAX_DEPTH} levels deep (or holds itself)",
+            )
         for item in value:
-            _add_query_value(pairs, name, item, endpoint)
+            _add_query_value(pairs, name, item, endpoint, depth + 1)
         return
     if isinstance(value, Mapping | set | frozenset | bytes | bytearray | memoryview):
         # the one wording for what a style cannot send (_param_styles)

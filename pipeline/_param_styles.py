@@ -52,6 +52,7 @@ from multidict import MultiDict
 from ._errors import ParameterError
 
 __all__ = [
+    "MAX_DEPTH",
     "PARAM_STYLES",
     "ParamStyle",
     "check_param_style",
@@ -113,10 +114,15 @@ def grouped(params: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
         yield from params.items()
 
 
+#: How deep lists and objects may nest inside one parameter: deeper is an
+#: error (a value that holds itself would otherwise recurse without end).
+MAX_DEPTH = 32
+
+
 class _Flattener:
     """One walk over a value, emitting ``(name, text)`` pairs in one style."""
 
-    __slots__ = ("emit", "endpoint", "raw_bytes", "sort", "style")
+    __slots__ = ("depth", "emit", "endpoint", "raw_bytes", "sort", "style")
 
     def __init__(
         self, style: str, endpoint: str, emit: _Emit, *, sort: bool, raw_bytes: bool
@@ -126,14 +132,27 @@ class _Flattener:
         self.emit = emit
         self.sort = sort
         self.raw_bytes = raw_bytes
+        self.depth = 0
 
     def value(self, name: str, value: Any) -> None:
         if value is None:
             return
-        if isinstance(value, list | tuple):
-            self.sequence(name, value)
-        elif isinstance(value, Mapping):
-            self.mapping(name, value)
+        if isinstance(value, list | tuple | Mapping):
+            if self.depth >= MAX_DEPTH:
+                raise ParameterError(
+                    self.endpoint,
+                    name.partition("[")[0],
+                    f"nests lists and objects more than {MAX_DEPTH} levels "
+                    "deep (or holds itself)",
+                )
+            self.depth += 1
+            try:
+                if isinstance(value, Mapping):
+                    self.mapping(name, value)
+                else:
+                    self.sequence(name, value)
+            finally:
+                self.depth -= 1
         else:
             self.emit(name, self.scalar(name, value))
 

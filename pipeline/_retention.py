@@ -135,6 +135,13 @@ class Retention:
         )
         return replaced
 
+    def grew(self, slot: Slot, size: int) -> None:
+        """``slot`` holds ``size`` more bytes (records kept with no result):
+        used now, never expiring, dropped only past the bound."""
+        previous = self._order.pop(slot, None)
+        self._order[slot] = ((previous[0] if previous else 0) + size, -1)
+        self.bytes += size
+
     def dropped(self, slot: Slot) -> int:
         """``slot`` no longer holds a result; the bytes it held."""
         previous = self._order.pop(slot, None)

@@ -130,6 +130,18 @@ class EventParser:
         #: The server's latest ``retry:``, in milliseconds (``None``: none).
         self.reconnection_time: int | None = None
 
+    def connected(self, where: tuple[str, URL]) -> None:
+        """A new connection (to ``where``) begins: what the last one left
+        half-read (a line, an event not ended by a blank line) is dropped,
+        as the standard says of each stream's buffers; the last event ID
+        and the server's reconnection time are kept."""
+        self.where = where
+        self._line = bytearray()
+        self._after_cr = False
+        self._started = False
+        self._data, self._event, self._retry, self._held = [], "", None, 0
+        self._id = self.last_event_id
+
     def feed(self, data: bytes) -> Iterator[ServerSentEvent]:
         """The events ``data`` completes, in order."""
         if not self._started:
@@ -206,7 +218,11 @@ class EventParser:
                 self._id = value
                 self._held += len(line)
         elif name == b"retry" and raw.isdigit():  # ASCII digits only (bytes)
-            self._retry = self.reconnection_time = int(raw)
+            # (capped before int(): past 4,300 digits int() refuses the text,
+            # and a wait is capped far below 10**9 ms anyway)
+            self._retry = self.reconnection_time = (
+                int(raw) if len(raw) <= 9 else 999_999_999
+            )
         return None
 
     def _dispatch(self) -> ServerSentEvent | None:

@@ -549,6 +549,15 @@ class Store:
                 slot, result, result.expires_at, size
             )
             self._changed(result.fetched_at)
+        elif len(partition.records) > held:
+            # records with no result of their own (pushed events, a create):
+            # counted too, in the identity's slot for them, so they are
+            # bounded like the rest (evicted, they go with the records no
+            # result reaches)
+            size = (len(partition.records) - held) * _record_size(batch)
+            self.retention.grew((identity, "", _RECORDS), size)
+            partition.bytes += size
+            self._changed(self._now)
         return _WHOLE if whole else 1
 
     def result(self, identity: Hashable, key: str, shape: Hashable) -> Result | None:
@@ -664,6 +673,7 @@ class Store:
                 for key, by_shape in partition.results.items():
                     for shape in by_shape:
                         self.retention.dropped((identity, key, shape))
+                self.retention.dropped((identity, "", _RECORDS))
             self.generation += 1
             forgotten = self._forgotten
             if len(forgotten) >= _FORGOTTEN:
@@ -746,6 +756,9 @@ class Store:
             partition.records = _reachable(partition)
             partition.dropped = 0
 
+
+#: The shape of an identity's slot for records that came with no result.
+_RECORDS = "(records without a result)"
 
 #: Bytes a partition drops before its records are first reclaimed.
 _RECLAIM_FLOOR = 256 * 1024

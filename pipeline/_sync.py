@@ -522,9 +522,11 @@ class Controller(BaseController[Client, Event]):
         than ``max_event_size`` decoded bytes (a line too, ended or not)
         is a :class:`BodyTooLarge`.
 
-        Leaving the loop (``break``; ``close()`` on the iterator) closes
+        ``close()`` on the iterator (or ``contextlib.aclosing``) closes
         the connection at once, and so does closing the controller, which
-        ends the iteration, in a read or in a wait to reconnect.
+        ends the iteration, in a read or in a wait to reconnect. A
+        ``break`` out of an ``for`` leaves closing to the generator's
+        clean-up (at once in CPython once nothing refers to it).
         """
         streamed = self._stream_endpoint(
             endpoint, max_event_size, max_reconnects, retry
@@ -546,7 +548,7 @@ class Controller(BaseController[Client, Event]):
                     return
                 raise
             request = response.request
-            parser.where = (request.method, request.url)
+            parser.connected((request.method, request.url))
             try:
                 if response.status_code == 204:
                     return  # the server says: no more, do not reconnect
