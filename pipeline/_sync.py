@@ -524,9 +524,9 @@ class Controller(BaseController[Client, Event]):
 
         ``close()`` on the iterator (or ``contextlib.aclosing``) closes
         the connection at once, and so does closing the controller, which
-        ends the iteration, in a read or in a wait to reconnect. A
-        ``break`` out of an ``for`` leaves closing to the generator's
-        clean-up (at once in CPython once nothing refers to it).
+        ends the iteration, in a read or in a wait to reconnect. Leaving
+        the loop with ``break`` leaves closing to the generator's clean-up
+        (at once in CPython, once nothing refers to the iterator).
         """
         streamed = self._stream_endpoint(
             endpoint, max_event_size, max_reconnects, retry
