@@ -30,7 +30,7 @@ def cards(**options: Any) -> Resource[Card, Any]:
 
 
 #: The three envelopes the issue names, each holding cards "a" and "b".
-ENVELOPES = {
+ENVELOPES: dict[str, dict[str, Any]] = {
     "data": {"object": "list", "url": "/cards", "has_more": False},
     "results": {"count": 2, "next": None, "previous": None},
     "items": {"total": 2, "page": 1, "size": 50, "pages": 1},
