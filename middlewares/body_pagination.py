@@ -60,12 +60,31 @@ class BodyPagination(Envelope):
         results: str | None = "results",
         next: str | None = "next",
         param: str | None = None,
+        *,
+        more: str | None = None,
+        cursor_from: str | None = None,
     ) -> None:
         """The next page's URL at the body's ``next`` (``None``: the body
         never names one, only a ``Link`` header can), or with ``param``
-        the cursor to send back as that query parameter."""
+        the cursor to send back as that query parameter. With
+        ``cursor_from``, :meth:`cursor`'s kind instead (``more=None``:
+        while a page has items; ``param`` defaults to ``starting_after``)."""
         if results == "" or next == "" or param == "":
             raise ValueError("results, next and param must be non-empty names")
+        if cursor_from is not None or more is not None:
+            if cursor_from is None or next != "next":
+                raise ValueError(
+                    "BodyPagination: more= goes with cursor_from= (a cursor from "
+                    "the last item), which takes no next="
+                )
+            made = type(self).cursor(
+                results,
+                more=more,
+                cursor_from=cursor_from,
+                param=param or "starting_after",
+            )
+            super().__init__(results, made.kind)
+            return
         if next is not None:
             check_path("__init__", "next", next)
         super().__init__(results, NextAt(next, param) if next is not None else None)

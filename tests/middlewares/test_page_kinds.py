@@ -102,6 +102,18 @@ async def test_stripe_cursor_from_the_last_items_id(
     ]
 
 
+async def test_the_cursor_kind_in_keywords_reads_the_same(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_callback(stripe, is_reusable=True)
+    kind = BodyPagination(
+        results="data", more="has_more", cursor_from="id", param="starting_after"
+    )
+    assert repr(kind) == repr(BodyPagination.cursor())
+    found = await ids(controller, listing(kind), {"limit": 4})
+    assert found == [record["id"] for record in RECORDS]
+
+
 @pytest.mark.parametrize(
     ("body", "problem"),
     [
@@ -376,6 +388,8 @@ async def test_a_page_with_no_items_ends_the_listing_whatever_it_says(
         (lambda: BodyPagination.offsets(offset=""), "offset must be a non-empty"),
         (lambda: BodyPagination.offsets(results=""), "results must be a non-empty"),
         (lambda: BodyPagination(next="links."), "next must be a field name"),
+        (lambda: BodyPagination(more="has_more"), "more= goes with cursor_from="),
+        (lambda: BodyPagination(next="n", cursor_from="id"), "takes no next="),
     ],
 )
 def test_a_kind_that_names_nothing_is_refused_where_it_is_written(
