@@ -1,119 +1,176 @@
-"""``BodyPagination``: listings whose body says where the next page is.
+"""``BodyPagination``: listings whose body holds the items and says (or lets
+you work out) where the next page is.
 
-Many APIs put the next page in the body, not in a ``Link`` header: Django
-REST framework's ``{"count", "next", "previous", "results"}``, or a cursor
-(``{"items": [...], "next_cursor": "abc"}``). ``BodyPagination`` reads it:
+Many APIs put pagination in the body, not in a ``Link`` header. One
+middleware says the common shapes, each with no code of your own:
 
-- ``results`` names the field that holds the items; ``next`` the field that
-  says where the next page is.
-- With ``param=None`` (the default), ``next`` is the next page's URL,
-  resolved against the page's own URL (so ``"/items?page=2"`` works too).
-- With ``param="cursor"``, ``next`` is a cursor: the next page is this
-  page's URL with the query parameter ``cursor`` set to it.
-- A ``next`` that is ``null``, missing or empty ends the listing.
+| API | ``BodyPagination`` |
+|---|---|
+| a next URL (Django REST framework's ``next``), or one deeper (``links.next``) | ``BodyPagination()``, ``BodyPagination(next="links.next")`` |
+| a cursor in the body (``{"items", "next_cursor"}``) | ``BodyPagination(results="items", next="next_cursor", param="cursor")`` |
+| Stripe's ``{"data", "has_more"}``, the last item's ``id`` sent as ``starting_after`` | ``BodyPagination.cursor(results="data", more="has_more", cursor_from="id", param="starting_after")`` |
+| page numbers up to a count of pages (fastapi-pagination's ``{"items", "total", "page", "size", "pages"}``) | ``BodyPagination.pages(results="items", page="page", pages="pages")`` |
+| page numbers up to a total of items, ``size`` a page | ``BodyPagination.pages(page="page", size=25)`` |
+| offset and limit up to a count (DRF's LimitOffsetPagination; json-server's ``_start``/``_limit`` with ``X-Total-Count``) | ``BodyPagination.offsets(offset="offset", count="count")``, ``BodyPagination.offsets(results=None, offset="_start")`` |
+
+``results`` names the body's field that holds the items (``None``: the body
+is the list). Field names in the body may be dotted paths into nested
+objects; ``param``, ``page`` and ``offset`` are query parameters, set on
+this page's URL to make the next one (the caller's other params, a limit
+or page size among them, ride along). See ``_page_kinds`` for each kind's
+rule; every kind ends the listing when no next page can be formed, and
+raises a :class:`~restwire.ContentError` naming the call on a page that
+says something unusable (a flag that is not a bool, a cursor field missing
+on the last item, a count that is not a whole number).
 
 The value becomes the same shape ``LinkPagination`` gives, so one schema
-(``{"results": [Article]}`` or ``paged(Article)``) and one ``paginate``
-serve both: ``{"results": <items>, "link": <Link header or None>,
-"links": {"next": Link, ...}, "total": <count or None>}`` beside the
-body's other fields (``total``: see ``restwire.page_total``). A body
-that is not an object with a ``results`` list is left as it is (an error
-page, say). ``controller.paginate`` follows ``links["next"]`` with the same
-cycle guard, ``max_pages`` and origin check as ``Link`` headers.
+(``paged(Article)``) and one ``paginate`` serve both: ``{"results":
+<items>, "link": <Link header or None>, "links": {"next": Link, ...},
+"total": <count or None>}`` beside the body's other fields (``total``: see
+``restwire.page_total``; ``links`` replaces a body field of that name, its
+next URL among them). A body that is not an object with a ``results`` list
+(or, with ``results=None``, not a list) is left as it is (an error page,
+say). ``controller.paginate`` follows ``links["next"]`` with the same cycle
+guard, ``max_pages`` and origin check as ``Link`` headers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from restwire._envelope import Envelope, NextPage
 
-from restwire import (
-    ContentError,
-    Exchange,
-    Link,
-    links_by_rel,
-    page_total,
-    parse_link_header,
+from ._page_kinds import (
+    CursorFrom,
+    NextAt,
+    Offsets,
+    PageNumbers,
+    check_name,
+    check_path,
 )
-from restwire._library import INVALID_URL, URL, Response
 
 __all__ = ["BodyPagination"]
 
 
-class BodyPagination:
-    """Pages whose body names the next page, by URL or by cursor."""
+class BodyPagination(Envelope):
+    """Pages whose body holds the items, and the way to the next page."""
 
-    #: Never changes the credentials a call sends (see ``restwire.Stack``).
-    sends_credentials = False
+    __slots__ = ()
 
     def __init__(
-        self, results: str = "results", next: str = "next", param: str | None = None
+        self,
+        results: str | None = "results",
+        next: str | None = "next",
+        param: str | None = None,
+        *,
+        more: str | None = None,
+        cursor_from: str | None = None,
     ) -> None:
-        if not results or not next or param == "":
+        """The next page's URL at the body's ``next`` (``None``: the body
+        never names one, only a ``Link`` header can), or with ``param``
+        the cursor to send back as that query parameter. With
+        ``cursor_from``, :meth:`cursor`'s kind instead (``more=None``:
+        while a page has items; ``param`` defaults to ``starting_after``)."""
+        if results == "" or next == "" or param == "":
             raise ValueError("results, next and param must be non-empty names")
-        self.results = results
-        self.next = next
-        self.param = param
-
-    def on_response(self, exchange: Exchange) -> None:
-        response = exchange.response
-        assert response is not None
-        body = exchange.value
-        if not isinstance(body, Mapping) or not isinstance(
-            body.get(self.results), list
-        ):
-            return
-        header = response.headers.get("link")
-        links = links_by_rel(parse_link_header(header, response.request.url))
-        following = body.get(self.next)
-        if following is not None and following != "":
-            target = self._next_url(response, following)
-            links["next"] = Link(str(target), ("next",))
-        page = {name: value for name, value in body.items() if name != self.results}
-        page.update(
-            {
-                "results": body[self.results],
-                "link": header,
-                "links": links,
-                "total": page_total(response, body),
-            }
-        )
-        exchange.state["links"] = links
-        exchange.value = page
-
-    def _next_url(self, response: Response, following: object) -> URL:
-        """The next page's URL; a :class:`ContentError` if ``following``
-        names none: a URL that is not text or does not parse, a cursor that
-        is neither text nor a whole number."""
-        current = response.request.url
-        if self.param is not None:
-            if isinstance(following, bool) or not isinstance(following, str | int):
-                raise self._unusable(response, following, "a cursor (text or a number)")
-            # Sorted by name, as restwire builds every query: the same page
-            # always has the same URL (the cycle guard compares URLs).
-            params = current.params.set(self.param, str(following))
-            return current.copy_with(params=sorted(params.multi_items()))
-        if not isinstance(following, str):
-            raise self._unusable(
-                response, following, "a URL (for a cursor, set param=)"
+        if cursor_from is not None or more is not None:
+            if cursor_from is None or next != "next":
+                raise ValueError(
+                    "BodyPagination: more= goes with cursor_from= (a cursor from "
+                    "the last item), which takes no next="
+                )
+            made = type(self).cursor(
+                results,
+                more=more,
+                cursor_from=cursor_from,
+                param=param or "starting_after",
             )
-        try:
-            return current.join(following)
-        except INVALID_URL as error:
-            raise ContentError(
-                response, f"the body's {self.next!r} is not a URL ({error})"
-            ) from None
+            super().__init__(results, made.kind)
+            return
+        if next is not None:
+            check_path("__init__", "next", next)
+        super().__init__(results, NextAt(next, param) if next is not None else None)
 
-    def _unusable(
-        self, response: Response, following: object, expected: str
-    ) -> ContentError:
-        return ContentError(
-            response,
-            f"the body's {self.next!r} should be {expected}, "
-            f"but it is a {type(following).__name__}",
-        )
+    @classmethod
+    def cursor(
+        cls,
+        results: str | None = "data",
+        *,
+        more: str | None = "has_more",
+        cursor_from: str = "id",
+        param: str = "starting_after",
+    ) -> BodyPagination:
+        """Stripe's cursor: while the body's ``more`` flag is true (with
+        ``more=None``: while a page has items), the next page is this one's
+        URL with ``param`` set to the last item's ``cursor_from`` field."""
+        if more is not None:
+            check_path("cursor", "more", more)
+        check_path("cursor", "cursor_from", cursor_from)
+        check_name("cursor", "param", param)
+        return cls._of(results, CursorFrom(more, cursor_from, param))
+
+    @classmethod
+    def pages(
+        cls,
+        results: str | None = "items",
+        *,
+        page: str = "page",
+        pages: str | None = None,
+        total: str | None = None,
+        size: int | str | None = None,
+        first: int = 1,
+    ) -> BodyPagination:
+        """Numbered pages (this page's number is its URL's ``page``, else
+        ``first``): up to the count of pages at the body's ``pages``
+        (fastapi-pagination), or up to a total of items (the body's
+        ``total``, else as ``page_total`` reads it) at ``size`` a page: a
+        number, or the query parameter that says it."""
+        check_name("pages", "page", page)
+        if pages is not None:
+            check_path("pages", "pages", pages)
+        elif size is None:
+            raise ValueError(
+                "BodyPagination.pages: give pages= (the body's count of pages), "
+                "or size= (items a page, or its query parameter) to count up "
+                "to a total of items"
+            )
+        if total is not None:
+            check_path("pages", "total", total)
+        if isinstance(size, bool) or (isinstance(size, int) and size < 1):
+            raise ValueError(
+                f"BodyPagination.pages: size must be at least 1, not {size!r}"
+            )
+        if isinstance(size, str):
+            check_name("pages", "size", size)
+        if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+            raise ValueError(
+                f"BodyPagination.pages: first must be 0 or more, not {first!r}"
+            )
+        return cls._of(results, PageNumbers(page, pages, total, size, first))
+
+    @classmethod
+    def offsets(
+        cls,
+        results: str | None = "results",
+        *,
+        offset: str = "offset",
+        count: str | None = None,
+    ) -> BodyPagination:
+        """Offset paging: the next page starts (query parameter ``offset``)
+        after this page's items, while that is below the count of items at
+        the body's ``count`` (else as ``page_total`` reads it: ``count``,
+        ``total``, ``X-Total-Count``...; none stated: until an empty page).
+        The limit is the caller's param, and rides along."""
+        check_name("offsets", "offset", offset)
+        if count is not None:
+            check_path("offsets", "count", count)
+        return cls._of(results, Offsets(offset, count))
+
+    @classmethod
+    def _of(cls, results: str | None, kind: NextPage) -> BodyPagination:
+        made = cls.__new__(cls)
+        Envelope.__init__(made, results, kind)
+        return made
 
     def __repr__(self) -> str:
-        shown = [f"results={self.results!r}", f"next={self.next!r}"]
-        if self.param is not None:
-            shown.append(f"param={self.param!r}")
-        return f"BodyPagination({', '.join(shown)})"
+        if self.kind is None:
+            return f"BodyPagination(results={self.results!r}, next=None)"
+        return super().__repr__()

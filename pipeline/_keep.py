@@ -110,6 +110,7 @@ class Keeper:
                 digest,
                 endpoint.route,
                 exchange.params,
+                exchange.page,
             )
         store, identity, shape = self.store, job.identity, endpoint.shape
         read = store.commit_and_read(

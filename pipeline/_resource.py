@@ -29,9 +29,21 @@ whatever their params, for the caller's identity (``RestEndpoint.expires``):
 the next read fetches, so nothing stale is returned; other callers keep
 theirs.
 
+A list wrapped in an envelope (Stripe's ``{"object": "list", "data": [...],
+"has_more": true}``, Django REST framework's ``{"count", "next",
+"previous", "results"}``, fastapi-pagination's ``{"items", "total", ...}``)
+is said with ``results="data"``: ``get_list`` then gives a page, as
+``controller.paginate`` does (``restwire.Page``: the items under
+``results``, the envelope's other fields beside them), and its schema is
+``paged(Post)``. ``pagination=`` (a ``BodyPagination``) also says where the
+next page is, so ``paginate(posts.get_list)`` follows it. Creates join the
+page's items, deletes leave them, as they do a bare list.
+
 A resource is typed by its schema: ``resource(path=..., schema=Post)`` is a
 ``Resource[Post]``, whose ``get`` is a ``RestEndpoint[Post]`` and whose
-``get_list`` is a ``RestEndpoint[list[Post]]``.
+``get_list`` is a ``RestEndpoint[list[Post]]``; with ``results=`` (or
+``pagination=``) it is a ``Resource[Post, Page[Post]]``, whose ``get_list``
+is a ``RestEndpoint[Page[Post]]``.
 """
 
 from __future__ import annotations
@@ -41,9 +53,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
+from ._chain import Stack
 from ._endpoint import RestEndpoint
 from ._entity import Entity
+from ._envelope import Envelope
 from ._model_records import record_of
+from ._page import Page, paged
 from ._store import Invalidate
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
@@ -53,10 +68,14 @@ if TYPE_CHECKING:
 
     #: The record type; a bare ``Resource`` is ``Resource[Any]`` (PEP 696).
     ItemT = TypeVar("ItemT", default=Any)
+    #: What ``get_list`` gives: a list of records unless an envelope
+    #: wraps it (then a ``Page`` of them).
+    ListT = TypeVar("ListT", default=list[ItemT])
 else:
     from typing import TypeVar
 
     ItemT = TypeVar("ItemT")
+    ListT = TypeVar("ListT")
 
 _LAST_GROUP = re.compile(r"\{[^{}]*\}\s*$")
 _PLACEHOLDER = re.compile(r"(?<!\\):[A-Za-z_][A-Za-z0-9_]*")
@@ -73,15 +92,27 @@ def list_path(path: str) -> str:
 
 
 @dataclass(frozen=True)
-class Resource(Generic[ItemT]):
+class Resource(Generic[ItemT, ListT]):
     """The six endpoints of one resource."""
 
     get: RestEndpoint[ItemT]
-    get_list: RestEndpoint[list[ItemT]]
+    get_list: RestEndpoint[ListT]
     create: RestEndpoint[ItemT]
     update: RestEndpoint[ItemT]
     partial_update: RestEndpoint[ItemT]
     delete: RestEndpoint[Any]
+
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, params):
+            return super().__class_getitem__(_padded(params))
+
+
+def _padded(params: Any) -> Any:
+    """A resource's type arguments at run time, where ``TypeVar`` has no
+    default before Python 3.13: ``Resource[Post]`` is
+    ``Resource[Post, list[Post]]``."""
+    return params if isinstance(params, tuple) else (params, list[params])
 
 
 NewItems = Literal["end", "start"] | None
@@ -94,8 +125,32 @@ def resource(
     schema: type[ItemT],
     endpoint: RestEndpoint[Any] | None = None,
     new_items: NewItems = "end",
+    results: None = None,
+    pagination: None = None,
     **options: Any,
 ) -> Resource[ItemT]: ...
+@overload
+def resource(
+    *,
+    path: str,
+    schema: type[ItemT],
+    endpoint: RestEndpoint[Any] | None = None,
+    new_items: NewItems = "end",
+    results: str,
+    pagination: Envelope | None = None,
+    **options: Any,
+) -> Resource[ItemT, Page[ItemT]]: ...
+@overload
+def resource(
+    *,
+    path: str,
+    schema: type[ItemT],
+    endpoint: RestEndpoint[Any] | None = None,
+    new_items: NewItems = "end",
+    results: str | None = None,
+    pagination: Envelope,
+    **options: Any,
+) -> Resource[ItemT, Page[ItemT]]: ...
 @overload
 def resource(
     *,
@@ -103,16 +158,20 @@ def resource(
     schema: Any,
     endpoint: RestEndpoint[Any] | None = None,
     new_items: NewItems = "end",
+    results: str | None = None,
+    pagination: Envelope | None = None,
     **options: Any,
-) -> Resource[Any]: ...
+) -> Resource[Any, Any]: ...
 def resource(
     *,
     path: str,
     schema: Any,
     endpoint: RestEndpoint[Any] | None = None,
     new_items: NewItems = "end",
+    results: str | None = None,
+    pagination: Envelope | None = None,
     **options: Any,
-) -> Resource[Any]:
+) -> Resource[Any, Any]:
     """The endpoints of the records at ``path``, built from ``endpoint``.
 
     ``options`` (expiry, poll frequency, middleware, ...) go to every member.
@@ -126,6 +185,16 @@ def resource(
     are. Only records join (an ``Entity``, or a model that declares
     ``__restwire_pk__``); with any other schema, a value, each mutation
     expires the caller's stored ``get`` and ``get_list`` results instead.
+    A page joins only where the listing ends (``"end"``: a page with no
+    next page) or starts (``"start"``: not a later page of ``paginate``).
+
+    ``results``: the envelope's field that holds a list's items (``"data"``,
+    ``"results"``, ``"items"``); ``None`` (the default) for a bare list.
+    ``pagination``: a ``BodyPagination`` saying where the next page is
+    (its ``results`` is the envelope's; give ``results=`` too only if it
+    agrees). Either makes ``get_list`` give a page; the envelope is read
+    outermost on ``get_list``'s stack, so its fields are named as the
+    other middleware (key casing, say) leave them.
     """
     if new_items not in ("end", "start", None):
         raise ValueError(f"new_items must be 'end', 'start' or None, not {new_items!r}")
@@ -146,7 +215,12 @@ def resource(
         )
 
     get = member("get", "GET", path, schema)
-    get_list = member("get_list", "GET", items, [schema])
+    envelope = _envelope(results, pagination)
+    if envelope is None:
+        get_list = member("get_list", "GET", items, [schema])
+    else:
+        get_list = member("get_list", "GET", items, paged(schema))
+        get_list = get_list.extend(middleware=Stack(envelope, get_list.middleware))
     entity = isinstance(schema, type) and issubclass(schema, Entity)
     records = entity or record_of(schema) is not None
     if records:
@@ -164,6 +238,23 @@ def resource(
             "delete", "DELETE", path, Invalidate(schema) if records else None, **expires
         ),
     )
+
+
+def _envelope(results: str | None, pagination: Envelope | None) -> Envelope | None:
+    """The middleware that unwraps ``get_list``'s envelope, if it has one;
+    a ``ValueError`` for options that do not agree."""
+    if pagination is None:
+        return None if results is None else Envelope(results)
+    if not isinstance(pagination, Envelope):
+        raise TypeError(
+            f"pagination must be a BodyPagination (an Envelope), not {pagination!r}"
+        )
+    if results is not None and results != pagination.results:
+        raise ValueError(
+            f"results={results!r} disagrees with the pagination's "
+            f"results={pagination.results!r}; give one of them"
+        )
+    return pagination
 
 
 RequestInit = Mapping[str, Any]
@@ -192,7 +283,7 @@ def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
     return extended
 
 
-class HookifiedResource(Generic[ItemT]):
+class HookifiedResource(Generic[ItemT, ListT]):
     """The seed's ``hookifyResource``: each ``use_*()`` calls ``use_init()``
     then and there, and returns the member with the options it returned.
 
@@ -201,8 +292,13 @@ class HookifiedResource(Generic[ItemT]):
     inside the ``contextvars`` context that holds the current user's token.
     """
 
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, params):
+            return super().__class_getitem__(_padded(params))
+
     def __init__(
-        self, resource: Resource[ItemT], use_init: Callable[[], RequestInit]
+        self, resource: Resource[ItemT, ListT], use_init: Callable[[], RequestInit]
     ) -> None:
         self.resource = resource
         self.use_init = use_init
@@ -213,7 +309,7 @@ class HookifiedResource(Generic[ItemT]):
     def use_get(self) -> RestEndpoint[ItemT]:
         return self._use(self.resource.get)
 
-    def use_get_list(self) -> RestEndpoint[list[ItemT]]:
+    def use_get_list(self) -> RestEndpoint[ListT]:
         return self._use(self.resource.get_list)
 
     def use_create(self) -> RestEndpoint[ItemT]:
@@ -230,7 +326,7 @@ class HookifiedResource(Generic[ItemT]):
 
 
 def hookify_resource(
-    resource: Resource[ItemT], use_init: Callable[[], RequestInit]
-) -> HookifiedResource[ItemT]:
+    resource: Resource[ItemT, ListT], use_init: Callable[[], RequestInit]
+) -> HookifiedResource[ItemT, ListT]:
     """A resource whose members are taken with ``use_get()``, ``use_create()``..."""
     return HookifiedResource(resource, use_init)

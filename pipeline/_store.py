@@ -394,6 +394,9 @@ class Result(NamedTuple):
     #: which params, this is a result of (``invalidate_all``, ``adds_to``).
     route: Hashable = None
     params: Mapping[str, Any] | None = None
+    #: Which page of ``controller.paginate`` this is (``None``: a plain
+    #: call), so a created record joins the first page of a listing only.
+    page: int | None = None
 
     def fresh(self, now: float) -> bool:
         return now < self.expires_at
@@ -627,7 +630,10 @@ class Store:
         ``identity`` holds, whose params ``joins`` accepts and which does
         not hold it yet: first if ``at_start``, else last. Nothing is
         changed if the store was reset, or ``identity`` forgotten, since
-        ``generation``; how many lists took it."""
+        ``generation``; how many lists took it.
+
+        A list result is a list, or a page (``paged()``: its ``results``
+        list; see :func:`_joined`)."""
         added = 0
         with self.lock:
             if generation < self._reset_at or generation < self._forgotten.get(
@@ -639,18 +645,16 @@ class Store:
                 return 0
             for by_shape in partition.results.values():
                 for shape, result in by_shape.items():
-                    value = result.value
                     if (
                         result.route != route
                         or result.error is not None
-                        or type(value) is not list
-                        or ref in value
                         or not joins(result.params)
                     ):
                         continue
-                    value = [ref, *value] if at_start else [*value, ref]
-                    by_shape[shape] = result._replace(value=value, digest=None)
-                    added += 1
+                    value = _joined(result, ref, at_start)
+                    if value is not None:
+                        by_shape[shape] = result._replace(value=value, digest=None)
+                        added += 1
         return added
 
     def reset(self) -> int:
@@ -755,6 +759,33 @@ class Store:
             # for by what was dropped (constant work per dropped byte)
             partition.records = _reachable(partition)
             partition.dropped = 0
+
+
+def _joined(result: Result, ref: EntityKey, at_start: bool) -> Any:
+    """``result``'s list value with ``ref`` added (first if ``at_start``),
+    or ``None`` if it takes no record: it is no list, holds ``ref``
+    already, or is a page that is not where the listing starts (a later
+    page of ``paginate``) or ends (one with a next page). The page's
+    other fields (``total`` among them) stay as the server sent them, as
+    they do when a record is deleted."""
+    value = result.value
+    if type(value) is list:
+        items = value
+    elif type(value) is dict and type(value.get("results")) is list:
+        items = value["results"]
+        links = value.get("links")
+        if (
+            result.page not in (None, 1)
+            if at_start
+            else isinstance(links, Mapping) and links.get("next") is not None
+        ):
+            return None
+    else:
+        return None
+    if ref in items:
+        return None
+    items = [ref, *items] if at_start else [*items, ref]
+    return items if type(value) is list else {**value, "results": items}
 
 
 #: The shape of an identity's slot for records that came with no result.

@@ -1,4 +1,4 @@
-"""Pagination in the body: a cursor, and offset paging with no next at all.
+"""Pagination in the body: a cursor, offset paging, and Stripe's list.
 
 Seed: section 2.3, rule 6 (pagination), for APIs that say where the next
 page is in the body rather than in a ``Link`` header.
@@ -9,8 +9,12 @@ page is in the body rather than in a ``Link`` header.
   in the body (Django REST framework's ``"next"``), ``BodyPagination()``
   alone.
 - Offset paging (``?offset=0&limit=3`` answering ``{"total", "items"}``),
-  which names no next page: a three-line middleware, ``NextOffset``, works
-  the next offset out from ``total``, and ``BodyPagination`` follows it.
+  which names no next page: ``BodyPagination.offsets(results="items")``
+  works the next offset out (this page's offset plus its items) and stops
+  at the ``total``.
+- A resource whose list comes in Stripe's envelope (``{"object": "list",
+  "data", "has_more"}``): ``resource(..., pagination=BodyPagination.cursor())``
+  sends the last customer's ``id`` back as ``starting_after``.
 
 To use it: name your API's fields in ``BodyPagination`` and give the schema
 as ``paged(YourEntity)``; ``controller.paginate(..., items=True)`` is then
@@ -21,12 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from restwire import Controller, Entity, Exchange, Page, RestEndpoint, paged
+from restwire import Controller, Entity, Page, RestEndpoint, paged, resource
 from restwire.middlewares import BodyPagination
 
 from .tour import Tour
 
-TITLE = "follow a cursor, and offsets, named in the body"
+TITLE = "follow a cursor, offsets, and Stripe's list, from the body"
 SEED = "section 2.3, rule 6: pagination (the next page in the body)"
 
 
@@ -40,17 +44,9 @@ class Product(Entity):
     name: str = ""
 
 
-class NextOffset:
-    """Adds ``next`` (the next page's offset) to an offset-paged body that
-    has ``total``; none after the last page."""
-
-    sends_credentials = False  # changes no credential (see restwire.Stack)
-
-    def on_response(self, exchange: Exchange) -> None:
-        body, query = exchange.value, exchange.url.params  # this page's URL
-        following = int(query.get("offset", 0)) + int(query["limit"])
-        if isinstance(body, dict) and following < int(body.get("total", 0)):
-            exchange.value = {**body, "next": following}
+class Customer(Entity):
+    id: str = ""
+    name: str = ""
 
 
 def feed(base_url: str) -> RestEndpoint[Page[Event]]:
@@ -60,11 +56,21 @@ def feed(base_url: str) -> RestEndpoint[Page[Event]]:
 
 
 def catalog(base_url: str) -> RestEndpoint[Page[Product]]:
-    # BodyPagination runs last on the response (it is outermost), after
-    # NextOffset has added "next".
     return RestEndpoint(
         url_prefix=base_url, path="/catalog/", schema=paged(Product)
-    ).use(BodyPagination(results="items", param="offset"), NextOffset())
+    ).use(BodyPagination.offsets(results="items", offset="offset"))
+
+
+def stripe_customers(base_url: str) -> RestEndpoint[Page[Customer]]:
+    customers = resource(
+        path="/stripe/customers/:id",
+        schema=Customer,
+        endpoint=RestEndpoint(url_prefix=base_url),
+        pagination=BodyPagination.cursor(
+            results="data", more="has_more", cursor_from="id", param="starting_after"
+        ),
+    )
+    return customers.get_list
 
 
 def run(base_url: str, tour: Tour) -> Any:
@@ -73,4 +79,11 @@ def run(base_url: str, tour: Tour) -> Any:
         events = [event.id for event in controller.paginate(feed(base_url), items=True)]
         tour.say(f"feed, by cursor: {events}")
         products = controller.paginate(catalog(base_url), {"limit": 3}, items=True)
-        return {"events": events, "products": [product.name for product in products]}
+        names = [product.name for product in products]
+        tour.say(f"catalog, by offset: {names}")
+        customers = controller.paginate(
+            stripe_customers(base_url), {"limit": 3}, items=True
+        )
+        ids = [customer.id for customer in customers]
+        tour.say(f"Stripe's customers, by starting_after: {ids}")
+        return {"events": events, "products": names, "customers": ids}

@@ -21,6 +21,7 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /articles/?page=<n>`` | 8 articles, 3 a page, ``Link: <...>; rel="next"`` (2.3) |
 | ``GET /feed/?cursor=<c>`` | 7 events, 3 a page: ``{"items", "next_cursor"}`` (a cursor in the body) |
 | ``GET /catalog/?offset=<n>&limit=<m>`` | 8 products: ``{"total", "items"}`` (offset paging, no next) |
+| ``/stripe/customers``, ``/drf/customers/``, ``/fastapi/customers``, ``/jsonapi/customers``, ``/json-server/customers`` | customers, listed as Stripe, Django REST framework, fastapi-pagination, JSON:API and json-server list things (``demo_listings``) |
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
 | ``GET /quotes/`` | two Quotes, ``{"pair", "price"}`` |
@@ -306,6 +307,11 @@ class DemoApi:
             ("GET", re.compile(r"/quota"), self._quota),
             ("POST", re.compile(r"/orders/"), self._order),
         ]
+        # (imported here: demo_listings builds on this module's Answer)
+        from .demo_listings import Customers
+
+        self.customers = Customers(self.lock)
+        self.routes += self.customers.routes()
         self.main = _Server(("127.0.0.1", port), _Handler)
         try:
             self.other = _Server(("127.0.0.1", 0), _Handler)

@@ -35,7 +35,7 @@ from restwire import (
     resource,
 )
 from restwire._library import Response
-from restwire.middlewares import LinkPagination
+from restwire.middlewares import BodyPagination, LinkPagination
 
 API = "https://api.example.com"
 
@@ -90,6 +90,10 @@ untyped = api.extend(path="/anything")
 posts = resource(path="/posts/:id", schema=Post, endpoint=api)
 articles = resource(path="/articles/:id", schema=Article, endpoint=api)
 memos = resource(path="/memos/:id", schema=Memo, endpoint=api)
+wrapped = resource(path="/posts/:id", schema=Post, endpoint=api, results="data")
+stripe_posts = resource(
+    path="/posts/:id", schema=Post, endpoint=api, pagination=BodyPagination.cursor()
+)
 
 
 def endpoints_are_typed_by_their_schema() -> None:
@@ -117,6 +121,14 @@ def resources_are_typed() -> None:
     hooked = hookify_resource(posts, lambda: {"headers": {"Access-Token": "t"}})
     assert_type(hooked.use_get(), RestEndpoint[Post])
     assert_type(hooked.use_get_list(), RestEndpoint[list[Post]])
+    # a list in an envelope: get_list gives a page of the records
+    assert_type(wrapped, Resource[Post, Page[Post]])
+    assert_type(wrapped.get_list, RestEndpoint[Page[Post]])
+    assert_type(wrapped.get, RestEndpoint[Post])
+    assert_type(stripe_posts.get_list, RestEndpoint[Page[Post]])
+    assert_type(
+        hookify_resource(wrapped, dict).use_get_list(), RestEndpoint[Page[Post]]
+    )
 
 
 def record_model_resources_are_typed() -> None:
@@ -166,6 +178,8 @@ def sync_results(controller: Controller) -> None:
     assert_type(controller.paginate(list_posts, items=True), Iterator[Post])
     authors = api.extend(path="/authors/", schema=paged(Author))
     assert_type(controller.paginate(authors, items=True), Iterator[Author])
+    assert_type(controller.fetch(wrapped.get_list), Page[Post])
+    assert_type(controller.paginate(stripe_posts.get_list, items=True), Iterator[Post])
     assert_type(controller.poll(get_post, {"id": 1}), Iterator[Post])
     assert_type(
         controller.fetch_with_response(get_post, {"id": 1}),

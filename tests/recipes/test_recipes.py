@@ -75,6 +75,7 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
         == {
             "events": [f"e{n}" for n in range(7)],
             "products": [f"Product {n}" for n in range(1, 9)],
+            "customers": [f"cus_{n}" for n in range(1, 8)],
         }
     ),
     "http_cache": lambda r: (
