@@ -64,6 +64,7 @@ from ._errors import (
     TransportError,
 )
 from ._exchange import EndpointView, Exchange
+from ._extras import MissingExtra
 from ._header_params import (
     Link,
     links_by_rel,
@@ -141,6 +142,7 @@ __all__ = [
     "LogoutManager",
     "Manager",
     "Middleware",
+    "MissingExtra",
     "NetworkError",
     "NotFoundError",
     "Page",

@@ -104,6 +104,7 @@ RESTWIRE = [
     "TooManyRequestsError",
     "ServerError",
     "Problem",
+    "MissingExtra",
 ]
 
 MIDDLEWARES = [
