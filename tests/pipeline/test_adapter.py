@@ -432,7 +432,7 @@ def test_a_transport_of_the_wrong_kind_names_the_other_controller() -> None:
     ) or str(caught.value).endswith(
         "not httpx2.HTTPTransport; for that transport use Controller"
     )
-    with pytest.raises(TypeError, match="for that transport use AsyncController$"):
+    with pytest.raises(TypeError, match=r"for that transport use AsyncController$"):
         Controller(transport=httpx.AsyncHTTPTransport())  # type: ignore[arg-type]
     with pytest.raises(
         TypeError, match=r"takes an httpx\.BaseTransport .*not builtins\.str$"
