@@ -60,6 +60,7 @@ from ._errors import (
     ParameterError,
     RequestBodyError,
     RestwireError,
+    RestwireWarning,
     TooManyRedirects,
     TransportError,
 )
@@ -156,6 +157,7 @@ __all__ = [
     "ResponseMiddleware",
     "RestEndpoint",
     "RestwireError",
+    "RestwireWarning",
     "ServerError",
     "ServerSentEvent",
     "Sharing",

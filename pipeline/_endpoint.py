@@ -36,6 +36,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Hashable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -55,6 +56,7 @@ else:
 
 from ._chain import Middleware, Stack
 from ._content import ContentKind, JsonContent, content_kind, is_json_body
+from ._durations import check_seconds
 from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
 from ._http import SAFE_METHODS
@@ -321,6 +323,15 @@ def join_url(prefix: str, path: str) -> str:
 # -- the endpoint -----------------------------------------------------------
 
 
+#: The duration options, checked for values that look like milliseconds.
+_DURATIONS = ("data_expiry_length", "error_expiry_length", "poll_frequency", "timeout")
+#: The options an endpoint being made by ``extend`` takes from its original
+#: unchanged: checked when the original was made, not again.
+_INHERITED: ContextVar[frozenset[str]] = ContextVar(
+    "restwire_inherited_options", default=frozenset()
+)
+
+
 def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | None:
     if value is None:
         if allow_none:
@@ -566,6 +577,12 @@ class RestEndpoint(Generic[ValueT]):
                 f"options are {sorted(self.OPTIONS)}"
             )
         values = dict(options)
+        inherited = _INHERITED.get()
+        if inherited:
+            _INHERITED.set(frozenset())  # endpoints made while this one is: theirs
+        for name in _DURATIONS:
+            if name in values and name not in inherited:
+                check_seconds(name, values[name])
         if "method" in values:
             values["method"] = _method(values["method"])
         _check_types(values)
@@ -606,6 +623,12 @@ class RestEndpoint(Generic[ValueT]):
             if check is not None:
                 check(self)  # a middleware refusing an endpoint it cannot serve
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _DURATIONS:  # a default set as a class attribute
+            if name in cls.__dict__:
+                check_seconds(name, cls.__dict__[name])
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"an endpoint is immutable; use extend({name}=...)")
 
@@ -632,8 +655,13 @@ class RestEndpoint(Generic[ValueT]):
     def extend(self, **options: Any) -> Self: ...
     def extend(self, **options: Any) -> RestEndpoint[Any]:
         """A copy with ``options`` changed; the same class, so its defaults hold."""
-        merged = {**self.__dict__["_options"], **options}
-        return type(self)(**merged)
+        original = self.__dict__["_options"]
+        merged = {**original, **options}
+        token = _INHERITED.set(frozenset(original.keys() - options.keys()))
+        try:
+            return type(self)(**merged)
+        finally:
+            _INHERITED.reset(token)
 
     def use(self, *middleware: Middleware | Stack) -> Self:
         """A copy with ``middleware`` added inside the current stack."""

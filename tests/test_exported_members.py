@@ -105,6 +105,7 @@ RESTWIRE = [
     "ServerError",
     "Problem",
     "MissingExtra",
+    "RestwireWarning",
 ]
 
 MIDDLEWARES = [
