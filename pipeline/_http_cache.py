@@ -58,6 +58,7 @@ from ._extras import require
 from ._fill_lock import FileLocks, FillLocks, RedisLocks, private_folder
 from ._identity import Identity
 from ._library import Headers, Request, Response, library_of
+from ._redis_address import redis_address
 
 if TYPE_CHECKING:
     import hishel
@@ -467,12 +468,13 @@ class HttpCache:
                 url, socket_timeout=timeout, socket_connect_timeout=timeout
             )
 
+        locks = client()
         return cls(
             lambda: hishel.RedisStorage(
                 client=client(), key_prefix=key_prefix, **storage_options
             ),
-            where=f"redis:{key_prefix}",
-            locks=RedisLocks(client(), key_prefix, fill_lease),
+            where=f"redis:{redis_address(locks)} {key_prefix!r}",
+            locks=RedisLocks(locks, key_prefix, fill_lease),
             fill_wait=fill_wait,
         )
 
