@@ -14,6 +14,9 @@ Trace one call top to bottom (README's "Layout" has the whole table):
 | ``_sse`` | server-sent events: parsed, bounded, reconnected |
 """
 
+from importlib.metadata import PackageNotFoundError as _NotInstalled
+from importlib.metadata import version as _version
+
 from ._async import AsyncController
 from ._chain import (
     CallNext,
@@ -97,6 +100,12 @@ from ._store import Invalidate
 from ._sync import Controller
 from ._unparsed import Unparsed
 from ._watch import CallWatcher
+
+try:
+    #: The installed distribution's version (``pyproject.toml`` sets it).
+    __version__: str = _version("restwire")
+except _NotInstalled:  # pragma: no cover - imported without installing
+    __version__ = "0+unknown"
 
 __all__ = [
     "CREDENTIAL_PARAMS",
