@@ -78,6 +78,7 @@ from typing import TYPE_CHECKING, Any
 
 from restwire import Exchange, NetworkError, RestwireError
 from restwire._errors import redact_params
+from restwire._extras import MissingExtra, require
 from restwire._hops import origin_of
 from restwire._library import URL, Request, Response
 
@@ -95,19 +96,15 @@ REDACTED = "REDACTED"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-class MissingOpenTelemetry(RestwireError, ImportError):
-    """opentelemetry-api is not installed."""
+class MissingOpenTelemetry(MissingExtra):
+    """opentelemetry-api is not installed (the ``otel`` extra)."""
 
 
 def _opentelemetry() -> Any:
     """The ``opentelemetry`` modules this middleware uses, imported."""
-    try:
-        from opentelemetry import propagate, trace
-    except ImportError:
-        raise MissingOpenTelemetry(
-            "OpenTelemetry() needs opentelemetry-api, which is not installed: "
-            'pip install "restwire[otel]"'
-        ) from None
+    require("opentelemetry", "OpenTelemetry()", error=MissingOpenTelemetry)
+    from opentelemetry import propagate, trace
+
     return trace, propagate
 
 

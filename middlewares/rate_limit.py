@@ -87,6 +87,7 @@ from restwire import (
     Sleep,
     TakeLease,
 )
+from restwire._extras import require
 from restwire._library import Headers, Response
 
 from .redis_breaker import RedisBreaker
@@ -464,6 +465,7 @@ class RateLimit:
         self._redis: _RedisWindow | None = None
         if redis is not None:
             if isinstance(redis, str):
+                require("redis", "RateLimit(redis=...)")
                 import redis as redis_module
 
                 redis = redis_module.Redis.from_url(

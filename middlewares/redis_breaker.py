@@ -38,6 +38,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from restwire._redis_address import redis_address
+
 __all__ = [
     "BACKOFF_FIRST",
     "BACKOFF_MOST",
@@ -66,19 +68,6 @@ def is_outage(error: BaseException) -> bool:
     return isinstance(error, redis.RedisError) and not isinstance(
         error, redis.exceptions.LockError
     )
-
-
-def redis_address(client: Any) -> str:
-    """Where ``client`` connects, for a log line: ``host:port/db`` or the
-    socket path; never a user name or password."""
-    try:
-        options = client.connection_pool.connection_kwargs
-    except AttributeError:
-        return "(an unknown address)"
-    database = options.get("db", 0)
-    if options.get("path"):
-        return f"unix:{options['path']}?db={database}"
-    return f"{options.get('host', 'localhost')}:{options.get('port', 6379)}/{database}"
 
 
 class RedisBreaker:

@@ -70,6 +70,7 @@ from restwire import (
     Sleep,
     TakeLease,
 )
+from restwire._extras import require
 
 from .redis_breaker import RedisBreaker
 
@@ -190,6 +191,7 @@ class SharedToken:
         timeout: float = 5.0,
     ) -> None:
         if isinstance(redis_client, str):
+            require("redis", "SharedToken")
             import redis as redis_module
 
             redis_client = redis_module.Redis.from_url(

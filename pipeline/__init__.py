@@ -14,6 +14,9 @@ Trace one call top to bottom (README's "Layout" has the whole table):
 | ``_sse`` | server-sent events: parsed, bounded, reconnected |
 """
 
+from importlib.metadata import PackageNotFoundError as _NotInstalled
+from importlib.metadata import version as _version
+
 from ._async import AsyncController
 from ._chain import (
     CallNext,
@@ -61,10 +64,12 @@ from ._errors import (
     ParameterError,
     RequestBodyError,
     RestwireError,
+    RestwireWarning,
     TooManyRedirects,
     TransportError,
 )
 from ._exchange import EndpointView, Exchange
+from ._extras import MissingExtra
 from ._fast import fast_transport
 from ._header_params import (
     Link,
@@ -97,6 +102,12 @@ from ._store import Invalidate
 from ._sync import Controller
 from ._unparsed import Unparsed
 from ._watch import CallWatcher
+
+try:
+    #: The installed distribution's version (``pyproject.toml`` sets it).
+    __version__: str = _version("restwire")
+except _NotInstalled:  # pragma: no cover - imported without installing
+    __version__ = "0+unknown"
 
 __all__ = [
     "CREDENTIAL_PARAMS",
@@ -143,6 +154,7 @@ __all__ = [
     "LogoutManager",
     "Manager",
     "Middleware",
+    "MissingExtra",
     "NetworkError",
     "NotFoundError",
     "Page",
@@ -156,6 +168,7 @@ __all__ = [
     "ResponseMiddleware",
     "RestEndpoint",
     "RestwireError",
+    "RestwireWarning",
     "ServerError",
     "ServerSentEvent",
     "Sharing",

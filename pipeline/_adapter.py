@@ -151,14 +151,10 @@ class Adapter:
             library = library_of(client)
             kind = library.AsyncClient if asynchronous else library.Client
             if not isinstance(client, kind):
-                other = "Controller" if asynchronous else "AsyncController"
-                raise TypeError(
-                    f"{controller} sends on an httpx.{kind.__name__} (or an "
-                    f"httpx2.{kind.__name__}), not "
-                    f"{type(client).__module__}.{type(client).__qualname__}; "
-                    f"for that client use {other}"
-                )
+                raise TypeError(_not_a_client(client, asynchronous))
             return cls(client, library=library)
+        if transport is not None:
+            _check_transport(transport, asynchronous)
         library = library_of(transport)
         if asynchronous:
             transport = transport or library.AsyncHTTPTransport()
@@ -816,3 +812,82 @@ def cookie_scope(client: Client, store: bool) -> AbstractContextManager[None]:
     response sets only if ``store``. Storing is what the jar does anyway, so
     that scope does nothing, and costs nothing on the usual path."""
     return _STORING if store else _Refusing(client)
+
+
+# -- what a controller is given ---------------------------------------------------
+
+
+def _kind_name(thing: object) -> str:
+    kind = type(thing)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _not_a_client(thing: object, asynchronous: bool) -> str:
+    """Why ``thing`` cannot be a controller's client, and what to give
+    instead: the other controller for a client of the other kind, the
+    ``transport=`` keyword for a transport, an httpx client for anything
+    else (a URL, a ``requests.Session``)."""
+    controller, other = (
+        ("AsyncController", "Controller")
+        if asynchronous
+        else ("Controller", "AsyncController")
+    )
+    wanted = "AsyncClient" if asynchronous else "Client"
+    accepted = (
+        f"{controller} takes an httpx.{wanted} (or an httpx2.{wanted}), "
+        f"or none (it makes one)"
+    )
+    given = _kind_name(thing)
+    libraries = _library.LIBRARIES
+    clients = tuple(lib.Client for lib in libraries) + tuple(
+        lib.AsyncClient for lib in libraries
+    )
+    if isinstance(thing, clients):
+        return f"{accepted}, not {given}; for that client use {other}"
+    transports = tuple(
+        getattr(lib, name)
+        for lib in libraries
+        for name in ("BaseTransport", "AsyncBaseTransport")
+    )
+    if isinstance(thing, transports):
+        return (
+            f"{accepted}, not {given}, which is a transport: "
+            f"write {controller}(transport=...)"
+        )
+    if isinstance(thing, str | bytes):
+        return (
+            f"{accepted}, not {given} {thing!r}: a URL goes in "
+            "RestEndpoint(url_prefix=...) or httpx.Client(base_url=...)"
+        )
+    return (
+        f"{accepted}, not {given}: restwire sends with httpx or httpx2 only; "
+        f"make an httpx.{wanted} with the settings you need"
+    )
+
+
+def _check_transport(transport: object, asynchronous: bool) -> None:
+    """A ``TypeError`` if ``transport`` cannot serve the controller: one of
+    the other kind (a sync transport under ``AsyncController``), or no
+    transport at all. A transport written without httpx's base classes is
+    taken if it has the method the controller calls."""
+    controller = "AsyncController" if asynchronous else "Controller"
+    method = "handle_async_request" if asynchronous else "handle_request"
+    if callable(getattr(transport, method, None)):
+        return
+    wanted = "AsyncBaseTransport" if asynchronous else "BaseTransport"
+    example = (
+        "httpx.AsyncHTTPTransport(), httpx.MockTransport(handler)"
+        if asynchronous
+        else "httpx.HTTPTransport(), httpx.MockTransport(handler)"
+    )
+    other_method = "handle_request" if asynchronous else "handle_async_request"
+    other = "Controller" if asynchronous else "AsyncController"
+    hint = (
+        f"; for that transport use {other}"
+        if callable(getattr(transport, other_method, None))
+        else ""
+    )
+    raise TypeError(
+        f"{controller}(transport=...) takes an httpx.{wanted} (or an httpx2 "
+        f"one: {example}), not {_kind_name(transport)}{hint}"
+    )

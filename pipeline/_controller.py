@@ -45,6 +45,7 @@ from multidict import MultiDict, MultiMapping
 from ._adapter import Adapter, cookie_header, merged_headers
 from ._chain import run_exchange
 from ._credentials import is_credential
+from ._durations import check_seconds
 from ._effects import Flow, SideCall, _Answer, answered
 from ._endpoint import RestEndpoint, as_params
 from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
@@ -729,6 +730,8 @@ class BaseController(Generic[ClientT, EventT]):
     # -- polling ----------------------------------------------------------------------
 
     def _frequency(self, endpoint: RestEndpoint, frequency: float | None) -> float:
+        if frequency is not None:
+            check_seconds("frequency", frequency)
         chosen = frequency if frequency is not None else endpoint.poll_frequency
         if chosen is None or chosen <= 0:
             raise ValueError(

@@ -38,6 +38,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Hashable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -57,6 +58,7 @@ else:
 
 from ._chain import Middleware, Stack
 from ._content import ContentKind, JsonContent, content_kind, is_json_body
+from ._durations import check_seconds
 from ._entity import Entity
 from ._errors import REDACTED, ParameterError, redact_url
 from ._header_merge import merge_headers, merge_sensitive, plain_headers
@@ -315,6 +317,15 @@ def join_url(prefix: str, path: str) -> str:
 
 
 # -- the endpoint -----------------------------------------------------------
+
+
+#: The duration options, checked for values that look like milliseconds.
+_DURATIONS = ("data_expiry_length", "error_expiry_length", "poll_frequency", "timeout")
+#: The options an endpoint being made by ``extend`` takes from its original
+#: unchanged: checked when the original was made, not again.
+_INHERITED: ContextVar[frozenset[str]] = ContextVar(
+    "restwire_inherited_options", default=frozenset()
+)
 
 
 def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | None:
@@ -587,6 +598,12 @@ class RestEndpoint(Generic[ValueT]):
                 f"options are {sorted(self.OPTIONS)}"
             )
         values = dict(options)
+        inherited = _INHERITED.get()
+        if inherited:
+            _INHERITED.set(frozenset())  # endpoints made while this one is: theirs
+        for name in _DURATIONS:
+            if name in values and name not in inherited:
+                check_seconds(name, values[name])
         if "method" in values:
             values["method"] = _method(values["method"])
         _check_types(values)
@@ -633,6 +650,12 @@ class RestEndpoint(Generic[ValueT]):
             if check is not None:
                 check(self)  # a middleware refusing an endpoint it cannot serve
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _DURATIONS:  # a default set as a class attribute
+            if name in cls.__dict__:
+                check_seconds(name, cls.__dict__[name])
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"an endpoint is immutable; use extend({name}=...)")
 
@@ -665,14 +688,20 @@ class RestEndpoint(Generic[ValueT]):
         and override them name by name, case-insensitively (a name given
         ``None`` is removed; ``headers=None`` removes them all), and
         ``sensitive_headers`` are added to this endpoint's."""
-        merged = {**self.__dict__["_options"], **options}
+        original = self.__dict__["_options"]
+        merged = {**original, **options}
         if options.get("headers") is not None:
             merged["headers"] = merge_headers(self.headers, options["headers"])
         if "sensitive_headers" in options:
             merged["sensitive_headers"] = merge_sensitive(
                 self.sensitive_headers, options["sensitive_headers"]
             )
-        return type(self)(**merged)
+        # the options carried over were checked (and warned about) already
+        token = _INHERITED.set(frozenset(original.keys() - options.keys()))
+        try:
+            return type(self)(**merged)
+        finally:
+            _INHERITED.reset(token)
 
     def use(self, *middleware: Middleware | Stack) -> Self:
         """A copy with ``middleware`` added inside the current stack."""

@@ -37,6 +37,7 @@ __all__ = [
     "ParameterError",
     "RequestBodyError",
     "RestwireError",
+    "RestwireWarning",
     "TooManyRedirects",
     "TransportError",
     "fresh_error",
@@ -108,6 +109,13 @@ class RestwireError(Exception):
         copy = fresh_error(self)
         copy.args = (f"{self} ({text})", *self.args[1:])
         return copy
+
+
+class RestwireWarning(UserWarning):
+    """Something restwire accepted but that is likely a mistake (a duration
+    that looks like milliseconds): the message says what to write instead.
+    Filter it as any warning (``warnings.filterwarnings("ignore",
+    category=RestwireWarning)``)."""
 
 
 E = TypeVar("E", bound=BaseException)

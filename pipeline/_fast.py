@@ -29,13 +29,9 @@ from __future__ import annotations
 import ssl
 from typing import Any
 
-from ._errors import RestwireError
+from ._extras import require
 
-__all__ = ["FastTransportUnavailable", "fast_transport"]
-
-
-class FastTransportUnavailable(RestwireError, ImportError):
-    """``fast_transport()`` needs packages that are not installed."""
+__all__ = ["fast_transport"]
 
 
 def fast_transport(
@@ -47,19 +43,15 @@ def fast_transport(
     """An ``httpx.AsyncBaseTransport`` on aiohttp's pool, for an
     ``AsyncController`` (or your own ``httpx.AsyncClient``); see the module.
     ``max_connections``: connections open at once (``None``: no limit);
-    ``keepalive_expiry``: seconds an idle connection is kept."""
-    try:
-        import aiohttp
-        import httpx
-        from httpx_aiohttp import AiohttpTransport
-    except ImportError as error:
-        raise FastTransportUnavailable(
-            f"fast_transport() needs {error.name or 'httpx-aiohttp'}: "
-            'pip install "restwire[fast]"'
-        ) from None
+    ``keepalive_expiry``: seconds an idle connection is kept. Without the
+    ``fast`` extra, a :class:`~restwire.MissingExtra` naming it."""
+    aiohttp: Any = require("aiohttp", "fast_transport()")
+    transports: Any = require("httpx_aiohttp", "fast_transport()")
+    import httpx  # (httpx-aiohttp needs httpx: installed if it imported)
+
     context = httpx.create_ssl_context(verify=verify)
 
-    def session() -> aiohttp.ClientSession:
+    def session() -> Any:
         connector = aiohttp.TCPConnector(
             limit=max_connections or 0,
             keepalive_timeout=keepalive_expiry,
@@ -71,7 +63,7 @@ def fast_transport(
             auto_decompress=False,
         )
 
-    return AiohttpTransport(
+    return transports.AiohttpTransport(
         limits=httpx.Limits(
             max_connections=max_connections, keepalive_expiry=keepalive_expiry
         ),

@@ -54,9 +54,11 @@ from typing import TYPE_CHECKING, Any, cast
 from ._credentials import PUBLIC_HEADERS, is_credential, names_credential
 from ._effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from ._errors import BodyTooLarge, redact_url
+from ._extras import require
 from ._fill_lock import FileLocks, FillLocks, RedisLocks, private_folder
 from ._identity import Identity
 from ._library import Headers, Request, Response, library_of
+from ._redis_address import redis_address
 
 if TYPE_CHECKING:
     import hishel
@@ -385,6 +387,7 @@ class HttpCache:
         fill_wait: float = 10.0,
         options: hishel.CacheOptions | None = None,
     ) -> None:
+        require("hishel", "HttpCache")
         self._new_storage = storage
         self._storage: hishel.BaseStorage | None = None
         self._lock = threading.Lock()
@@ -420,6 +423,7 @@ class HttpCache:
         ``default_ttl``, ...). ``fill_wait``: seconds a process waits for
         another that is filling the same entry before it goes to the server
         itself."""
+        require("hishel", "HttpCache.sqlite()")
         import hishel
 
         location = Path(path)
@@ -454,6 +458,8 @@ class HttpCache:
         which the lock of a process that died frees itself; ``timeout``:
         seconds any Redis command may take (a Redis that fails is a cache
         miss, never a hung call)."""
+        require("hishel", "HttpCache.redis()")
+        require("redis", "HttpCache.redis()")
         import hishel
         import redis as redis_module
 
@@ -462,12 +468,13 @@ class HttpCache:
                 url, socket_timeout=timeout, socket_connect_timeout=timeout
             )
 
+        locks = client()
         return cls(
             lambda: hishel.RedisStorage(
                 client=client(), key_prefix=key_prefix, **storage_options
             ),
-            where=f"redis:{key_prefix}",
-            locks=RedisLocks(client(), key_prefix, fill_lease),
+            where=f"redis:{redis_address(locks)} {key_prefix!r}",
+            locks=RedisLocks(locks, key_prefix, fill_lease),
             fill_wait=fill_wait,
         )
 

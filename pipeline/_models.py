@@ -36,6 +36,7 @@ from typing import Any, is_typeddict
 
 from ._content import Form
 from ._entity import Entity, EntityError
+from ._extras import require
 
 __all__ = ["is_model", "plain_body", "validate", "validator"]
 
@@ -66,13 +67,9 @@ def _kind(schema: type) -> str:
 
 @functools.cache
 def _adapter(schema: Any) -> Any:
-    try:
-        import pydantic
-    except ImportError:
-        raise TypeError(
-            f"{_kind(schema)} schema {_name(schema)} is validated with pydantic, "
-            'which is not installed: pip install "restwire[models]"'
-        ) from None
+    require("pydantic", f"the {_kind(schema)} schema {_name(schema)}")
+    import pydantic
+
     if sys.version_info < (3, 12):
         schema = _portable(schema)
     try:
@@ -149,7 +146,8 @@ def _portable(annotation: Any) -> Any:
 
 def validator(schema: type, many: bool = False) -> Any:
     """The ``TypeAdapter`` for ``schema`` (``list[schema]`` if ``many``),
-    built once; a ``TypeError`` if pydantic is missing or cannot take it."""
+    built once; a ``MissingExtra`` if pydantic is missing, a ``TypeError``
+    if it cannot take the schema."""
     return _adapter(list[schema] if many else schema)  # type: ignore[valid-type]
 
 

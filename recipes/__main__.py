@@ -11,7 +11,10 @@ over the wire (credentials redacted) and the typed result, then a one-line
 summary; it exits non-zero if any recipe failed. A recipe that fails with a
 ``RestwireError`` (a server that cannot be reached, an answer it did not
 expect) is told in one line, its message; anything else is a bug in the
-recipe and shows its traceback. Colours and progress bars only in a
+recipe and shows its traceback. A recipe whose extra is not installed, or
+whose service (a Redis named by ``RESTWIRE_REDIS_URL``) does not answer, is
+skipped in one line saying what it needs; run alone, a recipe whose service
+does not answer served nothing and fails. Colours and progress bars only in a
 terminal; plain text when piped.
 """
 
@@ -32,7 +35,7 @@ from restwire import RestwireError
 
 from .catalog import RECIPES, name_of
 from .demo_api import DemoApi
-from .tour import Tour
+from .tour import Tour, Unavailable
 
 
 def _style(out: TextIO, text: str, code: str) -> str:
@@ -50,10 +53,18 @@ def missing_extra(recipe: ModuleType) -> str | None:
 
 
 def run_one(
-    recipe: ModuleType, base_url: str, number: int, total: int, out: TextIO
+    recipe: ModuleType,
+    base_url: str,
+    number: int,
+    total: int,
+    out: TextIO,
+    *,
+    alone: bool = False,
 ) -> bool:
     """Run ``recipe`` against ``base_url``, telling ``out``; True if it worked
-    (or was skipped, in one line, for an extra that is not installed)."""
+    (or was skipped, in one line, for an extra that is not installed, or, in
+    the tour, for a service it was asked to use that is not there: run
+    ``alone``, that recipe served nothing and counts as failed)."""
     title = _style(out, f"[{number}/{total}] {name_of(recipe)}", "1")
     out.write(f"{title}: {recipe.TITLE}\n  seed: {recipe.SEED}\n")
     extra = missing_extra(recipe)
@@ -66,6 +77,12 @@ def run_one(
     tour = Tour(out)
     try:
         result = recipe.run(base_url, tour)
+    except Unavailable as reason:
+        if alone:
+            out.write(_style(out, f"  FAILED: {reason}\n", "31"))
+            return False
+        out.write(f"  skipped: {reason}\n")
+        return True
     except RestwireError as error:
         out.write(_style(out, f"  FAILED: {error}\n", "31"))
         return False
@@ -172,15 +189,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if arguments.command != "run" or name_of(recipe) == arguments.name
     ]
     if arguments.command == "run" and arguments.base_url:
-        results = [run_one(chosen[0], arguments.base_url.rstrip("/"), 1, 1, out)]
+        results = [
+            run_one(chosen[0], arguments.base_url.rstrip("/"), 1, 1, out, alone=True)
+        ]
     else:
         with DemoApi() as api:
             out.write(
                 f"restwire tour: demo API at {api.origin} "
                 f"(another origin at {api.other_origin})\n\n"
             )
+            alone = arguments.command == "run"
             results = [
-                run_one(recipe, api.origin, number, len(chosen), out)
+                run_one(recipe, api.origin, number, len(chosen), out, alone=alone)
                 for number, recipe in enumerate(chosen, start=1)
             ]
     failed = results.count(False)

@@ -18,7 +18,9 @@ one machine or many), give both a Redis, ``pip install "restwire[redis]"``::
 
 and run each worker in its own process; set ``RESTWIRE_REDIS_URL`` to run
 this recipe's workers that way (a local Redis: ``apt-get install
-redis-server``, or ``redis-server --port 6379``). To use it against your
+redis-server``, or ``redis-server --port 6379``). A Redis it cannot reach is
+one line naming its address; the tour skips the recipe, and ``python -m
+recipes run many_workers`` exits non-zero. To use it against your
 API, change ``base_url``, the paths and the rate.
 """
 
@@ -31,7 +33,7 @@ from typing import Any
 from restwire import Controller, RestEndpoint, RestwireError
 from restwire.middlewares import AccessToken, RateLimit, SharedToken
 
-from .tour import Tour
+from .tour import Tour, check_redis
 
 TITLE = "three workers under one rate limit, and one token refresh"
 SEED = "section 5, rule 4 (401 on expiry); section 8, rate limits"
@@ -42,6 +44,10 @@ CALLS = 4  # each worker's calls to /quota
 
 def run(base_url: str, tour: Tour) -> Any:
     redis_url = os.environ.get("RESTWIRE_REDIS_URL")
+    if redis_url:  # asked for: one line, not a warning per component, if gone
+        check_redis(
+            redis_url, "RESTWIRE_REDIS_URL", "to run the workers in this process"
+        )
     refreshes = 0
     lock = threading.Lock()
     base = RestEndpoint(url_prefix=base_url)

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 import httpx
 
-__all__ = ["Tour"]
+__all__ = ["Tour", "Unavailable", "check_redis"]
 
 _SHOWN = (
     "content-type",
@@ -24,6 +24,39 @@ _SHOWN = (
     "x-signature",
 )
 _REDACTED = frozenset(_SHOWN[2:])
+
+
+class Unavailable(Exception):
+    """A service a recipe was asked to use is not there (a Redis that does
+    not answer): the message is one line saying what is needed. The tour
+    skips the recipe; run alone, the recipe served nothing and the run
+    exits non-zero."""
+
+
+def check_redis(url: str, variable: str, needed_for: str) -> None:
+    """An :class:`Unavailable` naming the Redis at ``url`` (its address, no
+    password) if it does not answer a PING within 2 s, or if redis-py is not
+    installed; ``variable`` is where the URL came from, ``needed_for`` what
+    to do without it."""
+    from restwire import MissingExtra
+    from restwire._extras import require
+    from restwire._redis_address import redis_address
+
+    try:
+        redis = require("redis", f"a Redis ({variable})")
+    except MissingExtra as missing:
+        raise Unavailable(f"{missing}; or unset {variable} {needed_for}") from None
+    client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        raise Unavailable(
+            f"needs the Redis at {redis_address(client)} ({variable}), which "
+            f"does not answer ({type(error).__name__}): start it "
+            f"(redis-server), or unset {variable} {needed_for}"
+        ) from None
+    finally:
+        client.close()
 
 
 class Tour:

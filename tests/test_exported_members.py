@@ -106,6 +106,8 @@ RESTWIRE = [
     "TooManyRequestsError",
     "ServerError",
     "Problem",
+    "MissingExtra",
+    "RestwireWarning",
 ]
 
 MIDDLEWARES = [

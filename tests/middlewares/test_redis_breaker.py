@@ -8,10 +8,14 @@ and a stopped redis-server is tested with each of them.
 from __future__ import annotations
 
 import logging
+import socket as socket_module
 
+import httpx
 import pytest
 import redis
 
+from restwire import Controller, RestEndpoint
+from restwire.middlewares import AccessToken, RateLimit, SharedToken
 from restwire.middlewares.redis_breaker import (
     BACKOFF_FIRST,
     BACKOFF_MOST,
@@ -125,3 +129,41 @@ def test_the_address_never_shows_a_password() -> None:
     socket = redis.Redis.from_url("unix://:s3cret@/run/redis.sock?db=1")
     assert redis_address(socket) == "unix:/run/redis.sock?db=1"
     assert redis_address(object()) == "(an unknown address)"
+
+
+def _closed_port() -> int:
+    """A port nothing listens on: bound, then let go."""
+    with socket_module.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_closed_redis_port_costs_one_line_per_component_not_one_per_call(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every call of a session with Redis gone (connection refused) goes on
+    without it; the log holds one warning for each component that shares
+    through it, naming the address, and no traceback, however many calls."""
+    url = f"redis://127.0.0.1:{_closed_port()}/0"
+    answers = httpx.MockTransport(lambda request: httpx.Response(200, json={}))
+    limit = RateLimit(100, per=1.0, redis=url, name="calls")
+    auth = AccessToken(shared=SharedToken(url, name="token"))  # reads the slot
+    endpoint = RestEndpoint(url_prefix="http://api.test", path="/x").use(limit, auth)
+    caplog.set_level(logging.DEBUG, logger="restwire")
+    with Controller(transport=answers) as controller:
+        for _ in range(20):
+            assert controller.fetch(endpoint) == {}
+    said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 2, [r.getMessage() for r in said]
+    address = url.removeprefix("redis://")
+    components = ("RateLimit 'calls'", "SharedToken 'token'")
+    for record, component in zip(
+        sorted(said, key=lambda r: r.getMessage()), components, strict=True
+    ):
+        text = record.getMessage()
+        assert text.startswith(
+            f"Redis at {address} is unreachable (ConnectionError): {component}"
+        )
+        assert "\n" not in text
+        assert record.exc_info is None
+        assert record.stack_info is None

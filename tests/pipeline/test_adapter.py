@@ -364,6 +364,95 @@ def test_a_client_of_the_wrong_kind_names_the_controller_to_use() -> None:
         Controller(httpx.Client(), transport=httpx.MockTransport(answer))
 
 
+@pytest.mark.parametrize("library_name", ["httpx", "httpx2"])
+def test_a_client_of_either_library_and_the_wrong_kind_names_the_other_controller(
+    library_name: str,
+) -> None:
+    library = pytest.importorskip(library_name)
+    with pytest.raises(TypeError) as caught:
+        Controller(library.AsyncClient())
+    assert str(caught.value) == (
+        "Controller takes an httpx.Client (or an httpx2.Client), or none (it "
+        f"makes one), not {library.__name__}.AsyncClient; for that client use "
+        "AsyncController"
+    )
+    with pytest.raises(TypeError) as caught:
+        AsyncController(library.Client())
+    assert str(caught.value) == (
+        "AsyncController takes an httpx.AsyncClient (or an httpx2.AsyncClient), "
+        f"or none (it makes one), not {library.__name__}.Client; for that client "
+        "use Controller"
+    )
+
+
+class Session:
+    """What a requests.Session looks like to restwire: a client of another
+    library."""
+
+    def get(self, url: str) -> None: ...
+
+
+def test_a_url_given_as_the_client_says_where_a_url_goes() -> None:
+    with pytest.raises(TypeError) as caught:
+        Controller("https://api.example.com")  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "Controller takes an httpx.Client (or an httpx2.Client), or none (it "
+        "makes one), not builtins.str 'https://api.example.com': a URL goes in "
+        "RestEndpoint(url_prefix=...) or httpx.Client(base_url=...)"
+    )
+
+
+def test_a_client_of_another_library_says_what_is_accepted() -> None:
+    with pytest.raises(TypeError) as caught:
+        AsyncController(Session())  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "AsyncController takes an httpx.AsyncClient (or an httpx2.AsyncClient), "
+        "or none (it makes one), not tests.pipeline.test_adapter.Session: "
+        "restwire sends with httpx or httpx2 only; make an httpx.AsyncClient "
+        "with the settings you need"
+    )
+    assert "for that client use" not in str(caught.value)
+
+
+def test_a_transport_given_as_the_client_names_the_transport_keyword() -> None:
+    with pytest.raises(
+        TypeError, match=r"which is a transport: write Controller\(transport=\.\.\.\)$"
+    ):
+        Controller(httpx.MockTransport(answer))  # type: ignore[arg-type]
+
+
+def test_a_transport_of_the_wrong_kind_names_the_other_controller() -> None:
+    with pytest.raises(TypeError) as caught:
+        AsyncController(transport=httpx.HTTPTransport())  # type: ignore[arg-type]
+    assert str(caught.value).startswith(
+        "AsyncController(transport=...) takes an httpx.AsyncBaseTransport"
+    )
+    assert str(caught.value).endswith(
+        "not httpx.HTTPTransport; for that transport use Controller"
+    ) or str(caught.value).endswith(
+        "not httpx2.HTTPTransport; for that transport use Controller"
+    )
+    with pytest.raises(TypeError, match=r"for that transport use AsyncController$"):
+        Controller(transport=httpx.AsyncHTTPTransport())  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError, match=r"takes an httpx\.BaseTransport .*not builtins\.str$"
+    ):
+        Controller(transport="http://127.0.0.1:8000")  # type: ignore[arg-type]
+
+
+def test_a_transport_without_httpx_base_classes_is_taken() -> None:
+    class Answering:
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            return httpx.Response(200, json={"ok": True}, request=request)
+
+        def close(self) -> None: ...
+
+    with Controller(transport=Answering()) as controller:  # type: ignore[arg-type]
+        assert controller.fetch(RestEndpoint(url_prefix="http://x.test")) == {
+            "ok": True
+        }
+
+
 def gzipped(body: bytes) -> httpx.Response:
     import gzip
 

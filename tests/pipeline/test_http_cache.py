@@ -298,6 +298,24 @@ async def test_a_redis_that_is_down_is_a_cache_miss_not_a_failed_call(
     assert counting_server.counts["f:full"] == 2
 
 
+async def test_a_redis_that_is_down_is_one_line_naming_its_address(
+    make: Make, counting_server: CountingServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = HttpCache.redis("redis://ann:s3cret@127.0.0.1:1/2", timeout=0.5)
+    controller = make(cache=cache)
+    endpoint = resource(counting_server, "g", data_expiry_length=0)
+    caplog.set_level(logging.DEBUG, logger="restwire")
+    for _ in range(5):
+        await controller.fetch(endpoint, {"max_age": 60})
+    said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [r.getMessage() for r in said] == [
+        "restwire: HTTP cache redis:127.0.0.1:1/2 'restwire-cache' unavailable "
+        "(ConnectionError): calls go to the server, uncached, until it answers again"
+    ]
+    assert said[0].exc_info is None
+    assert "s3cret" not in caplog.text
+
+
 # -- fill locks: per key, and a wait closing ends ---------------------------------------
 
 

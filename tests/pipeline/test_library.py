@@ -213,7 +213,11 @@ def test_a_transport_picks_the_library_of_the_client_restwire_makes(
 
 
 def test_the_wrong_kind_of_client_is_refused_by_name(library: ModuleType) -> None:
-    with pytest.raises(TypeError, match=r"Controller sends on an httpx\.Client"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^Controller takes an httpx\.Client .*, not {library.__name__}\."
+        r"AsyncClient; for that client use AsyncController$",
+    ):
         Controller(library.AsyncClient())
     with pytest.raises(TypeError, match=r"for that client use Controller"):
         AsyncController(library.Client())

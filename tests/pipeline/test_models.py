@@ -13,7 +13,14 @@ import pydantic
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Entity, EntityError, RestEndpoint, paged, resource
+from restwire import (
+    Entity,
+    EntityError,
+    MissingExtra,
+    RestEndpoint,
+    paged,
+    resource,
+)
 from restwire._models import _adapter
 from restwire.middlewares import BodyPagination, SnakeCaseKeys
 from tests.conftest import collect
@@ -183,7 +190,7 @@ def test_without_pydantic_a_model_schema_is_refused_when_made(
     _adapter.cache_clear()
     monkeypatch.setitem(sys.modules, "pydantic", None)
     try:
-        with pytest.raises(TypeError, match=r'pip install "restwire\[models\]"'):
+        with pytest.raises(MissingExtra, match=r'pip install "restwire\[models\]"'):
             RestEndpoint(path="/x", schema=schema)
     finally:
         _adapter.cache_clear()

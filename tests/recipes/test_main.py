@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import signal
 import socket
 import subprocess
@@ -228,3 +229,65 @@ def test_the_readme_first_command_installs_what_the_tour_needs() -> None:
     assert extras  # (http_cache needs hishel)
     for extra in extras:
         assert f".[{extra}]" in first, (extra, first)
+
+
+def _closed_redis_url() -> str:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"redis://:s3cret@127.0.0.1:{port}/0"
+
+
+def test_a_recipe_run_alone_with_its_redis_gone_says_so_in_one_line_and_fails() -> None:
+    url = _closed_redis_url()
+    done = subprocess.run(
+        [sys.executable, "-m", "recipes", "run", "many_workers"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "RESTWIRE_REDIS_URL": url},
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    address = url.removeprefix("redis://:s3cret@")
+    (line,) = [each for each in done.stdout.splitlines() if "Redis" in each]
+    assert line == (
+        f"  FAILED: needs the Redis at {address} (RESTWIRE_REDIS_URL), which does "
+        "not answer (ConnectionError): start it (redis-server), or unset "
+        "RESTWIRE_REDIS_URL to run the workers in this process"
+    )
+    assert "tour: 0 of 1 recipes ran, 1 failed" in done.stdout
+    assert done.stderr == ""  # no traceback, no warning per component
+    assert "  > GET" not in done.stdout  # nothing was served
+    assert "s3cret" not in done.stdout
+
+
+def test_the_tour_skips_a_recipe_whose_redis_is_gone_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recipes import many_workers
+
+    monkeypatch.setenv("RESTWIRE_REDIS_URL", _closed_redis_url())
+    out = io.StringIO()
+    assert tour_main.run_one(many_workers, "http://127.0.0.1:1", 3, 9, out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"[3/9] many_workers: {many_workers.TITLE}"
+    assert lines[2].startswith("  skipped: needs the Redis at 127.0.0.1:")
+    assert len(lines) == 3
+
+
+def test_the_tour_skips_a_recipe_asked_for_redis_without_redis_py(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recipes import many_workers
+
+    monkeypatch.setenv("RESTWIRE_REDIS_URL", "redis://:s3cret@127.0.0.1:6379/0")
+    monkeypatch.setitem(sys.modules, "redis", None)
+    out = io.StringIO()
+    assert tour_main.run_one(many_workers, "http://127.0.0.1:1", 1, 1, out)
+    assert out.getvalue().splitlines()[2] == (
+        "  skipped: a Redis (RESTWIRE_REDIS_URL) needs redis, which is not "
+        'installed: pip install "restwire[redis]"; or unset '
+        "RESTWIRE_REDIS_URL to run the workers in this process"
+    )
