@@ -140,7 +140,7 @@ class BaseController(Generic[ClientT, EventT]):
         self._keeper = Keeper(self._store, clock)
         self._flights: Flights[Any] = Flights(new_event)
         self._pollers = Pollers()
-        self._targets = Targets(adapter.client)
+        self._targets = Targets(adapter.client, self._sharing.credential_params)
 
     # -- public, shared by both ------------------------------------------------
 
@@ -253,7 +253,7 @@ class BaseController(Generic[ClientT, EventT]):
             yield from answered(_Answer(identity))
         job.identity = exchange.identity = identity
         if exchange.url is not job.url or exchange.method != job.method:
-            job.rekey(exchange)  # a middleware re-routed the call
+            job.rekey(exchange, self._sharing.credential_params)  # re-routed
         if type(identity) is Unshared:
             job.sent = True  # nothing to share: straight to the wire
             if self._managers.on_call:
@@ -312,7 +312,7 @@ class BaseController(Generic[ClientT, EventT]):
         if url is None:
             url, plain = self._targets(endpoint, params)
         else:
-            plain = plain_url(url)
+            plain = plain_url(url, self._sharing.credential_params)
         exchange = Exchange(
             endpoint,
             params,
@@ -380,8 +380,9 @@ class BaseController(Generic[ClientT, EventT]):
             or (self._client.auth is not None and not _auth_signs(identity))
         ):
             return None, None
+        plain = plain_url(exchange.url, self._sharing.credential_params)
         ticket = Ticket(
-            cache_key(identity, plain_url(exchange.url)),  # type: ignore[arg-type]
+            cache_key(identity, plain),  # type: ignore[arg-type]
             frozenset(exchange.sensitive),
             self._sharing.public_headers,
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote_plus
 
@@ -64,9 +64,27 @@ def redact_url(url: URL | str) -> str:
     return redact_params(_USERINFO.sub(f"//{REDACTED}@", str(url)))
 
 
-def redact_params(text: str, placeholder: str = REDACTED) -> str:
+#: Every credential param a ``Sharing`` of this process names, besides the
+#: default list: redacted from every message, whichever controller made it
+#: (redacting one more value from a message is harmless; request keys use
+#: each controller's own list, see ``_job.plain_url``).
+_DECLARED: set[str] = set()
+
+
+def declare_credential_params(names: Iterable[str]) -> None:
+    """Redact the params ``names`` (lower case) from messages from now on."""
+    _DECLARED.update(name for name in names if name not in CREDENTIAL_PARAMS)
+
+
+def redact_params(
+    text: str, placeholder: str = REDACTED, names: Collection[str] | None = None
+) -> str:
     """``text`` (a URL) with the values of its credential query parameters
-    replaced by ``placeholder``; the parameters stay, in their order."""
+    (``names``; by default the default list and every one a ``Sharing``
+    named) replaced by ``placeholder``; the parameters stay, in their
+    order."""
+    if names is None:
+        names = CREDENTIAL_PARAMS | _DECLARED if _DECLARED else CREDENTIAL_PARAMS
     start = text.find("?")
     if start < 0:
         return text
@@ -77,7 +95,7 @@ def redact_params(text: str, placeholder: str = REDACTED) -> str:
     changed = False
     for index, part in enumerate(parts):
         name, equals, value = part.partition("=")
-        if equals and value and unquote_plus(name).lower() in CREDENTIAL_PARAMS:
+        if equals and value and unquote_plus(name).lower() in names:
             parts[index] = f"{name}={placeholder}"
             changed = True
     if not changed:

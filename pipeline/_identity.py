@@ -44,6 +44,7 @@ from ._credentials import (
     learn,
     names_credential,
 )
+from ._errors import declare_credential_params
 from ._library import URL, Auth, Request, library_of
 
 __all__ = [
@@ -113,6 +114,7 @@ class Sharing:
             frozenset(name.lower() for name in self.credential_params),
         )
         object.__setattr__(self, "sticky_cookies", tuple(self.sticky_cookies))
+        declare_credential_params(self.credential_params)  # never in a message
 
     def sticky(self, name: str) -> bool:
         """Whether the cookie ``name`` is a stickiness cookie (remembered)."""

@@ -18,10 +18,11 @@ from __future__ import annotations
 import datetime
 import decimal
 import uuid
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from typing import Any, Generic, TypeVar
 
 from ._chain import Handler
+from ._credentials import CREDENTIAL_PARAMS
 from ._endpoint import RestEndpoint, join_url
 from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
@@ -50,13 +51,14 @@ FETCH, GET, RAW, BOTH, PROBE = "fetch", "get", "raw", "both", "probe"
 EventT = TypeVar("EventT")
 
 
-def plain_url(url: URL) -> str:
-    """``url`` as request-key text: userinfo left out and credential params'
-    values redacted (they are credentials, part of the identity instead)."""
+def plain_url(url: URL, credential_params: Collection[str] = CREDENTIAL_PARAMS) -> str:
+    """``url`` as request-key text: userinfo left out and the values of
+    ``credential_params`` (the controller's: part of the identity instead)
+    redacted."""
     if url.userinfo:
         url = url.copy_with(userinfo=b"")
     text = str(url)
-    return redact_params(text) if url.query else text
+    return redact_params(text, names=credential_params) if url.query else text
 
 
 class Job(Generic[EventT]):
@@ -112,11 +114,13 @@ class Job(Generic[EventT]):
         #: watchers (``_watch``).
         self.answered: tuple[Answered, BaseException | None] = (None, None)
 
-    def rekey(self, exchange: Exchange) -> None:
+    def rekey(
+        self, exchange: Exchange, credential_params: Collection[str] = CREDENTIAL_PARAMS
+    ) -> None:
         """Follow a middleware that re-routed the call (a tenant's host,
         say): it is keyed by what it sends, not by where it started."""
         self.url, self.method = exchange.url, exchange.method
-        self.key = f"{exchange.method} {plain_url(exchange.url)}"
+        self.key = f"{exchange.method} {plain_url(exchange.url, credential_params)}"
 
     @property
     def label(self) -> str:
@@ -164,10 +168,17 @@ def remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
 class Targets:
     """The URLs of one client's calls."""
 
-    __slots__ = ("_client", "_parsed", "_targets", "_url")
+    __slots__ = ("_client", "_names", "_parsed", "_targets", "_url")
 
-    def __init__(self, client: Client | AsyncClient) -> None:
+    def __init__(
+        self,
+        client: Client | AsyncClient,
+        credential_params: Collection[str] = CREDENTIAL_PARAMS,
+    ) -> None:
         self._client = client
+        #: The params whose values request keys leave out (the identity
+        #: holds them): the controller's ``Sharing.credential_params``.
+        self._names = credential_params
         #: The URL class of the client's library (httpx's or httpx2's).
         self._url: Any = library_of(client).URL
         #: URL text -> (parsed URL, its text without userinfo)
@@ -199,7 +210,7 @@ class Targets:
         kept = self._parsed.get(text)
         if kept is None:
             url = self._parse(endpoint, text)
-            kept = remember(self._parsed, text, (url, plain_url(url)))
+            kept = remember(self._parsed, text, (url, plain_url(url, self._names)))
         if call is not None:
             remember(self._targets, call, kept)
         return kept

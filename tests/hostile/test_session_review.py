@@ -1,10 +1,8 @@
 """A hostile review of the features of issues 27, 28, 31 and 32: each test
-here proved a bug, and holds its fix. The two still marked
-``xfail(strict=True)`` are known limits, documented where they apply: a
-controller's own ``Sharing.credential_params`` are identity but not yet
-redacted from messages and keys (the default list is), and ``break`` out
-of an ``async for`` leaves an async generator open until it is collected
-(``contextlib.aclosing`` closes it at once). Under both drivers where the
+here proved a bug, and holds its fix. The one still marked
+``xfail(strict=True)`` is a known limit, documented where it applies:
+``break`` out of an ``async for`` leaves an async generator open until it
+is collected (``contextlib.aclosing`` closes it at once). Under both drivers where the
 bug is in a call."""
 
 from __future__ import annotations
@@ -258,7 +256,6 @@ async def test_review_oauth2_refresh_token_quoted_by_the_provider_is_shown(
 # -- credentials the controller was told about, shown anyway ----------------------
 
 
-@pytest.mark.xfail(strict=True, reason="Sharing.credential_params are not redacted")
 async def test_review_custom_credential_param_shown_in_errors_and_keys(
     make: Any, httpx_mock: HTTPXMock
 ) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from restwire import Controller, RestEndpoint, Sharing
+from restwire import CREDENTIAL_PARAMS, Controller, RestEndpoint, Sharing
 from restwire._identity import Identity, Unshared, identity_of
 
 API = "https://api.example.com"
@@ -229,3 +229,21 @@ def test_the_shortcut_sees_client_headers_changed_in_place(
         assert controller._plain_identity(endpoint, url) == controller._probe(
             endpoint, None
         )
+
+
+def test_a_credential_param_one_controller_names_stays_in_anothers_keys() -> None:
+    """Messages redact every credential param any ``Sharing`` named (one
+    more redaction is harmless there), but request keys redact each
+    controller's own: for a controller whose callers are not told apart by
+    ``tenant``, ``tenant=a`` and ``tenant=b`` are two requests, never one."""
+    Sharing(credential_params=CREDENTIAL_PARAMS | {"tenant"})  # another's
+    endpoint = RestEndpoint(url_prefix=API, path="/items")
+    with Controller() as controller:
+        first = controller.key(endpoint, {"tenant": "a"})
+        second = controller.key(endpoint, {"tenant": "b"})
+    assert first != second
+    assert "tenant=a" in first
+    with Controller(
+        sharing=Sharing(credential_params=CREDENTIAL_PARAMS | {"tenant"})
+    ) as controller:
+        assert "tenant=a" not in controller.key(endpoint, {"tenant": "a"})
