@@ -800,7 +800,7 @@ def _record_size(batch: Batch) -> int:
     records = batch.records
     if not records:
         return 0
-    sample = list(itertools.islice(records.values(), 8))
+    sample = list(itertools.islice(records.values(), 2))
     return sum(map(size_of, sample)) // len(sample) + 100  # (+ its dict entry)
 
 
