@@ -112,10 +112,11 @@ class Retention:
         self.max_bytes = max_bytes
         #: The bytes of every kept result, as estimated when it was kept.
         self.bytes = 0
-        #: slot -> (its size, the id of its result), oldest first
-        self._order: OrderedDict[Slot, tuple[int, int]] = OrderedDict()
-        #: (expires at, sequence, slot, result id): the next to expire first
-        self._expiry: list[tuple[float, int, Slot, int]] = []
+        #: slot -> (its size, the sequence number it was kept under, the id
+        #: of its result), oldest first
+        self._order: OrderedDict[Slot, tuple[int, int, int]] = OrderedDict()
+        #: (expires at, sequence number, slot): the next to expire first
+        self._expiry: list[tuple[float, int, Slot]] = []
         self._sequence = itertools.count()
         #: ids of results read since they were kept (a second chance)
         self._touched: set[int] = set()
@@ -135,19 +136,18 @@ class Retention:
         if previous is not None:
             replaced = previous[0]
             self.bytes -= replaced
-            self._touched.discard(previous[1])
-        self._order[slot] = (size, id(result))
+            self._touched.discard(previous[2])
+        sequence = next(self._sequence)
+        self._order[slot] = (size, sequence, id(result))
         self.bytes += size
-        heapq.heappush(
-            self._expiry, (expires_at, next(self._sequence), slot, id(result))
-        )
+        heapq.heappush(self._expiry, (expires_at, sequence, slot))
         return replaced
 
     def grew(self, slot: Slot, size: int) -> None:
         """``slot`` holds ``size`` more bytes (records kept with no result):
         used now, never expiring, dropped only past the bound."""
         previous = self._order.pop(slot, None)
-        self._order[slot] = ((previous[0] if previous else 0) + size, -1)
+        self._order[slot] = ((previous[0] if previous else 0) + size, -1, -1)
         self.bytes += size
 
     def dropped(self, slot: Slot) -> int:
@@ -156,7 +156,7 @@ class Retention:
         if previous is None:
             return 0
         self.bytes -= previous[0]
-        self._touched.discard(previous[1])
+        self._touched.discard(previous[2])
         return previous[0]
 
     def expired(self, now: float) -> Iterator[Slot]:
@@ -164,15 +164,17 @@ class Retention:
         heap = self._expiry
         order = self._order
         while heap and heap[0][0] <= now:
-            _, _, slot, result_id = heapq.heappop(heap)
+            _, sequence, slot = heapq.heappop(heap)
             kept = order.get(slot)
-            if kept is not None and kept[1] == result_id:
+            if kept is not None and kept[1] == sequence:
                 yield slot  # (else replaced or dropped since: not this one)
         if len(heap) > 2 * len(order) + 1024:
             # entries of replaced and dropped results pile up: keep only
             # the live ones (amortized: the heap has doubled since)
             live = [
-                entry for entry in heap if order.get(entry[2], (0, -1))[1] == entry[3]
+                entry
+                for entry in heap
+                if order.get(entry[2], (0, -1, -1))[1] == entry[1]
             ]
             heapq.heapify(live)
             self._expiry = live
@@ -187,7 +189,7 @@ class Retention:
         touched = self._touched
         chances = len(order)
         while self.bytes > self.max_bytes and order:
-            slot, (_, result_id) = next(iter(order.items()))
+            slot, (_, _, result_id) = next(iter(order.items()))
             if result_id in touched and chances > 0:
                 chances -= 1
                 touched.discard(result_id)
