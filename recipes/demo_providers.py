@@ -55,6 +55,9 @@ class Providers:
             self._stripe_add({"name": f"Customer {n}"}, created=1700000000 + n * 1000)
         #: Idempotency-Key -> the answer first given, as Stripe keeps them.
         self.replays: dict[str, dict[str, Any]] = {}
+        #: How many of the next POSTs create the customer, then answer 503 as
+        #: if the answer were lost on the way (set by tests of retries).
+        self.lost_answers = 0
         self.issues = [
             {"number": n, "title": f"Issue {n}", "state": "open", "body": f"*{n}*"}
             for n in range(1, 6)
@@ -216,6 +219,9 @@ class Providers:
             row = self._stripe_add(fields, created=newest + 1000)
             if key is not None:
                 self.replays[key] = row
+            if self.lost_answers:
+                self.lost_answers -= 1
+                return _stripe_error(503, "api_error", "The answer was lost")
         return Answer(200, row, self._stripe_headers())
 
     # -- GitHub ------------------------------------------------------------------
