@@ -12,6 +12,8 @@ from . import (
     casing,
     download,
     exchange_price,
+    fastapi_oauth,
+    github,
     http_cache,
     live_prices,
     logout,
@@ -22,6 +24,7 @@ from . import (
     renaming,
     signing,
     stream,
+    stripe,
     ticker,
 )
 
@@ -46,6 +49,9 @@ RECIPES: tuple[ModuleType, ...] = (
     download,
     http_cache,
     many_workers,
+    stripe,
+    github,
+    fastapi_oauth,
 )
 
 

@@ -22,6 +22,7 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /feed/?cursor=<c>`` | 7 events, 3 a page: ``{"items", "next_cursor"}`` (a cursor in the body) |
 | ``GET /catalog/?offset=<n>&limit=<m>`` | 8 products: ``{"total", "items"}`` (offset paging, no next) |
 | ``/stripe/customers``, ``/drf/customers/``, ``/fastapi/customers``, ``/jsonapi/customers``, ``/json-server/customers`` | customers, listed as Stripe, Django REST framework, fastapi-pagination, JSON:API and json-server list things (``demo_listings``) |
+| ``/v1/customers``, ``/repos/<owner>/<repo>/issues``, ``/fastapi/token`` and ``/fastapi/items`` | Stripe's, GitHub's and FastAPI's conventions, checked as they check them (``demo_providers``) |
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
 | ``GET /quotes/`` | two Quotes, ``{"pair", "price"}`` |
@@ -307,11 +308,14 @@ class DemoApi:
             ("GET", re.compile(r"/quota"), self._quota),
             ("POST", re.compile(r"/orders/"), self._order),
         ]
-        # (imported here: demo_listings builds on this module's Answer)
+        # (imported here: demo_listings and demo_providers build on Answer)
         from .demo_listings import Customers
+        from .demo_providers import Providers
 
         self.customers = Customers(self.lock)
         self.routes += self.customers.routes()
+        self.providers = Providers(self.lock)
+        self.routes += self.providers.routes()
         self.main = _Server(("127.0.0.1", port), _Handler)
         try:
             self.other = _Server(("127.0.0.1", 0), _Handler)

@@ -14,16 +14,16 @@ import httpx
 
 __all__ = ["Tour", "Unavailable", "check_redis"]
 
+_REDACTED = ("access-token", "authorization", "cookie", "x-csrftoken", "x-signature")
 _SHOWN = (
     "content-type",
     "last-event-id",
-    "access-token",
-    "authorization",
-    "cookie",
-    "x-csrftoken",
-    "x-signature",
+    "idempotency-key",
+    "stripe-version",
+    "x-github-api-version",
+    "if-none-match",
+    *_REDACTED,
 )
-_REDACTED = frozenset(_SHOWN[2:])
 
 
 class Unavailable(Exception):

@@ -89,6 +89,29 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     "many_workers": lambda r: (
         r == {"served": 12, "refused": [], "signed in again": 3, "refreshes": 1}
     ),
+    "stripe": lambda r: (
+        r
+        == {
+            "listed": [(f"cus_D00{n}", "4242") for n in range(2, 5)],
+            "metadata": {"plan": "pro"},
+            "same customer": True,
+            "error code": "resource_missing",
+            "version": "2024-06-20",
+        }
+    ),
+    "github": lambda r: (
+        r["issues"] == [1, 2, 3, 4, 5]
+        and r["html"] == "<p><em>1</em></p>"
+        and r["rate limit spent by the revalidation"] == 0
+        and r["answered"]
+        in ("the server said 304 Not Modified; the cached body was used", "no cache")
+    ),
+    "fastapi_oauth": lambda r: (
+        r["names"] == [f"Item {n}" for n in range(1, 6)]
+        and r["address"] == "Shelf 3"
+        and r["created"] == ("Lamp", 12.5, "Aisle 4")
+        and r["missing"] == [["body", "unitPrice"]]
+    ),
     "download": lambda r: (
         r == {"saved as": "résumé-7.pdf", "bytes": 1 << 20, "kept in the store": 0}
     ),
