@@ -18,6 +18,7 @@ The recipes page shows the files of ``recipes/`` (put in at build time by
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -46,9 +47,7 @@ def page_id(page: Path) -> str:
     return page.relative_to(DOCS).as_posix()
 
 
-@pytest.mark.parametrize(
-    "page", [page for page in PAGES if blocks(page)], ids=page_id
-)
+@pytest.mark.parametrize("page", [page for page in PAGES if blocks(page)], ids=page_id)
 def test_every_python_block_runs(
     page: Path,
     capsys: pytest.CaptureFixture[str],
@@ -97,7 +96,9 @@ def test_the_testing_guide_shows_tests_that_run() -> None:
     guide = (ROOT / "tests" / "recipes" / "test_testing_guide.py").read_text(
         encoding="utf-8"
     )
-    shown = [code for code in blocks(DOCS / "guides" / "testing.md") if "def test_" in code]
+    shown = [
+        code for code in blocks(DOCS / "guides" / "testing.md") if "def test_" in code
+    ]
     chunks = [chunk.strip() for code in shown for chunk in code.split("\n\n\n")]
     assert len(chunks) >= 7
     for chunk in chunks:
@@ -133,16 +134,26 @@ def test_the_api_reference_has_every_public_name() -> None:
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
     """The site builds with no warning, and renders every public name."""
     subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
-        + ["--site-dir", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
         cwd=ROOT,
         check=True,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "", "HOME": str(tmp_path)},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     for module, page in [
         (restwire, "restwire"),
         (restwire.middlewares, "middlewares"),
     ]:
-        html = (tmp_path / "reference" / page / "index.html").read_text("utf-8")
+        html = (tmp_path / "site" / "reference" / page / "index.html").read_text(
+            "utf-8"
+        )
         for name in module.__all__:
             assert f'id="{module.__name__}.{name}"' in html, name
