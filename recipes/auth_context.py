@@ -42,7 +42,7 @@ def api(base_url: str) -> RestEndpoint:
 
 
 def use_init() -> dict[str, Any]:
-    """The seed's ``useInit``: request options read from the context."""
+    """``use_init``: the request options read from the context."""
     return {"headers": {"Access-Token": current_token.get() or ""}}
 
 

@@ -23,11 +23,11 @@ SEED = "section 2.3, rules 1-3: key case conversion"
 
 def run(base_url: str, tour: Tour) -> Any:
     api = RestEndpoint(url_prefix=base_url)
-    seed_way = api.extend(path="/streams/:username/").use(CamelCaseKeys())
+    camel_way = api.extend(path="/streams/:username/").use(CamelCaseKeys())
     python_way = api.extend(path="/price/:pair").use(SnakeCaseKeys())
     with tour.client() as client:
         controller = Controller(client)
         return {
-            "CamelCaseKeys": controller.fetch(seed_way, {"username": "sky"}),
+            "CamelCaseKeys": controller.fetch(camel_way, {"username": "sky"}),
             "SnakeCaseKeys": controller.fetch(python_way, {"pair": "BTC-USD"}),
         }
