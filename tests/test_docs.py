@@ -128,6 +128,7 @@ def test_the_api_reference_has_every_public_name() -> None:
     )
 
 
+@pytest.mark.slow  # (.ci/run builds the site with --strict itself)
 @pytest.mark.skipif(
     importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed"
 )

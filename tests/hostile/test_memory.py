@@ -75,13 +75,13 @@ async def test_records_no_result_reaches_are_reclaimed(
         url_prefix=API, path="/posts/:id", schema=Post, data_expiry_length=1
     )
     peak = 0
-    for index in range(4096):
+    for index in range(2048):
         await controller.fetch(get_post, {"id": index})
         clock.advance(0.01)
         peak = max(peak, len(controller.store.records))
         assert len(controller.store) <= 101  # what 1 s holds: results expire at once
     # records of expired results go once as many bytes were dropped as are
-    # held (and 256 KiB): a few hundred records at most, never the 4,096
+    # held (and 256 KiB): a few hundred records at most, never the 2,048
     assert peak <= 600
     assert len(controller.store.records) <= 600
 
