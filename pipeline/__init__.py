@@ -1,6 +1,6 @@
 """restwire: a REST client layer on httpx where every concern is a middleware.
 
-Trace one call top to bottom (README's "Layout" has the whole table):
+Trace one call top to bottom (the docs' concepts pages tell the whole story):
 
 | module | concept |
 |---|---|

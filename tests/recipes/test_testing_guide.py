@@ -1,8 +1,9 @@
-"""How to test code that uses restwire: README's "Testing" section, run.
+"""How to test code that uses restwire: the docs' testing guide, run.
 
-The code under test is the ``posts`` recipe (``recipes/posts.py``). README
-shows blocks of this file verbatim (``tests/test_readme.py`` checks they
-are still here), so the guide cannot drift from what runs.
+The code under test is the ``posts`` recipe (``recipes/posts.py``). The
+guide (``docs/guides/testing.md``) shows blocks of this file verbatim
+(``tests/test_docs.py`` checks they are still here), so it cannot drift
+from what runs.
 """
 
 from __future__ import annotations
