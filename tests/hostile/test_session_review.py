@@ -7,9 +7,8 @@ bug is in a call."""
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import httpx
@@ -28,6 +27,7 @@ from restwire import (
 )
 from restwire.middlewares import OAuth2ClientCredentials, OAuth2Error
 from tests.conftest import FakeClock
+from tests.pipeline.test_stream import Dropping, events_of
 
 pytestmark = pytest.mark.anyio
 
@@ -36,51 +36,6 @@ STREAM = {"content-type": "text/event-stream"}
 TOKEN_URL = "https://auth.example.com/oauth/token"
 
 live = RestEndpoint(url_prefix=API, path="/live")
-
-
-class Dropping(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A body that sends ``data`` and then fails as a dropped connection."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield self.data
-        raise httpx.ReadError("connection reset")
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        yield self.data
-        raise httpx.ReadError("connection reset")
-
-
-async def events_of(
-    controller: Any,
-    endpoint: RestEndpoint[Any],
-    count: int | None = None,
-    **options: Any,
-) -> list[Any]:
-    """The first ``count`` values of a stream, under either driver."""
-    values = controller.stream(endpoint, **options)
-    if inspect.isawaitable(values):
-        values = await values
-    got: list[Any] = []
-    if hasattr(values, "__aiter__"):
-        try:
-            async for value in values:
-                got.append(value)
-                if len(got) == count:
-                    break
-        finally:
-            await values.aclose()
-    else:
-        try:
-            for value in values:
-                got.append(value)
-                if len(got) == count:
-                    break
-        finally:
-            values.close()
-    return got
 
 
 @pytest.fixture
