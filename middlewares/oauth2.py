@@ -107,9 +107,9 @@ DEFAULT_EARLY = 30.0
 _REDACTED = "[redacted]"
 
 
-#: Form fields a token request sends whose values are secrets (the grant's
-#: own, the secret and the password, are ``_secrets``).
-_SENT_SECRETS = frozenset({"refresh_token", "client_secret", "password"})
+#: Form fields a token request sends whose values are secrets besides the
+#: grant's own (the client secret and the password, ``_secrets``).
+_SENT_SECRETS = frozenset({"refresh_token"})
 
 
 class OAuth2Error(RestwireError):
