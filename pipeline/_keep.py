@@ -31,12 +31,22 @@ from ._exchange import EndpointView
 from ._http_cache import body_digest
 from ._identity import Unshared
 from ._job import Job
+from ._library import RESPONSE_NOT_READ, Response
 from ._model_records import record_fields
 from ._models import plain_body
 from ._store import MISSING, Batch, Result, Store, denormalize, normalize
 from ._unparsed import Unparsed
 
 __all__ = ["Keeper"]
+
+
+def _body_length(response: Response) -> int | None:
+    """The length of ``response``'s body, if it was read whole (what the
+    store sizes its value by: ``_retention.Sizes``)."""
+    try:
+        return len(response.content)
+    except RESPONSE_NOT_READ:
+        return None
 
 
 class Keeper:
@@ -94,13 +104,16 @@ class Keeper:
         if not keeps or type(job.identity) is Unshared:
             return denormalize(endpoint.schema, normalized, batch.records)
         result = None
+        body_bytes = None
         if not endpoint.side_effect:
             now = self.clock()
             expires = now + endpoint.data_expiry_length
             digest = None
             response = exchange.response
-            if response is not None and "caching" in response.extensions:
-                digest = body_digest(response.content)  # see renew()
+            if response is not None:
+                body_bytes = _body_length(response)
+                if "caching" in response.extensions:
+                    digest = body_digest(response.content)  # see renew()
             result = Result(
                 endpoint.schema,
                 normalized,
@@ -122,6 +135,7 @@ class Keeper:
             job.generation,
             endpoint.schema,
             normalized,
+            body_bytes=body_bytes,
         )
         if endpoint.adds_to is not None and type(normalized) is tuple:
             self._add_to_lists(job, normalized, batch)

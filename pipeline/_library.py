@@ -115,6 +115,8 @@ REQUEST_ERRORS: tuple[type[Exception], ...] = _every("RequestError")
 INVALID_URL: tuple[type[Exception], ...] = _every("InvalidURL")
 #: A one-shot body asked for a second time.
 STREAM_CONSUMED: tuple[type[Exception], ...] = _every("StreamConsumed")
+#: A body asked for before it was read.
+RESPONSE_NOT_READ: tuple[type[Exception], ...] = _every("ResponseNotRead")
 #: A body whose content coding cannot be undone.
 DECODING_ERRORS: tuple[type[Exception], ...] = _every("DecodingError")
 #: Each timeout error, and which of a ``Timeout``'s four it is.

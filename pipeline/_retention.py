@@ -17,6 +17,11 @@ grow with what is held:
   bounded number of objects however long a list is. They are close to what
   ``tracemalloc`` sees for JSON values and entity records (see
   ``tests/pipeline/test_retention.py``), erring on the large side.
+  Measuring a value still walks a few dozen objects, the largest part of
+  restwire's own work per call; so :class:`Sizes` measures only the first
+  results of each endpoint and one in 16 after, and sizes the others by
+  the length of the body they were read from, at the bytes per body byte
+  that endpoint's measured results held.
 
 The store calls it under its lock, except :meth:`Retention.touch`.
 """
@@ -33,7 +38,7 @@ from typing import Any
 
 from msgspec.structs import astuple as _astuple
 
-__all__ = ["DEFAULT_MAX_BYTES", "Retention", "Slot", "size_of"]
+__all__ = ["DEFAULT_MAX_BYTES", "Retention", "Sizes", "Slot", "size_of"]
 
 #: The store's bound when a controller is given none.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -99,6 +104,56 @@ def size_of(value: Any) -> int:
         else:
             push(zip(children, repeat(weight)))
     return int(total)
+
+
+class Sizes:
+    """The sizes of kept values, as :func:`size_of` measures them, most of
+    them estimated from the length of the body they were read from.
+
+    Per *kind* of result (an endpoint and the shape of its value), the
+    first ``_MEASURED`` values are measured, then one in ``_EVERY``; each
+    measurement updates the kind's bytes per body byte (a running mean
+    that leans to the larger: a new ratio above it is taken at once, one
+    below it moves it a quarter of the way), and the rest are that ratio
+    times their body's length. A value with no body (kept by ``set``, or
+    pushed) is always measured. At most ``_KINDS`` kinds are remembered
+    (the oldest forgotten first): endpoints made per call cost a bounded
+    table and measure again.
+    """
+
+    __slots__ = ("_kinds",)
+
+    def __init__(self) -> None:
+        #: kind -> [bytes per body byte, values seen]
+        self._kinds: OrderedDict[Hashable, list[float]] = OrderedDict()
+
+    def size(self, kind: Hashable, value: Any, body_bytes: int | None) -> int:
+        """About how many bytes ``value`` holds (see the class)."""
+        if not body_bytes:
+            return size_of(value)
+        kinds = self._kinds
+        seen = kinds.get(kind)
+        if seen is None:
+            if len(kinds) >= _KINDS:
+                kinds.popitem(last=False)
+            seen = kinds[kind] = [0.0, 0]
+        count = int(seen[1])
+        seen[1] = count + 1
+        if count >= _MEASURED and count % _EVERY:
+            return int(seen[0] * body_bytes)
+        measured = size_of(value)
+        ratio = measured / body_bytes
+        mean = seen[0]
+        seen[0] = ratio if ratio > mean else mean + (ratio - mean) / 4
+        return measured
+
+
+#: How many values of a kind :class:`Sizes` measures before it estimates.
+_MEASURED = 8
+#: Past those, one value in this many is measured.
+_EVERY = 16
+#: How many kinds of result :class:`Sizes` remembers.
+_KINDS = 1024
 
 
 class Retention:

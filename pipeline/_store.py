@@ -51,7 +51,7 @@ from ._columns import entities_by_column
 from ._entity import Entity, EntityError, _astuple, _force_setattr, _restore, build
 from ._model_records import model_pk_in, model_record, model_records, record_of
 from ._models import is_model, validate, validator
-from ._retention import DEFAULT_MAX_BYTES, OVERHEAD, Retention, Slot, size_of
+from ._retention import DEFAULT_MAX_BYTES, OVERHEAD, Retention, Sizes, Slot, size_of
 
 __all__ = [
     "EVERYONE",
@@ -453,6 +453,7 @@ class Store:
             )
         self.partitions: dict[Hashable, Partition] = {}
         self.retention = Retention(max_bytes)
+        self._sizes = Sizes()
         #: A clock of resets and forgettings: a call notes it when it begins
         #: and writes back only if nothing forgot its identity since.
         self.generation = 0
@@ -470,16 +471,23 @@ class Store:
         shape: Hashable,
         result: Result | None,
         generation: int,
+        *,
+        body_bytes: int | None = None,
     ) -> bool:
         """Merge ``batch``'s entities into ``identity``'s records and keep
         ``result`` under ``key`` and ``shape``.
 
         Nothing is written if the store was reset, or ``identity``
         forgotten, since ``generation``; the return value says whether it
-        was written.
+        was written. ``body_bytes``: the length of the body ``result`` was
+        read from, if it was (its size is then mostly estimated from it:
+        ``_retention.Sizes``).
         """
         with self.lock:
-            return self._commit(identity, batch, key, shape, result, generation) > 0
+            written = self._commit(
+                identity, batch, key, shape, result, generation, body_bytes
+            )
+            return written > 0
 
     def commit_and_read(
         self,
@@ -491,6 +499,8 @@ class Store:
         generation: int,
         schema: Any,
         value: Any,
+        *,
+        body_bytes: int | None = None,
     ) -> Any:
         """:meth:`commit`, then ``value`` (normalized by ``schema``: what
         the batch was made from) read with ``identity``'s records as they are now, as :meth:`read`
@@ -502,7 +512,9 @@ class Store:
         the store took whole too, reads back as the records the batch made,
         with no lookup per item."""
         with self.lock:
-            written = self._commit(identity, batch, key, shape, result, generation)
+            written = self._commit(
+                identity, batch, key, shape, result, generation, body_bytes
+            )
             if not written:
                 return MISSING
             if written == _WHOLE and type(schema) is list and type(value) is list:
@@ -519,6 +531,7 @@ class Store:
         shape: Hashable,
         result: Result | None,
         generation: int,
+        body_bytes: int | None = None,
     ) -> int:
         """:meth:`commit`, under the lock: 0 if nothing was written,
         ``_WHOLE`` if every record of the batch was stored as it was made
@@ -543,7 +556,10 @@ class Store:
                 each.records.pop(entity_key, None)
         if key is not None and result is not None:
             partition.results.setdefault(key, {})[shape] = result
-            size = OVERHEAD + len(key) + size_of(result.value)
+            value_size = self._sizes.size(
+                (result.route, shape), result.value, body_bytes
+            )
+            size = OVERHEAD + len(key) + value_size
             brought = len(partition.records) - held
             if brought > 0:
                 size += brought * _record_size(batch)

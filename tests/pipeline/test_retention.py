@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from restwire import Controller, Entity, RestEndpoint
-from restwire._retention import Retention, size_of
+from restwire._retention import Retention, Sizes, size_of
 from tests.conftest import FakeClock
 
 API = "http://api.test"
@@ -66,6 +66,75 @@ def test_sizes_are_close_to_what_tracemalloc_sees(make: Any) -> None:
     value, allocated = measured(make)
     estimate = size_of(value)
     assert 0.8 * allocated <= estimate <= 2.0 * allocated, (estimate, allocated)
+
+
+def body_of(count: int) -> bytes:
+    """A JSON list of ``count`` records, as a server sends it."""
+    return json.dumps(json.loads(BODY)[:1] * count).encode()
+
+
+def test_sizes_are_measured_first_then_estimated_from_the_body() -> None:
+    """The first values of a kind are measured; later ones are their
+    body's length times the measured bytes per body byte, within a factor
+    of what measuring them would say; a value with no body is measured."""
+    sizes = Sizes()
+    lengths = [3, 40, 7, 25, 1, 60, 12, 33] + [5, 64, 2, 48, 17] * 8
+    for index, count in enumerate(lengths):
+        body = body_of(count)
+        value = json.loads(body)
+        size = sizes.size("kind", value, len(body))
+        if index < 8:
+            assert size == size_of(value)
+        else:
+            assert 0.7 * size_of(value) <= size <= 1.6 * size_of(value), count
+    value = json.loads(body_of(9))
+    assert sizes.size("kind", value, None) == size_of(value)
+
+
+def test_sizes_of_a_new_kind_of_value_are_measured_not_guessed() -> None:
+    """An endpoint whose values hold far more per body byte than another's
+    (records into many small objects vs one long string) is measured for
+    itself: each kind has its own ratio."""
+    sizes = Sizes()
+    text = json.dumps({"text": "x" * 4000}).encode()
+    for _ in range(40):
+        sizes.size("text", json.loads(text), len(text))
+    many = body_of(50)
+    value = json.loads(many)
+    for _ in range(20):
+        sizes.size("records", value, len(many))
+    assert sizes.size("records", value, len(many)) >= 0.7 * size_of(value)
+
+
+@pytest.mark.parametrize("schema", [None, [Record]], ids=["json", "entities"])
+def test_urls_whose_bodies_vary_in_length_stay_within_the_bound(schema: Any) -> None:
+    """Sizes estimated from each body's length: a bound over results of 1
+    to 64 records each holds as it does for results all alike (a bound
+    large next to the controller's other caches, so that sizes off by half
+    would show)."""
+    bound = 2 << 20
+    bodies = [body_of(1 + (n * 37) % 64) for n in range(64)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        n = int(request.url.path.rsplit("/", 1)[1])
+        return httpx.Response(
+            200, content=bodies[n % 64], headers={"content-type": "application/json"}
+        )
+
+    endpoint = RestEndpoint(url_prefix=API, path="/item/:n", schema=schema)
+    transport = httpx.MockTransport(answer)
+    with Controller(transport=transport, max_store_bytes=bound) as controller:
+        for n in range(-300, 0):
+            controller.fetch(endpoint, {"n": -n})
+
+        def many() -> None:
+            for n in range(800):
+                controller.fetch(endpoint, {"n": n})
+
+        _, grown = measured(many)
+        assert controller.store.size_bytes <= bound
+        assert grown <= 1.1 * bound + (1 << 20)
+        assert 0 < len(controller.store) < 800
 
 
 @pytest.mark.parametrize("schema", [None, [Record]], ids=["json", "entities"])
