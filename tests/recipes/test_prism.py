@@ -125,8 +125,8 @@ class Wire:
 
 def _problem(response: httpx.Response) -> str:
     try:
-        body = json.loads(response.read())
-    except (ValueError, httpx.HTTPError):
+        body = json.loads(response.content)
+    except (ValueError, RuntimeError):  # not JSON; not read (ResponseNotRead)
         return ""
     return f"{body.get('title')}: {body.get('detail')}"
 
@@ -451,6 +451,7 @@ async def test_prism_refuses_what_stripes_description_does_not_allow(
         (customers.create, None, {"name": "Ada"}),  # JSON, not a form
         (customers.create, None, Form({"name": "x" * 257})),
         (keyless, None, None),
+        (customers.get_list.extend(path="/v1/customer"), None, None),  # a typo
     ]
     for endpoint, params, body in wrong:
         with contextlib.suppress(Exception):
@@ -464,6 +465,9 @@ async def test_prism_refuses_what_stripes_description_does_not_allow(
         "POST /v1/customers: request: Supported content types: application/x-www-form-urlencoded",
         "POST /v1/customers: body.name: Request body property name must NOT have more than 256 characters",
         "GET /v1/customers: request: Invalid security scheme used",
+        "GET /v1/customer: 404 Route not resolved, no path matched: The route "
+        "/v1/customer hasn't been found in the specification file",
+        "GET /v1/customer: no operation of the description has this path and method",
     ]
 
 
