@@ -5,7 +5,7 @@ convention wrong fails here as it would there:
 
 | route | conventions |
 |---|---|
-| ``GET /v1/customers``, ``GET /v1/customers/<id>``, ``POST /v1/customers`` | Stripe: ``Authorization: Bearer`` the secret key ``STRIPE_KEY``; ``Stripe-Version`` echoed back (a version it does not know is a 400); queries and form bodies in brackets (``expand[]=``, ``created[gte]=``, ``created[lte]=``, ``metadata[plan]=``); a POST's ``Idempotency-Key`` replays the first answer; errors as ``{"error": {"type", "code", "message", "param"}}`` |
+| ``GET /v1/customers``, ``GET /v1/customers/<id>``, ``POST /v1/customers`` | Stripe: ``Authorization: Bearer`` the secret key ``STRIPE_KEY``; ``Stripe-Version`` echoed back (a version it does not know is a 400); queries and form bodies in brackets (``expand[]=``, ``created[gte]=``, ``created[lte]=``, ``metadata[plan]=``); a customer's ``default_source`` is the card's ID unless ``expand[]`` names it; a POST's ``Idempotency-Key`` replays the first answer; errors as ``{"error": {"type", "code", "message", "param"}}`` |
 | ``GET /repos/<owner>/<repo>/issues``, ``GET /repos/<owner>/<repo>/issues/<n>`` | GitHub: ``Authorization: Bearer GITHUB_TOKEN``; ``X-GitHub-Api-Version: 2022-11-28`` (another is a 400); ``per_page``/``page`` with ``Link`` pages; an ``ETag`` per answer and 304 for a matching ``If-None-Match`` (not counted against the rate limit, as GitHub's); ``x-ratelimit-limit``/``remaining``/``used``/``reset``; ``Accept: application/vnd.github.html+json`` adds ``body_html`` |
 | ``POST /fastapi/token``, ``GET /fastapi/items``, ``GET /fastapi/items/<id>``, ``POST /fastapi/items`` | FastAPI's tutorial: ``OAuth2PasswordRequestForm`` (form ``username``/``password``) answering ``{"access_token", "token_type": "bearer"}``; items in camelCase (pydantic's ``to_camel`` aliases); fastapi-pagination's ``Page``; no trailing slash (``/items/`` is a 307 to ``/items``); 401 ``{"detail": "Not authenticated"}``; 422 ``{"detail": [{"type", "loc", "msg", "input"}]}`` |
 """
@@ -52,7 +52,10 @@ class Providers:
         self.lock = lock
         self.stripe: dict[str, dict[str, Any]] = {}
         for n in range(1, 6):
-            self._stripe_add({"name": f"Customer {n}"}, created=1700000000 + n * 1000)
+            self._stripe_add(
+                {"name": f"Customer {n}", "default_source": "card_demo"},
+                created=1700000000 + n * 1000,
+            )
         #: Idempotency-Key -> the answer first given, as Stripe keeps them.
         self.replays: dict[str, dict[str, Any]] = {}
         #: How many of the next POSTs create the customer, then answer 503 as
@@ -99,7 +102,7 @@ class Providers:
             "created": created,
             "name": fields.get("name"),
             "metadata": fields.get("metadata", {}),
-            "default_source": None,
+            "default_source": fields.get("default_source"),
         }
         self.stripe[row["id"]] = row
         return row
@@ -120,6 +123,10 @@ class Providers:
         return None
 
     def _expanded(self, row: dict[str, Any], expand: list[str]) -> dict[str, Any]:
+        """``row`` with its default source, an ID, expanded into the card
+        where the request asks (as Stripe expands what ``expand[]`` names)."""
+        if row["default_source"] is None:
+            return row
         if "default_source" in expand or "data.default_source" in expand:
             source = {"id": "card_demo", "object": "card", "last4": "4242"}
             return {**row, "default_source": source}

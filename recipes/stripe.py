@@ -14,7 +14,9 @@ an API people call every day. Each choice, and why:
   in the query and in form bodies alike, so you write Python values:
   ``expand=["data.default_source"]`` goes as ``expand[]=...``,
   ``created={"gte": t}`` as ``created[gte]=t``, and a ``Form`` body's
-  ``metadata={"plan": "pro"}`` as ``metadata[plan]=pro``.
+  ``metadata={"plan": "pro"}`` as ``metadata[plan]=pro``. An expandable
+  field is the object's ID unless the call expands it, so
+  ``Customer.default_source`` holds either (``str | dict``).
 - ``Form(...)``: Stripe's POSTs are form-encoded, not JSON.
 - ``IdempotencyKey()`` then ``Retry(...)``: every POST gets a fresh UUID
   ``Idempotency-Key``, kept across re-sends, so ``Retry`` may re-send a
@@ -68,7 +70,17 @@ class Customer(Entity):
     name: str | None = None
     created: int = 0
     metadata: dict[str, str] | None = None
-    default_source: dict[str, Any] | None = None
+    #: The default payment source's ID, or, where the call expands it
+    #: (``expand=["default_source"]``; ``"data.default_source"`` on a
+    #: list), the source itself: a card, a bank account or a source.
+    default_source: str | dict[str, Any] | None = None
+
+
+def last4(customer: Customer) -> str | None:
+    """The last four digits of the customer's default card, where the call
+    expanded it (unexpanded, ``default_source`` is the card's ID)."""
+    source = customer.default_source
+    return source.get("last4") if isinstance(source, dict) else None
 
 
 def stripe_api(base_url: str, key: str) -> RestEndpoint[Any]:
@@ -105,7 +117,7 @@ def run(base_url: str, tour: Tour) -> Any:
             "expand": ["data.default_source"],
         }
         found = controller.paginate(stripe.get_list, query, items=True)
-        listed = [(c.id, (c.default_source or {}).get("last4")) for c in found]
+        listed = [(c.id, last4(c)) for c in found]
         tour.say(f"created in a range, two a page, cards expanded: {listed}")
 
         form = Form({"name": "Ada", "metadata": {"plan": "pro"}})

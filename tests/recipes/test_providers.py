@@ -72,6 +72,24 @@ async def test_stripe_lists_in_brackets_with_its_key_and_version(
         assert request.headers["stripe-version"] == "2024-06-20"
 
 
+async def test_stripe_gives_a_source_as_its_id_unless_expanded(
+    controller: Any, api: DemoApi
+) -> None:
+    customers = stripe.customers(stripe.stripe_api(api.origin, STRIPE_KEY))
+    plain = await controller.fetch(customers.get, {"id": "cus_D001"})
+    assert plain.default_source == "card_demo"  # Stripe's anyOf: the ID, or
+    assert stripe.last4(plain) is None
+    controller.reset()
+    query = {"id": "cus_D001", "expand": ["default_source"]}
+    expanded = await controller.fetch(customers.get, query)  # ...the card
+    assert expanded.default_source == {
+        "id": "card_demo",
+        "object": "card",
+        "last4": "4242",
+    }
+    assert stripe.last4(expanded) == "4242"
+
+
 async def test_stripe_creates_from_a_form_under_a_fresh_idempotency_key(
     controller: Any, api: DemoApi
 ) -> None:
