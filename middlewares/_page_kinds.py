@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from restwire import ContentError, page_total
+from restwire._errors import SettingError
 from restwire._library import INVALID_URL, URL, Response
 
 __all__ = [
@@ -62,7 +63,7 @@ def check_path(kind: str, name: str, path: object) -> None:
     """Refuse, where the middleware is written, a field name or dotted path
     that names nothing (``""``, ``"a..b"``, not text)."""
     if not isinstance(path, str) or not all(path.split(".")):
-        raise ValueError(
+        raise SettingError(
             f"BodyPagination.{kind}: {name} must be a field name or dotted path, not {path!r}"
         )
 
@@ -70,7 +71,7 @@ def check_path(kind: str, name: str, path: object) -> None:
 def check_name(kind: str, name: str, param: object) -> None:
     """Refuse a query parameter name that is empty or not text."""
     if not isinstance(param, str) or not param:
-        raise ValueError(
+        raise SettingError(
             f"BodyPagination.{kind}: {name} must be a non-empty name, not {param!r}"
         )
 

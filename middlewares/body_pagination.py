@@ -37,6 +37,7 @@ guard, ``max_pages`` and origin check as ``Link`` headers.
 from __future__ import annotations
 
 from restwire._envelope import Envelope, NextPage
+from restwire._errors import SettingError
 
 from ._page_kinds import (
     CursorFrom,
@@ -70,10 +71,10 @@ class BodyPagination(Envelope):
         ``cursor_from``, :meth:`cursor`'s kind instead (``more=None``:
         while a page has items; ``param`` defaults to ``starting_after``)."""
         if results == "" or next == "" or param == "":
-            raise ValueError("results, next and param must be non-empty names")
+            raise SettingError("results, next and param must be non-empty names")
         if cursor_from is not None or more is not None:
             if cursor_from is None or next != "next":
-                raise ValueError(
+                raise SettingError(
                     "BodyPagination: more= goes with cursor_from= (a cursor from "
                     "the last item), which takes no next="
                 )
@@ -127,7 +128,7 @@ class BodyPagination(Envelope):
         if pages is not None:
             check_path("pages", "pages", pages)
         elif size is None:
-            raise ValueError(
+            raise SettingError(
                 "BodyPagination.pages: give pages= (the body's count of pages), "
                 "or size= (items a page, or its query parameter) to count up "
                 "to a total of items"
@@ -135,13 +136,13 @@ class BodyPagination(Envelope):
         if total is not None:
             check_path("pages", "total", total)
         if isinstance(size, bool) or (isinstance(size, int) and size < 1):
-            raise ValueError(
+            raise SettingError(
                 f"BodyPagination.pages: size must be at least 1, not {size!r}"
             )
         if isinstance(size, str):
             check_name("pages", "size", size)
         if isinstance(first, bool) or not isinstance(first, int) or first < 0:
-            raise ValueError(
+            raise SettingError(
                 f"BodyPagination.pages: first must be 0 or more, not {first!r}"
             )
         return cls._of(results, PageNumbers(page, pages, total, size, first))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import get_args
 
 from restwire import Credentials, Exchange
+from restwire._errors import SettingError
 
 __all__ = ["CookieCredentials"]
 
@@ -31,7 +32,7 @@ class CookieCredentials:
 
     def __init__(self, mode: Credentials = "same-origin") -> None:
         if mode not in _MODES:
-            raise ValueError(f"mode must be one of {sorted(_MODES)}, not {mode!r}")
+            raise SettingError(f"mode must be one of {sorted(_MODES)}, not {mode!r}")
         self.mode: Credentials = mode
 
     def on_request(self, exchange: Exchange) -> None:

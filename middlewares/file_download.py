@@ -14,6 +14,7 @@ stream them to disk with ``controller.download`` instead.
 from __future__ import annotations
 
 from restwire import Exchange, RestEndpoint, filename_from
+from restwire._errors import UsageError
 
 __all__ = ["FileDownload"]
 
@@ -30,7 +31,7 @@ class FileDownload:
     def check_endpoint(self, endpoint: RestEndpoint) -> None:
         content = endpoint.content
         if not content.binary or content.streamed:
-            raise TypeError(
+            raise UsageError(
                 f"{endpoint.label}: FileDownload needs content='blob' or 'bytes', "
                 f"not {content.name!r} (stream large files with controller.download)"
             )

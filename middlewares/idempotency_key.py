@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Collection
 
 from restwire import PUBLIC_HEADERS, Exchange
+from restwire._errors import UsageError
 
 __all__ = ["KEY_HEADER", "IdempotencyKey"]
 
@@ -51,9 +52,11 @@ class IdempotencyKey:
         methods: Collection[str] = ("POST", "PATCH"),
     ) -> None:
         if not isinstance(header, str) or not header:
-            raise TypeError(f"header must be a header name, not {header!r}")
+            raise UsageError(f"header must be a header name, not {header!r}")
         if isinstance(methods, str):
-            raise TypeError(f"methods must be a collection of methods, not {methods!r}")
+            raise UsageError(
+                f"methods must be a collection of methods, not {methods!r}"
+            )
         self.header = header
         self.methods = frozenset(method.upper() for method in methods)
         self._name = header.lower()

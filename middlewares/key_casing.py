@@ -70,6 +70,7 @@ from typing import Any, cast
 from urllib.parse import quote, unquote
 
 from restwire import Exchange, Form, RestwireError, Unparsed
+from restwire._errors import SettingError
 
 __all__ = [
     "STYLES",
@@ -456,7 +457,7 @@ class _KeyCasing:
 
     def __init__(self, *, params: bool = False, style: str = "roundtrip") -> None:
         if style not in STYLES:
-            raise ValueError(
+            raise SettingError(
                 f"{type(self).__name__}: style must be one of "
                 f"{', '.join(map(repr, STYLES))}, not {style!r}"
             )

@@ -88,6 +88,7 @@ from restwire import (
     RestwireError,
     SideCall,
 )
+from restwire._errors import SettingError
 
 from .access_token import AccessToken
 from .shared_token import SharedToken
@@ -218,12 +219,12 @@ class _OAuth2Grant(AccessToken):
         shared: SharedToken | None,
     ) -> None:
         if auth_method not in ("client_secret_basic", "client_secret_post"):
-            raise ValueError(
+            raise SettingError(
                 "auth_method must be 'client_secret_basic' or 'client_secret_post', "
                 f"not {auth_method!r}"
             )
         if early is not None and early < 0:
-            raise ValueError(f"early must be 0 or more seconds, not {early!r}")
+            raise SettingError(f"early must be 0 or more seconds, not {early!r}")
         super().__init__(header="Authorization", prefix="Bearer ", shared=shared)
         self.token_url = token_url
         self.client_id = client_id
@@ -535,7 +536,7 @@ class OAuth2Password(_OAuth2Grant):
         shared: SharedToken | None = None,
     ) -> None:
         if shared is not None and shared.name is None:
-            raise ValueError(
+            raise SettingError(
                 "OAuth2Password: give the SharedToken a name of this user's own "
                 "(SharedToken(redis, name=...)); a slot per origin would share "
                 "one user's token with every user of the API"

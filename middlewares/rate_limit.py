@@ -87,6 +87,7 @@ from restwire import (
     Sleep,
     TakeLease,
 )
+from restwire._errors import SettingError
 from restwire._extras import require
 from restwire._library import Headers, Response
 
@@ -449,13 +450,13 @@ class RateLimit:
         max_pause: float = 300.0,
     ) -> None:
         if limit is not None and limit < 1:
-            raise ValueError(f"limit must be at least 1, not {limit!r}")
+            raise SettingError(f"limit must be at least 1, not {limit!r}")
         if per <= 0 or lease <= 0 or max_wait < 0:
-            raise ValueError("per and lease must be positive, max_wait not negative")
+            raise SettingError("per and lease must be positive, max_wait not negative")
         if not max_pause > 0:
-            raise ValueError(f"max_pause must be positive, not {max_pause!r}")
+            raise SettingError(f"max_pause must be positive, not {max_pause!r}")
         if not (callable(scope) or scope in ("origin", "endpoint")):
-            raise ValueError(
+            raise SettingError(
                 f"scope must be 'origin', 'endpoint' or a function, not {scope!r}"
             )
         self.limit, self.per, self.scope = limit, per, scope

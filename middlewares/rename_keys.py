@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from restwire import ContentError, Exchange, RequestBodyError
+from restwire._errors import SettingError
 
 __all__ = ["RenameKeys"]
 
@@ -54,7 +55,7 @@ class RenameKeys:
         self.to_wire = dict(mapping)
         self.to_client = {wire: client for client, wire in mapping.items()}
         if len(self.to_client) != len(self.to_wire):
-            raise ValueError("two client names map to one wire name")
+            raise SettingError("two client names map to one wire name")
         self.nested = nested
 
     def on_request(self, exchange: Exchange) -> None:

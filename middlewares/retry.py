@@ -44,6 +44,7 @@ from restwire import (
     Sleep,
     TransportError,
 )
+from restwire._errors import SettingError
 from restwire._library import Response
 from restwire._retry_after import retry_after_seconds
 
@@ -91,7 +92,7 @@ class Retry:
         jitter: Callable[[], float] = random.random,
     ) -> None:
         if attempts < 1:
-            raise ValueError("attempts counts the first try too: at least 1")
+            raise SettingError("attempts counts the first try too: at least 1")
         self.attempts = attempts
         self.statuses = frozenset(statuses)
         self.methods = frozenset(method.upper() for method in methods)

@@ -65,8 +65,10 @@ from ._errors import (
     RequestBodyError,
     RestwireError,
     RestwireWarning,
+    SettingError,
     TooManyRedirects,
     TransportError,
+    UsageError,
 )
 from ._exchange import EndpointView, Exchange
 from ._extras import MissingExtra
@@ -171,6 +173,7 @@ __all__ = [
     "RestwireWarning",
     "ServerError",
     "ServerSentEvent",
+    "SettingError",
     "Sharing",
     "SideCall",
     "Sleep",
@@ -185,6 +188,7 @@ __all__ = [
     "UnauthorizedError",
     "Unparsed",
     "UnprocessableEntityError",
+    "UsageError",
     "fast_transport",
     "filename_from",
     "hookify_resource",

@@ -55,7 +55,13 @@ from typing import Any
 from . import _library
 from ._concurrency import acall, call
 from ._effects import Progress, Reader, Sink
-from ._errors import InvalidRequest, RequestBodyError, TransportError, redact_url
+from ._errors import (
+    InvalidRequest,
+    RequestBodyError,
+    TransportError,
+    UsageError,
+    redact_url,
+)
 from ._library import (
     INVALID_URL,
     REQUEST_ERRORS,
@@ -144,14 +150,14 @@ class Adapter:
         controller = "AsyncController" if asynchronous else "Controller"
         if client is not None:
             if transport is not None:
-                raise TypeError(
+                raise UsageError(
                     f"{controller}() takes a client or a transport, not both: "
                     "give the transport to your client instead"
                 )
             library = library_of(client)
             kind = library.AsyncClient if asynchronous else library.Client
             if not isinstance(client, kind):
-                raise TypeError(_not_a_client(client, asynchronous))
+                raise UsageError(_not_a_client(client, asynchronous))
             return cls(client, library=library)
         if transport is not None:
             _check_transport(transport, asynchronous)
@@ -887,7 +893,7 @@ def _check_transport(transport: object, asynchronous: bool) -> None:
         if callable(getattr(transport, other_method, None))
         else ""
     )
-    raise TypeError(
+    raise UsageError(
         f"{controller}(transport=...) takes an httpx.{wanted} (or an httpx2 "
         f"one: {example}), not {_kind_name(transport)}{hint}"
     )

@@ -77,7 +77,13 @@ from ._effects import (
     not_an_effect,
 )
 from ._endpoint import RestEndpoint
-from ._errors import ContentError, ControllerClosed, RestwireError, TransportError
+from ._errors import (
+    ContentError,
+    ControllerClosed,
+    RestwireError,
+    TransportError,
+    UsageError,
+)
 from ._http_cache import HttpCache
 from ._identity import Sharing
 from ._job import BOTH, GET, RAW, Job
@@ -173,7 +179,7 @@ async def _perform(
             return None
         case SideCall():
             if side is None:
-                raise TypeError(f"{job.label}: a SideCall is for a call's chain")
+                raise UsageError(f"{job.label}: a SideCall is for a call's chain")
             outcome = await run_async(side(effect), adapter, closing, job, side)
             if isinstance(outcome, _Answer):  # a side call is never answered
                 return outcome.outcome()

@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ._effects import Flow
-from ._errors import RestwireError
+from ._errors import RestwireError, UsageError
 from ._exchange import Exchange
 from ._library import Response
 
@@ -234,7 +234,7 @@ class Stack:
             elif any(hasattr(layer, hook) for hook in _HOOKS):
                 flat.append(layer)
             else:
-                raise TypeError(
+                raise UsageError(
                     f"{layer!r} is not a middleware: it needs one of "
                     f"{', '.join(_HOOKS)}"
                 )

@@ -37,6 +37,7 @@ import anyio.abc
 import anyio.to_thread
 
 from ._effects import FlowLock
+from ._errors import UsageError
 
 __all__ = [
     "AsyncBackground",
@@ -268,7 +269,7 @@ def not_awaitable(function: Any, result: Any, instead: str = _SYNC_ONLY) -> Any:
     if inspect.isawaitable(result):
         if inspect.iscoroutine(result):
             result.close()
-        raise TypeError(f"{function!r} is async; {instead}")
+        raise UsageError(f"{function!r} is async; {instead}")
     return result
 
 

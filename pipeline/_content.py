@@ -72,7 +72,13 @@ from typing import Any, ClassVar, Literal, Protocol
 import msgspec
 
 from ._adapter import form_bytes
-from ._errors import BodyTooLarge, ContentError, RequestBodyError
+from ._errors import (
+    BodyTooLarge,
+    ContentError,
+    RequestBodyError,
+    SettingError,
+    UsageError,
+)
 from ._http import BODYLESS_METHODS
 from ._library import DECODING_ERRORS, Response, library_of
 from ._param_styles import form_fields
@@ -181,7 +187,7 @@ class Content(abc.ABC):
     def __init__(self, **changes: str | None) -> None:
         wrong = set(changes) - self._CHANGEABLE
         if wrong:
-            raise TypeError(
+            raise UsageError(
                 f"{type(self).__name__} can change only {sorted(self._CHANGEABLE)} "
                 f"for one endpoint, not {sorted(wrong)} (binary and streamed "
                 "belong to the kind: subclass it)"
@@ -356,7 +362,7 @@ def content_kind(content: ContentKind | str) -> ContentKind:
         return content
     kind = CONTENT_KINDS.get(content) if isinstance(content, str) else None
     if kind is None:
-        raise ValueError(
+        raise SettingError(
             f"content must be a Content or one of {sorted(CONTENT_KINDS)}, "
             f"not {content!r}"
         )
@@ -765,7 +771,7 @@ def json_default(value: Any) -> Any:
     to_json = getattr(value, "to_json", None)
     if callable(to_json):
         return to_json()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    raise UsageError(f"{type(value).__name__} is not JSON serializable")
 
 
 def encode_json(value: Any, where: str) -> bytes:

@@ -48,7 +48,14 @@ from ._credentials import is_credential
 from ._durations import check_seconds
 from ._effects import Flow, SideCall, _Answer, answered
 from ._endpoint import RestEndpoint, as_params
-from ._errors import InvalidRequest, RestwireError, fresh_error, redact_url
+from ._errors import (
+    InvalidRequest,
+    RestwireError,
+    SettingError,
+    UsageError,
+    fresh_error,
+    redact_url,
+)
 from ._exchange import Exchange
 from ._flights import PENDING, Flight, Flights
 from ._header_params import links_by_rel, parse_link_header
@@ -116,7 +123,7 @@ class BaseController(Generic[ClientT, EventT]):
         max_store_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         if identity is not None and not callable(identity):
-            raise TypeError(
+            raise UsageError(
                 f"identity= takes a function naming the caller (a user id, say), "
                 f"not {type(identity).__name__}"
             )
@@ -181,7 +188,7 @@ class BaseController(Generic[ClientT, EventT]):
         elif isinstance(target, RestEndpoint):
             members = [target]
         else:
-            raise TypeError(
+            raise UsageError(
                 f"invalidate_all() takes an endpoint or a resource, not {target!r}"
             )
         return self._store.invalidate_routes(
@@ -226,9 +233,9 @@ class BaseController(Generic[ClientT, EventT]):
         middleware and ``process``.
         """
         if not isinstance(endpoint, RestEndpoint):
-            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+            raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
         if mode == GET and endpoint.side_effect:
-            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
+            raise UsageError(f"{endpoint.label}: get() is for reads; use fetch()")
         exchange, plain = self._exchange(endpoint, params, body, url, mode != RAW)
         key = f"{endpoint.method} {plain}"
         return Job(
@@ -335,7 +342,7 @@ class BaseController(Generic[ClientT, EventT]):
         client's default headers, and not the client's own ``auth``."""
         endpoint = call.endpoint
         if not isinstance(endpoint, RestEndpoint):
-            raise TypeError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
+            raise UsageError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
         exchange, _ = self._exchange(endpoint, call.params, call.body)
         exchange.credentials = "omit"
         terminal = self._terminal
@@ -451,7 +458,7 @@ class BaseController(Generic[ClientT, EventT]):
         and the jar's ``Cookie``, and its identity is read from those as the
         innermost step reads it from the request it builds."""
         if endpoint.side_effect:
-            raise TypeError(f"{endpoint.label}: get() is for reads; use fetch()")
+            raise UsageError(f"{endpoint.label}: get() is for reads; use fetch()")
         if endpoint.middleware.sends_credentials:
             return MISSING
         url, plain = self._targets(endpoint, as_params(params, endpoint.label))
@@ -576,7 +583,7 @@ class BaseController(Generic[ClientT, EventT]):
         middleware run up to the wire, sending nothing): never another's.
         """
         if not isinstance(endpoint, RestEndpoint):
-            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+            raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
         if endpoint.side_effect:
             raise InvalidRequest(
                 f"{endpoint.label}: set() keeps what a read answers; a "
@@ -621,7 +628,7 @@ class BaseController(Generic[ClientT, EventT]):
         """The endpoint as ``stream`` calls it (its body an event stream,
         read as it comes), once its options are checked."""
         if not isinstance(endpoint, RestEndpoint):
-            raise TypeError(f"expected a RestEndpoint, got {endpoint!r}")
+            raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
         if endpoint.side_effect:
             raise InvalidRequest(
                 f"{endpoint.label}: stream() opens an event stream with a read "
@@ -630,17 +637,17 @@ class BaseController(Generic[ClientT, EventT]):
         if max_event_size is not None and (
             not isinstance(max_event_size, int) or max_event_size <= 0
         ):
-            raise ValueError(
+            raise SettingError(
                 f"{endpoint.label}: max_event_size must be a number of bytes "
                 f"above 0 (or None), not {max_event_size!r}"
             )
         if not isinstance(max_reconnects, int) or max_reconnects < 0:
-            raise ValueError(
+            raise SettingError(
                 f"{endpoint.label}: max_reconnects must be 0 or more, "
                 f"not {max_reconnects!r}"
             )
         if not isinstance(retry, int | float) or not 0 <= retry <= MAX_RETRY_DELAY:
-            raise ValueError(
+            raise SettingError(
                 f"{endpoint.label}: retry must be seconds between 0 and "
                 f"{MAX_RETRY_DELAY:g}, not {retry!r}"
             )
@@ -735,7 +742,7 @@ class BaseController(Generic[ClientT, EventT]):
             check_seconds("frequency", frequency)
         chosen = frequency if frequency is not None else endpoint.poll_frequency
         if chosen is None or chosen <= 0:
-            raise ValueError(
+            raise SettingError(
                 f"{endpoint.label}: no poll frequency; set poll_frequency on the "
                 "endpoint or pass frequency="
             )
@@ -752,7 +759,7 @@ class BaseController(Generic[ClientT, EventT]):
         """Join the poller of this request for the caller's identity (the
         subscription), and the poller if it is new and needs running."""
         if callback is None:
-            raise TypeError("subscribe() needs a callback")
+            raise UsageError("subscribe() needs a callback")
         seconds = self._frequency(endpoint, frequency)
         request_key = self.key(endpoint, params)
         key = (request_key, self._probe(endpoint, params), endpoint.shape)

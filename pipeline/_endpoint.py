@@ -60,7 +60,7 @@ from ._chain import Middleware, Stack
 from ._content import ContentKind, JsonContent, content_kind, is_json_body
 from ._durations import check_seconds
 from ._entity import Entity
-from ._errors import REDACTED, ParameterError, redact_url
+from ._errors import REDACTED, ParameterError, SettingError, UsageError, redact_url
 from ._header_merge import merge_headers, merge_sensitive, plain_headers
 from ._http import SAFE_METHODS
 from ._page import Page, PageSchema
@@ -155,17 +155,17 @@ class PathTemplate:
                 literal = ""
             if token == "{":
                 if group is not None:
-                    raise ValueError(f"path {source!r}: groups cannot nest")
+                    raise SettingError(f"path {source!r}: groups cannot nest")
                 group = []
             elif token == "}":
                 if group is None:
-                    raise ValueError(f"path {source!r}: '}}' without '{{'")
+                    raise SettingError(f"path {source!r}: '}}' without '{{'")
                 parts.append(_Group(tuple(group)))
                 group = None
             else:
                 target.append(_Placeholder(match.group(1)))
         if group is not None:
-            raise ValueError(f"path {source!r}: '{{' is never closed")
+            raise SettingError(f"path {source!r}: '{{' is never closed")
         literal += source[position:]
         if literal:
             parts.append(literal)
@@ -332,15 +332,15 @@ def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | N
     if value is None:
         if allow_none:
             return None
-        raise ValueError(f"{name} must be a number of seconds, not None")
+        raise SettingError(f"{name} must be a number of seconds, not None")
     if isinstance(value, datetime.timedelta):
         seconds = value.total_seconds()
     elif isinstance(value, int | float) and not isinstance(value, bool):
         seconds = float(value)
     else:
-        raise TypeError(f"{name} must be seconds or a timedelta, not {value!r}")
+        raise UsageError(f"{name} must be seconds or a timedelta, not {value!r}")
     if seconds < 0:
-        raise ValueError(f"{name} must not be negative, got {seconds}")
+        raise SettingError(f"{name} must not be negative, got {seconds}")
     return seconds
 
 
@@ -388,7 +388,9 @@ def _method(value: Any) -> str:
     """An HTTP method, upper case; anything that is no method name (``None``,
     a number, text with spaces) is refused where the endpoint is written."""
     if not isinstance(value, str) or not _TOKEN_CHARS.fullmatch(value):
-        raise TypeError(f"method must be an HTTP method name like 'GET', not {value!r}")
+        raise UsageError(
+            f"method must be an HTTP method name like 'GET', not {value!r}"
+        )
     return value.upper()
 
 
@@ -417,13 +419,13 @@ def _check_types(values: Mapping[str, Any]) -> None:
             expected = " or ".join(
                 "None" if k is type(None) else k.__name__ for k in kinds
             )
-            raise TypeError(f"{name} must be {expected}, not {value!r}")
+            raise UsageError(f"{name} must be {expected}, not {value!r}")
         if (
             name in ("max_redirects", "max_body_size")
             and value is not None
             and value < 0
         ):
-            raise ValueError(f"{name} must not be negative, got {value}")
+            raise SettingError(f"{name} must not be negative, got {value}")
 
 
 def _adds_to(value: Any) -> tuple[RestEndpoint[Any], str]:
@@ -434,11 +436,11 @@ def _adds_to(value: Any) -> tuple[RestEndpoint[Any], str]:
         or not isinstance(value[0], RestEndpoint)
         or value[1] not in ("end", "start")
     ):
-        raise TypeError(
+        raise UsageError(
             f"adds_to must be (list endpoint, 'end' or 'start'), not {value!r}"
         )
     if value[0].side_effect:
-        raise ValueError(f"adds_to names {value[0].label}, which is not a read")
+        raise SettingError(f"adds_to names {value[0].label}, which is not a read")
     return value[0], value[1]
 
 
@@ -447,10 +449,10 @@ def _expires(value: Any) -> tuple[RestEndpoint[Any], ...]:
     if not isinstance(value, tuple | list) or not all(
         isinstance(each, RestEndpoint) for each in value
     ):
-        raise TypeError(f"expires must be a tuple of endpoints, not {value!r}")
+        raise UsageError(f"expires must be a tuple of endpoints, not {value!r}")
     for each in value:
         if each.side_effect:
-            raise ValueError(f"expires names {each.label}, which is not a read")
+            raise SettingError(f"expires names {each.label}, which is not a read")
     return tuple(value)
 
 
@@ -459,7 +461,7 @@ def _check_error_schema(schema: Any) -> None:
     schema, or one that would delete records (``Invalidate``): an error body
     is read, never stored."""
     if isinstance(schema, Invalidate):
-        raise TypeError(
+        raise UsageError(
             "error_schema cannot be Invalidate(...): an error body is read "
             "into error.data, never applied to the store"
         )
@@ -473,7 +475,7 @@ def _timeout(value: Any) -> Timeout | None:
         return value
     seconds = _seconds("timeout", value, allow_none=False)
     if not seconds:
-        raise ValueError("timeout must be more than 0 seconds")
+        raise SettingError("timeout must be more than 0 seconds")
     # Of the default library: a controller of the other converts it (_adapter).
     timeout: Timeout = DEFAULT.Timeout(seconds)
     return timeout
@@ -593,7 +595,7 @@ class RestEndpoint(Generic[ValueT]):
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - self.OPTIONS
         if unknown:
-            raise TypeError(
+            raise UsageError(
                 f"{type(self).__name__} got unknown option(s) {sorted(unknown)}; "
                 f"options are {sorted(self.OPTIONS)}"
             )
@@ -618,7 +620,7 @@ class RestEndpoint(Generic[ValueT]):
                 "poll_frequency", values["poll_frequency"], allow_none=True
             )
             if frequency == 0:
-                raise ValueError("poll_frequency must be more than 0 seconds")
+                raise SettingError("poll_frequency must be more than 0 seconds")
             values["poll_frequency"] = frequency
         if "middleware" in values and not isinstance(values["middleware"], Stack):
             middleware = values["middleware"]

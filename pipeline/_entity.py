@@ -66,7 +66,7 @@ from typing import (
 
 import msgspec
 
-from ._errors import RestwireError
+from ._errors import RestwireError, UsageError
 
 __all__ = ["Entity", "EntityError", "build", "deserializer_failed"]
 
@@ -225,16 +225,16 @@ class _EntityMeta(_StructMeta):
         required ones given, each value of its annotated type."""
         cls: Any = self
         if args:
-            raise TypeError(
+            raise UsageError(
                 f"{cls.__name__}() takes keyword arguments only "
                 f"({len(args)} positional given)"
             )
         unknown = fields.keys() - cls._fields.keys()
         if unknown:
-            raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+            raise UsageError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
         missing = cls._required - fields.keys()
         if missing:
-            raise TypeError(f"{cls.__name__} needs field(s) {sorted(missing)}")
+            raise UsageError(f"{cls.__name__} needs field(s) {sorted(missing)}")
         checks = cls._checks
         if checks is None:
             checks = cls._checks = _annotation_checks(cls)
@@ -308,7 +308,7 @@ class Entity(_Record):
         nested: dict[str, Any] = {}
         for name, target in dict(schema).items():
             if name not in cls._fields:
-                raise TypeError(
+                raise UsageError(
                     f"{cls.__name__}.schema names {name!r}, which is not a field"
                 )
             if _is_entity_schema(target):
@@ -317,7 +317,7 @@ class Entity(_Record):
                 kind = target if isinstance(target, type) else None
                 deserializers.append((name, target, kind))
             else:
-                raise TypeError(
+                raise UsageError(
                     f"{cls.__name__}.schema[{name!r}] must be callable or an entity, "
                     f"not {target!r}"
                 )

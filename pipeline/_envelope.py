@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._errors import SettingError
 from ._header_params import Link, links_by_rel, parse_link_header
 from ._library import URL, Response
 from ._page import page_total
@@ -58,7 +59,7 @@ class Envelope:
         self, results: str | None = "results", kind: NextPage | None = None
     ) -> None:
         if results == "" or not isinstance(results, str | None):
-            raise ValueError(
+            raise SettingError(
                 f"results must be a non-empty name or None, not {results!r}"
             )
         self.results = results

@@ -38,8 +38,10 @@ __all__ = [
     "RequestBodyError",
     "RestwireError",
     "RestwireWarning",
+    "SettingError",
     "TooManyRedirects",
     "TransportError",
+    "UsageError",
     "fresh_error",
     "header_names",
     "redact_params",
@@ -127,6 +129,19 @@ class RestwireError(Exception):
         copy = fresh_error(self)
         copy.args = (f"{self} ({text})", *self.args[1:])
         return copy
+
+
+class UsageError(RestwireError, TypeError):
+    """restwire was handed something of the wrong kind (not an endpoint
+    where one is needed, ``get`` for a write, an async function where a
+    plain one is): a mistake in the calling code, raised at once, before
+    anything is sent. Also a ``TypeError``."""
+
+
+class SettingError(RestwireError, ValueError):
+    """A setting or definition restwire cannot work with (a negative
+    expiry, a path whose ``{`` is never closed, ``attempts=0``): raised
+    where it is given, before any call. Also a ``ValueError``."""
 
 
 class RestwireWarning(UserWarning):

@@ -53,7 +53,13 @@ from typing import Any, Protocol
 from ._adapter import cookie_for as _cookie_for
 from ._content import ContentKind, replayable, styled_body
 from ._credentials import ALWAYS_SENSITIVE, is_credential, splits_header
-from ._errors import InvalidRequest, RequestBodyError, header_names, redact_url
+from ._errors import (
+    InvalidRequest,
+    RequestBodyError,
+    SettingError,
+    header_names,
+    redact_url,
+)
 from ._hops import CREDENTIALS, Credentials, Origin, origin_of
 from ._http import BODYLESS_METHODS
 from ._library import URL, Cookies, Headers, Response, Timeout
@@ -212,7 +218,7 @@ class Exchange:
     @credentials.setter
     def credentials(self, mode: Credentials) -> None:
         if mode not in CREDENTIALS:
-            raise ValueError(
+            raise SettingError(
                 f"credentials must be one of {sorted(CREDENTIALS)}, not {mode!r}"
             )
         self._credentials = mode

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._errors import UsageError
+
 __all__ = ["merge_headers", "merge_sensitive", "plain_headers"]
 
 
@@ -26,7 +28,7 @@ def _name(name: Any) -> str:
     if isinstance(name, bytes):
         name = name.decode("ascii")
     if not isinstance(name, str):
-        raise TypeError(f"a header name must be text, not {name!r}")
+        raise UsageError(f"a header name must be text, not {name!r}")
     return name.lower()
 
 
@@ -34,7 +36,7 @@ def _value(name: str, value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode("latin-1")
     if not isinstance(value, str):
-        raise TypeError(
+        raise UsageError(
             f"header {name!r} must be text (or None to remove it), not {value!r}"
         )
     return value
@@ -60,7 +62,7 @@ def merge_headers(
     if changes is None:
         return merged
     if not isinstance(changes, Mapping):
-        raise TypeError(
+        raise UsageError(
             f"headers must be a mapping of names to values, not {changes!r}"
         )
     for name, value in changes.items():
@@ -75,7 +77,7 @@ def merge_headers(
 def merge_sensitive(base: Iterable[str], more: Iterable[str]) -> frozenset[str]:
     """The names of both, lower-cased: sensitive headers only accumulate."""
     if isinstance(more, str):
-        raise TypeError(
+        raise UsageError(
             f"sensitive_headers must be a collection of names, not the text {more!r}"
         )
     return frozenset(_name(name) for name in base) | frozenset(

@@ -44,7 +44,7 @@ from ._credentials import (
     learn,
     names_credential,
 )
-from ._errors import declare_credential_params
+from ._errors import SettingError, declare_credential_params
 from ._library import URL, Auth, Request, library_of
 
 __all__ = [
@@ -104,7 +104,7 @@ class Sharing:
         public = frozenset(name.lower() for name in self.public_headers)
         said = sorted(name for name in public if names_credential(name))
         if said:
-            raise ValueError(
+            raise SettingError(
                 f"{', '.join(said)} cannot be public: the name says credential"
             )
         object.__setattr__(self, "public_headers", public)

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol
 
-from ._errors import NetworkError, RestwireError
+from ._errors import NetworkError, RestwireError, UsageError
 from ._exchange import Exchange
 
 __all__ = [
@@ -104,7 +104,7 @@ class ManagerHooks(NamedTuple):
         managers = tuple(managers)
         for manager in managers:
             if not any(hasattr(manager, hook) for hook in _HOOKS):
-                raise TypeError(
+                raise UsageError(
                     f"{manager!r} is not a manager: it needs one of {', '.join(_HOOKS)}"
                 )
 

@@ -63,6 +63,7 @@ from typing import Any, NamedTuple, NoReturn
 
 from ._batch import Batch, EntityKey
 from ._entity import EntityError
+from ._errors import UsageError
 from ._models import is_model, validate
 
 __all__ = [
@@ -124,15 +125,15 @@ def _record_of(schema: type) -> ModelRecord | None:
             }
         )
     else:  # a TypedDict cannot carry the attribute; nothing else is a model
-        raise TypeError(f"{name}.__restwire_pk__: a TypedDict cannot be a record")
+        raise UsageError(f"{name}.__restwire_pk__: a TypedDict cannot be a record")
     if type(pk) is not str or pk not in fields:
-        raise TypeError(
+        raise UsageError(
             f"{name}.__restwire_pk__ must name one of its fields "
             f"{sorted(fields)}, not {pk!r}"
         )
     key = getattr(schema, "__restwire_key__", name)
     if type(key) is not str or not key:
-        raise TypeError(f"{name}.__restwire_key__ must be text, not {key!r}")
+        raise UsageError(f"{name}.__restwire_key__ must be text, not {key!r}")
     return ModelRecord(key, pk, (pk, *aliases), fields)
 
 

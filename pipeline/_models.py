@@ -36,6 +36,7 @@ from typing import Any, is_typeddict
 
 from ._content import Form
 from ._entity import Entity, EntityError
+from ._errors import UsageError
 from ._extras import require
 
 __all__ = ["is_model", "plain_body", "validate", "validator"]
@@ -79,7 +80,7 @@ def _adapter(schema: Any) -> Any:
             # not at the first response.
             adapter.rebuild(raise_errors=True)
     except (pydantic.PydanticUserError, pydantic.PydanticUndefinedAnnotation) as error:
-        raise TypeError(f"schema {_name(schema)}: {error}") from None
+        raise UsageError(f"schema {_name(schema)}: {error}") from None
     return adapter
 
 

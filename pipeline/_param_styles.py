@@ -49,7 +49,7 @@ from urllib.parse import quote
 
 from multidict import MultiDict
 
-from ._errors import ParameterError
+from ._errors import ParameterError, SettingError
 
 __all__ = [
     "MAX_DEPTH",
@@ -72,7 +72,7 @@ _Emit = Callable[[str, _Flat], None]
 def check_param_style(value: Any) -> ParamStyle:
     """``value`` if it names a style; else an error where the endpoint is written."""
     if value not in PARAM_STYLES:
-        raise ValueError(
+        raise SettingError(
             f"param_style must be one of {', '.join(map(repr, PARAM_STYLES))}, "
             f"not {value!r}"
         )

@@ -57,6 +57,7 @@ from ._chain import Stack
 from ._endpoint import RestEndpoint
 from ._entity import Entity
 from ._envelope import Envelope
+from ._errors import SettingError, UsageError
 from ._model_records import record_of
 from ._page import Page, paged
 from ._store import Invalidate
@@ -87,7 +88,7 @@ def list_path(path: str) -> str:
         return _LAST_GROUP.sub("", path)
     matches = list(_PLACEHOLDER.finditer(path))
     if not matches:
-        raise ValueError(f"resource path {path!r} has no placeholder for the item")
+        raise SettingError(f"resource path {path!r} has no placeholder for the item")
     return path[: matches[-1].start()]
 
 
@@ -197,7 +198,9 @@ def resource(
     other middleware (key casing, say) leave them.
     """
     if new_items not in ("end", "start", None):
-        raise ValueError(f"new_items must be 'end', 'start' or None, not {new_items!r}")
+        raise SettingError(
+            f"new_items must be 'end', 'start' or None, not {new_items!r}"
+        )
     base = endpoint if endpoint is not None else RestEndpoint()
     items = list_path(path)
     name = getattr(schema, "__name__", "resource")
@@ -246,11 +249,11 @@ def _envelope(results: str | None, pagination: Envelope | None) -> Envelope | No
     if pagination is None:
         return None if results is None else Envelope(results)
     if not isinstance(pagination, Envelope):
-        raise TypeError(
+        raise UsageError(
             f"pagination must be a BodyPagination (an Envelope), not {pagination!r}"
         )
     if results is not None and results != pagination.results:
-        raise ValueError(
+        raise SettingError(
             f"results={results!r} disagrees with the pagination's "
             f"results={pagination.results!r}; give one of them"
         )
@@ -270,7 +273,7 @@ def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
     the call's origin as credentials; any other endpoint option replaces
     the endpoint's."""
     if not isinstance(init, Mapping):
-        raise TypeError(f"use_init() must return a mapping, got {init!r}")
+        raise UsageError(f"use_init() must return a mapping, got {init!r}")
     options = dict(init)
     headers = options.pop("headers", None)
     if headers:

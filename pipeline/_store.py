@@ -49,6 +49,7 @@ from typing import Any, NamedTuple, NoReturn
 from ._batch import Batch, EntityKey
 from ._columns import entities_by_column
 from ._entity import Entity, EntityError, _astuple, _force_setattr, _restore, build
+from ._errors import SettingError, UsageError
 from ._model_records import model_pk_in, model_record, model_records, record_of
 from ._models import is_model, validate, validator
 from ._retention import DEFAULT_MAX_BYTES, OVERHEAD, Retention, Sizes, Slot, size_of
@@ -112,7 +113,7 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
         return validate(schema, value)
     if isinstance(schema, list):
         if len(schema) != 1:
-            raise TypeError(f"a list schema has one item schema, got {schema!r}")
+            raise UsageError(f"a list schema has one item schema, got {schema!r}")
         if not isinstance(value, list | tuple):
             raise EntityError(_label(schema), None, value, "expected a list")
         item_schema = schema[0]
@@ -132,7 +133,7 @@ def normalize(schema: Any, value: Any, batch: Batch, params: Mapping[str, Any]) 
             if name in out and not _literal(inner):
                 out[name] = normalize(inner, out[name], batch, params)
         return out
-    raise TypeError(f"not a schema: {schema!r}")
+    raise UsageError(f"not a schema: {schema!r}")
 
 
 _LITERALS = (str, int, float, bool, type(None))
@@ -157,7 +158,7 @@ def check_schema(schema: Any, where: str = "schema") -> None:
         if not (
             isinstance(entity, type) and issubclass(entity, Entity)
         ) and not _is_record_model(entity):
-            raise TypeError(
+            raise UsageError(
                 f"not a schema: {where}.entity {entity!r}; Invalidate "
                 "removes records, so it takes an Entity subclass or a model "
                 "that declares its primary key (__restwire_pk__)"
@@ -172,7 +173,7 @@ def check_schema(schema: Any, where: str = "schema") -> None:
         return
     if isinstance(schema, list):
         if len(schema) != 1:
-            raise TypeError(
+            raise UsageError(
                 f"not a schema: {where} {schema!r}; a list schema has exactly one "
                 "item schema"
             )
@@ -185,7 +186,7 @@ def check_schema(schema: Any, where: str = "schema") -> None:
             if not _literal(inner):
                 check_schema(inner, f"{where}[{name!r}]")
         return
-    raise TypeError(
+    raise UsageError(
         f"not a schema: {where} {schema!r}; use an Entity subclass, a model "
         "(pydantic, dataclass, TypedDict), [schema], {name: schema}, "
         "Invalidate(Entity) or None"
@@ -448,7 +449,7 @@ class Store:
             or isinstance(max_bytes, bool)
             or max_bytes < 0
         ):
-            raise ValueError(
+            raise SettingError(
                 f"max_store_bytes must be a number of bytes or None, not {max_bytes!r}"
             )
         self.partitions: dict[Hashable, Partition] = {}

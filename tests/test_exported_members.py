@@ -87,6 +87,8 @@ RESTWIRE = [
     "safe_filename",
     # errors
     "RestwireError",
+    "UsageError",
+    "SettingError",
     "InvalidRequest",
     "ParameterError",
     "RequestBodyError",

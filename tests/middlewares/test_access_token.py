@@ -226,7 +226,7 @@ def test_an_async_refresh_under_a_sync_controller_says_so(
         controller.fetch(RestEndpoint(url_prefix=API, path="/my/1").use(auth))
     assert isinstance(caught.value.__cause__, TypeError)
     assert "use AsyncController" in str(caught.value.__cause__)
-    assert "token refresh failed (TypeError)" in caplog.text
+    assert "token refresh failed (UsageError)" in caplog.text
 
 
 # -- one-shot bodies, failing refreshes, many event loops --------------------------

@@ -1,0 +1,75 @@
+"""Whatever restwire raises is a ``RestwireError``: wrong input and
+settings too (``UsageError`` is also a ``TypeError``, ``SettingError``
+also a ``ValueError``), so ``except RestwireError`` catches it all."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from restwire import Controller, RestEndpoint, RestwireError, SettingError, UsageError
+from restwire.middlewares import Retry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Raises of Python's own errors that never leave restwire: checks of what
+#: restwire itself stored or built, caught where they are raised.
+INTERNAL = {
+    ("pipeline/_http_cache.py", "a stored body is not a sync stream"),
+    ("pipeline/_http_cache.py", "a stored status code is not one"),
+    ("pipeline/_http_cache.py", "a stored header is not text"),
+    ("pipeline/_http_cache.py", "unknown cache state"),
+    ("pipeline/_async.py", "an answer ends a flow"),
+    ("pipeline/_sync.py", "an answer ends a flow"),
+}
+
+
+def test_a_wrong_kind_of_argument_is_a_usage_error() -> None:
+    with Controller() as controller, pytest.raises(UsageError) as caught:
+        controller.fetch("/posts")  # type: ignore[call-overload]
+    assert isinstance(caught.value, RestwireError)
+    assert isinstance(caught.value, TypeError)
+    assert "expected a RestEndpoint" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RestEndpoint(path="/posts/{:id"),
+        lambda: RestEndpoint(path="/posts", data_expiry_length=-1),
+        lambda: Retry(attempts=0),
+    ],
+    ids=["path", "expiry", "retry"],
+)
+def test_a_setting_that_cannot_work_is_a_setting_error(make: object) -> None:
+    with pytest.raises(SettingError) as caught:
+        make()  # type: ignore[operator]
+    assert isinstance(caught.value, RestwireError)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_no_bare_type_or_value_error_is_raised_in_restwire() -> None:
+    """Every ``raise TypeError(...)`` / ``raise ValueError(...)`` in the
+    package is one of the internal checks listed above."""
+    found = []
+    for folder in ("pipeline", "middlewares"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Raise) or not isinstance(
+                    node.exc, ast.Call
+                ):
+                    continue
+                name = node.exc.func
+                if not (
+                    isinstance(name, ast.Name)
+                    and name.id in {"TypeError", "ValueError"}
+                ):
+                    continue
+                text = ast.unparse(node.exc.args[0]) if node.exc.args else ""
+                where = f"{folder}/{path.name}"
+                if not any(where == file and part in text for file, part in INTERNAL):
+                    found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "\n".join(found)
