@@ -28,7 +28,7 @@ INTERNAL = {
 
 def test_a_wrong_kind_of_argument_is_a_usage_error() -> None:
     with Controller() as controller, pytest.raises(UsageError) as caught:
-        controller.fetch("/posts")  # type: ignore[call-overload]
+        controller.fetch("/posts")  # type: ignore[arg-type]
     assert isinstance(caught.value, RestwireError)
     assert isinstance(caught.value, TypeError)
     assert "expected a RestEndpoint" in str(caught.value)
