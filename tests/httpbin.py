@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from types import TracebackType
 
 import httpx
@@ -28,6 +29,29 @@ def stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()
+
+
+def wait_until_answers(
+    process: subprocess.Popen[bytes],
+    url: str,
+    seconds: float,
+    exited: Callable[[], str],
+    late: Callable[[], str],
+) -> None:
+    """Wait until a server the tests started answers ``url`` over HTTP (any
+    status), at most ``seconds``; a ``RuntimeError`` saying ``exited()``
+    if the process ends first, ``late()`` if it never answers."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(exited())
+        try:
+            httpx.get(url, timeout=1.0)
+        except httpx.TransportError:
+            time.sleep(0.05)
+        else:
+            return
+    raise RuntimeError(late())
 
 
 class Httpbin:
@@ -66,20 +90,18 @@ class Httpbin:
         return self
 
     def _wait_until_up(self, seconds: float = 30.0) -> None:
-        assert self._process is not None
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                _, errors = self._process.communicate()
-                raise RuntimeError(f"httpbin did not start: {errors.decode()[-2000:]}")
-            try:
-                httpx.get(f"{self.origin}/get", timeout=1.0)
-            except httpx.TransportError:
-                time.sleep(0.05)
-            else:
-                return
-        self.__exit__(None, None, None)
-        raise RuntimeError(f"httpbin at {self.origin} did not answer in {seconds} s")
+        process = self._process
+        assert process is not None
+
+        def exited() -> str:
+            _, errors = process.communicate()
+            return f"httpbin did not start: {errors.decode()[-2000:]}"
+
+        def late() -> str:
+            self.__exit__(None, None, None)
+            return f"httpbin at {self.origin} did not answer in {seconds} s"
+
+        wait_until_answers(process, f"{self.origin}/get", seconds, exited, late)
 
     def __exit__(
         self,

@@ -41,7 +41,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -49,7 +48,7 @@ from typing import Any, Self
 
 import httpx
 
-from tests.httpbin import stop
+from tests.httpbin import stop, wait_until_answers
 from tests.vectors.openapi.extract import cut, references
 
 __all__ = [
@@ -155,21 +154,15 @@ class Prism:
     def wait_until_up(self, seconds: float = 60.0) -> None:
         """Wait until Prism answers HTTP, at most ``seconds``; a
         ``RuntimeError`` with the end of its log if it exits or never does."""
-        assert self._process is not None
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(
-                    f"Prism exited ({self._process.returncode}): {self.tail()}"
-                )
-            try:
-                # a path no description has: Prism's 404 says it is up
-                httpx.get(f"{self.origin}/-prism-up-", timeout=1.0)
-            except httpx.TransportError:
-                time.sleep(0.05)
-            else:
-                return
-        raise RuntimeError(f"Prism did not answer within {seconds:g} s: {self.tail()}")
+        process = self._process
+        assert process is not None
+        wait_until_answers(
+            process,
+            f"{self.origin}/-prism-up-",  # no description has it: a 404 says it is up
+            seconds,
+            lambda: f"Prism exited ({process.returncode}): {self.tail()}",
+            lambda: f"Prism did not answer within {seconds:g} s: {self.tail()}",
+        )
 
     def tail(self, size: int = 2000) -> str:
         """The end of Prism's log."""
