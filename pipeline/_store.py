@@ -461,6 +461,11 @@ class Store:
         self._reset_at = 0
         #: identity -> the generation it was last forgotten at (bounded).
         self._forgotten: dict[Hashable, int] = {}
+        #: What was invalidated -> the generation it was invalidated at
+        #: (bounded): ``("key", key)``, ``("route", route, identity)``
+        #: (``EVERYONE`` for every identity's). A read that began before
+        #: does not write back the older result it got.
+        self._invalidated: dict[Hashable, int] = {}
         self.lock = threading.Lock()
         self._now = float("-inf")
 
@@ -539,6 +544,12 @@ class Store:
         (none merged with what was there, none deleted), else 1."""
         if generation < self._reset_at or generation < self._forgotten.get(identity, 0):
             return 0
+        if result is not None and self._invalidated and generation < max(
+            self._invalidated.get(("key", key), 0),
+            self._invalidated.get(("route", result.route, EVERYONE), 0),
+            self._invalidated.get(("route", result.route, identity), 0),
+        ):
+            return 0  # invalidated while it was in flight: older than what forgot it
         partition = self.partitions.get(identity)
         if partition is None:
             partition = self.partitions[identity] = Partition()
@@ -601,8 +612,10 @@ class Store:
         return denormalize(schema, value, records)
 
     def invalidate(self, key: str) -> None:
-        """Forget every result under ``key``, whoever fetched it."""
+        """Forget every result under ``key``, whoever fetched it; reads of
+        it already in flight do not write theirs back."""
         with self.lock:
+            self._stamp(("key", key))
             for identity, partition in list(self.partitions.items()):
                 by_shape = partition.results.get(key)
                 for shape in list(by_shape or ()):
@@ -614,8 +627,11 @@ class Store:
     ) -> int:
         """Forget every result of the endpoints whose ``route`` is in
         ``routes``, whatever their params, that ``identity`` fetched
-        (``EVERYONE``, the default: whoever fetched them); how many."""
+        (``EVERYONE``, the default: whoever fetched them); how many. Reads
+        of them already in flight do not write theirs back."""
         with self.lock:
+            for route in routes:
+                self._stamp(("route", route, identity))
             partitions: Iterable[tuple[Hashable, Partition]]
             if identity is EVERYONE:
                 partitions = self.partitions.items()
@@ -682,6 +698,7 @@ class Store:
             self.generation += 1
             self._reset_at = self.generation
             self._forgotten.clear()
+            self._invalidated.clear()
             return self.generation
 
     def forget(self, identity: Hashable) -> None:
@@ -695,14 +712,15 @@ class Store:
                     for shape in by_shape:
                         self.retention.dropped((identity, key, shape))
                 self.retention.dropped((identity, "", _RECORDS))
-            self.generation += 1
-            forgotten = self._forgotten
-            if len(forgotten) >= _FORGOTTEN:
-                # the oldest half goes: a call older than that many logouts
-                # is long finished
-                for old in list(forgotten)[: _FORGOTTEN // 2]:
-                    del forgotten[old]
-            forgotten[identity] = self.generation
+            _remember_at(self._forgotten, identity, self._next_generation())
+
+    def _next_generation(self) -> int:
+        self.generation += 1
+        return self.generation
+
+    def _stamp(self, what: Hashable) -> None:
+        """``what`` was invalidated now (under the lock)."""
+        _remember_at(self._invalidated, what, self._next_generation())
 
     @property
     def records(self) -> dict[EntityKey, Entity]:
@@ -819,6 +837,16 @@ def _record_size(batch: Batch) -> int:
         return 0
     sample = list(itertools.islice(records.values(), 2))
     return sum(map(size_of, sample)) // len(sample) + 100  # (+ its dict entry)
+
+
+def _remember_at(stamps: dict[Hashable, int], what: Hashable, generation: int) -> None:
+    """``stamps[what] = generation``, the oldest half dropped when full: a
+    call older than that many forgettings is long finished."""
+    stamps.pop(what, None)  # (re-inserted: the newest)
+    if len(stamps) >= _FORGOTTEN:
+        for old in list(stamps)[: _FORGOTTEN // 2]:
+            del stamps[old]
+    stamps[what] = generation
 
 
 #: What ``Store._commit`` says when it stored every record as it was made.

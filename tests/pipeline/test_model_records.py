@@ -387,3 +387,72 @@ def test_expires_takes_read_endpoints() -> None:
     drafts = resource(path="/items/:id", schema=Draft, endpoint=api)
     assert drafts.create.expires == (drafts.get, drafts.get_list)
     assert drafts.get.expires is None
+
+
+# -- a read in flight when its results are forgotten ---------------------------
+
+
+class HeldReads:
+    """A transport whose GETs wait until ``release`` (counted in
+    ``gets``), answering the list as it is then; other methods answer at
+    once, changing the first item's title."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.release = anyio.Event()
+        self.started = anyio.Event()
+        self.gets = 0
+        self.title = "a"
+
+    async def __call__(self, request: Any) -> Any:
+        import httpx
+
+        if request.method != "GET":
+            self.title = "a2"
+            return httpx.Response(200, json={"id": 1, "title": "a2"})
+        self.gets += 1
+        title = self.title  # what the server read when the request came
+        self.started.set()
+        await self.release.wait()
+        return httpx.Response(200, json=[{"id": 1, "title": title}])
+
+
+@pytest.mark.parametrize("forget", ["mutation", "invalidate", "invalidate_all"])
+async def test_a_read_in_flight_when_its_results_are_forgotten_keeps_nothing(
+    forget: str,
+) -> None:
+    """A read that began before a mutation expired its endpoint (or before
+    ``invalidate``) returns what it got to its caller, but does not keep
+    that older value: the next ``get`` fetches."""
+    import anyio
+    import httpx
+
+    from restwire import AsyncController
+
+    drafts = resource(path="/items/:id", schema=Draft, endpoint=api)
+    server = HeldReads()
+    got: list[Any] = []
+    async with AsyncController(transport=httpx.MockTransport(server)) as controller:
+
+        async def read() -> None:
+            got.append(await controller.get(drafts.get_list))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(read)
+            await server.started.wait()
+            if forget == "mutation":
+                await controller.fetch(
+                    drafts.partial_update, {"id": 1}, {"title": "a2"}
+                )
+            elif forget == "invalidate":
+                controller.invalidate(drafts.get_list)
+            else:
+                controller.invalidate_all(drafts)
+            server.release.set()
+        assert [item.title for item in got[0]] == ["a"]  # its caller's answer
+        again = await controller.get(drafts.get_list)
+        assert server.gets == 2  # the older value was not kept
+        assert [item.title for item in again] == [server.title]
+        await controller.get(drafts.get_list)
+        assert server.gets == 2  # the new one is
