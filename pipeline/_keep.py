@@ -222,7 +222,14 @@ class Keeper:
             params,
         )
         return self._kept(
-            identity, batch, key, endpoint, result, self.store.generation, normalized
+            identity,
+            batch,
+            key,
+            endpoint,
+            result,
+            self.store.generation,
+            normalized,
+            newest=True,
         )
 
     def pushed(self, job: Job[Any], value: Any) -> Any:
@@ -248,10 +255,13 @@ class Keeper:
         result: Result | None,
         generation: int,
         normalized: Any,
+        *,
+        newest: bool = False,
     ) -> Any:
         """``batch`` merged into ``identity``'s records (and ``result`` kept
         under ``key``), then ``normalized`` read back with them; read from
-        the batch alone if nothing was written."""
+        the batch alone if nothing was written. ``newest``: a value set, not
+        read (see ``Store._commit``)."""
         read = self.store.commit_and_read(
             identity,
             batch,
@@ -261,6 +271,7 @@ class Keeper:
             generation,
             endpoint.schema,
             normalized,
+            newest=newest,
         )
         if read is not MISSING:
             return read

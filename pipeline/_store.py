@@ -466,6 +466,11 @@ class Store:
         #: (``EVERYONE`` for every identity's). A read that began before
         #: does not write back the older result it got.
         self._invalidated: dict[Hashable, int] = {}
+        #: identity -> (record key -> the generation a write that was not
+        #: a read's gave it: a mutation's answer, a pushed event). A read
+        #: that began before keeps the newer record (bounded in all).
+        self._written: dict[Hashable, dict[EntityKey, int]] = {}
+        self._stamps = 0
         self.lock = threading.Lock()
         self._now = float("-inf")
 
@@ -507,6 +512,7 @@ class Store:
         value: Any,
         *,
         body_bytes: int | None = None,
+        newest: bool = False,
     ) -> Any:
         """:meth:`commit`, then ``value`` (normalized by ``schema``: what
         the batch was made from) read with ``identity``'s records as they are now, as :meth:`read`
@@ -519,7 +525,7 @@ class Store:
         with no lookup per item."""
         with self.lock:
             written = self._commit(
-                identity, batch, key, shape, result, generation, body_bytes
+                identity, batch, key, shape, result, generation, body_bytes, newest
             )
             if not written:
                 return MISSING
@@ -538,21 +544,35 @@ class Store:
         result: Result | None,
         generation: int,
         body_bytes: int | None = None,
+        newest: bool = False,
     ) -> int:
         """:meth:`commit`, under the lock: 0 if nothing was written,
         ``_WHOLE`` if every record of the batch was stored as it was made
-        (none merged with what was there, none deleted), else 1."""
+        (none merged with what was there, none deleted), else 1. Records
+        that come with no result (a mutation's answer, a pushed event), or
+        with ``newest`` (a value ``set``), are newer than any read of them
+        in flight: such a read keeps them (``_keep_newer``)."""
         if generation < self._reset_at or generation < self._forgotten.get(identity, 0):
             return 0
-        if result is not None and self._invalidated and generation < max(
-            self._invalidated.get(("key", key), 0),
-            self._invalidated.get(("route", result.route, EVERYONE), 0),
-            self._invalidated.get(("route", result.route, identity), 0),
+        if (
+            result is not None
+            and self._invalidated
+            and generation
+            < max(
+                self._invalidated.get(("key", key), 0),
+                self._invalidated.get(("route", result.route, EVERYONE), 0),
+                self._invalidated.get(("route", result.route, identity), 0),
+            )
         ):
             return 0  # invalidated while it was in flight: older than what forgot it
         partition = self.partitions.get(identity)
         if partition is None:
             partition = self.partitions[identity] = Partition()
+        if result is None or newest:
+            if batch.records:
+                self._stamp_records(identity, batch)
+        elif self._written and batch.records:
+            self._keep_newer(identity, partition, batch, generation)
         held = len(partition.records)
         if not partition.records and batch.committed is None:
             # the identity's first records: the batch's own, taken as they are
@@ -699,6 +719,8 @@ class Store:
             self._reset_at = self.generation
             self._forgotten.clear()
             self._invalidated.clear()
+            self._written.clear()
+            self._stamps = 0
             return self.generation
 
     def forget(self, identity: Hashable) -> None:
@@ -706,6 +728,7 @@ class Store:
         identity already in flight do not write theirs back (other
         identities' do)."""
         with self.lock:
+            self._stamps -= len(self._written.pop(identity, ()))
             partition = self.partitions.pop(identity, None)
             if partition is not None:
                 for key, by_shape in partition.results.items():
@@ -713,6 +736,47 @@ class Store:
                         self.retention.dropped((identity, key, shape))
                 self.retention.dropped((identity, "", _RECORDS))
             _remember_at(self._forgotten, identity, self._next_generation())
+
+    def _stamp_records(self, identity: Hashable, batch: Batch) -> None:
+        """``batch``'s records, written with no result (a mutation's
+        answer, a pushed event), are newer than any read of them in flight."""
+        generation = self._next_generation()
+        stamps = self._written.setdefault(identity, {})
+        for entity_key in batch.records:
+            stamps.pop(entity_key, None)  # (re-inserted: the newest)
+            stamps[entity_key] = generation
+        self._stamps += len(batch.records)
+        if self._stamps > _STAMPS:
+            # the oldest half of each identity's go: a read older than that
+            # many writes is long finished
+            for each in list(self._written.values()):
+                for old in list(each)[: len(each) // 2 + 1]:
+                    del each[old]
+            self._written = {who: each for who, each in self._written.items() if each}
+            self._stamps = sum(map(len, self._written.values()))
+
+    def _keep_newer(
+        self, identity: Hashable, partition: Partition, batch: Batch, generation: int
+    ) -> None:
+        """A read that began at ``generation`` keeps, of its records, the
+        ones written since (by a mutation or a pushed event) as they are
+        now, not as it read them."""
+        stamps = self._written.get(identity)
+        if not stamps:
+            return
+        records, held = batch.records, partition.records
+        if len(stamps) <= len(records):
+            newer = [k for k, at in stamps.items() if at > generation and k in records]
+        else:
+            newer = [k for k in records if stamps.get(k, 0) > generation]
+        if not newer:
+            return
+        data = batch.data
+        for entity_key in newer:
+            current = held.get(entity_key)
+            if current is not None:
+                records[entity_key] = current
+                data.pop(entity_key, None)  # (nothing of the older data merges)
 
     def _next_generation(self) -> int:
         self.generation += 1
@@ -837,6 +901,10 @@ def _record_size(batch: Batch) -> int:
         return 0
     sample = list(itertools.islice(records.values(), 2))
     return sum(map(size_of, sample)) // len(sample) + 100  # (+ its dict entry)
+
+
+#: How many record stamps a store keeps, in all (see ``Store._written``).
+_STAMPS = 8192
 
 
 def _remember_at(stamps: dict[Hashable, int], what: Hashable, generation: int) -> None:

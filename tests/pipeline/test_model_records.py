@@ -12,7 +12,7 @@ import pydantic
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import EntityError, Invalidate, RestEndpoint, resource
+from restwire import Entity, EntityError, Invalidate, RestEndpoint, resource
 from restwire._model_records import record_of
 
 pytestmark = pytest.mark.anyio
@@ -456,3 +456,46 @@ async def test_a_read_in_flight_when_its_results_are_forgotten_keeps_nothing(
         assert [item.title for item in again] == [server.title]
         await controller.get(drafts.get_list)
         assert server.gets == 2  # the new one is
+
+
+class Post(Entity):
+    id: str = ""
+    title: str = ""
+
+
+@pytest.mark.parametrize("write", ["mutation", "set"])
+async def test_a_read_in_flight_does_not_undo_a_record_written_since(
+    write: str,
+) -> None:
+    """An entity read that began before a mutation answered (or before a
+    value was ``set``) keeps the record as the mutation left it, not as
+    the older read saw it: the newest write wins, as its list shows."""
+    import anyio
+    import httpx
+
+    from restwire import AsyncController
+
+    posts = resource(path="/items/:id", schema=Post, endpoint=api)
+    server = HeldReads()
+    async with AsyncController(transport=httpx.MockTransport(server)) as controller:
+        got: list[Any] = []
+
+        async def read() -> None:
+            got.append(await controller.get(posts.get_list))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(read)
+            await server.started.wait()
+            if write == "mutation":
+                changed = await controller.fetch(
+                    posts.partial_update, {"id": 1}, {"title": "a2"}
+                )
+            else:
+                changed = await controller.set(
+                    posts.get, {"id": "1", "title": "a2"}, {"id": 1}
+                )
+            assert changed.title == "a2"
+            server.release.set()
+        assert [post.title for post in got[0]] == ["a2"]
+        assert [post.title for post in await controller.get(posts.get_list)] == ["a2"]
+        assert server.gets == 1  # the list was kept, with the newer record

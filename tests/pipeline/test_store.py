@@ -470,3 +470,24 @@ def test_commit_and_read_gives_what_commit_then_read_gives(
         top = records[("Stream", "u3")]
         assert isinstance(top, Stream)
         assert top.title == "top"
+
+
+def test_what_marks_records_newer_than_reads_in_flight_is_bounded() -> None:
+    """Every mutation's records are marked newer than the reads in flight
+    (``Store._written``); a store that has seen many keeps a bounded
+    number of marks, the newest, and forgetting a caller drops theirs."""
+    from restwire._store import _STAMPS
+
+    store = Store()
+    for start in range(0, 40_000, 100):
+        batch = Batch()
+        items = [{"id": str(n), "title": "t"} for n in range(start, start + 100)]
+        normalize([Post], items, batch, {})
+        store.commit("me", batch, "POST /posts", None, None, store.generation)
+    marks = store._written["me"]
+    assert 0 < len(marks) <= _STAMPS
+    assert ("Post", "39999") in marks  # the newest stay
+    assert ("Post", "0") not in marks
+    store.forget("me")
+    assert "me" not in store._written
+    assert store._stamps == 0
