@@ -407,11 +407,10 @@ class _Timed(ByteStreams):
         self._started = started
 
     def __iter__(self) -> Iterator[bytes]:
-        yield from self._inner
+        return iter(self._inner)  # (the inner stream's own: no layer added)
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            yield chunk
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return aiter(self._inner)
 
     def _timed(self) -> None:
         response = self._response()
