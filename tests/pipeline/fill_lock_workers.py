@@ -1,7 +1,8 @@
 """What the processes of ``test_fill_lock.py`` do.
 
-Each is a plain function a ``spawn`` process runs (a fresh, single-threaded
-interpreter, so that ``os.fork`` in it is safe), reporting on a queue.
+Each is a plain function a process forked from the fork server runs
+(``tests/forkserver.py``: a clean, single-threaded process, so that
+``os.fork`` in it is safe), reporting on a queue.
 """
 
 from __future__ import annotations

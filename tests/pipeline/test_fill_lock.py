@@ -1,15 +1,15 @@
 """Fill locks: one lock per cache key, exclusive across processes, never
 left behind (files removed, forked children holding nothing), private.
 
-Real processes throughout (``spawn``, and ``os.fork`` inside a spawned,
-single-threaded one), and a real redis-server for :class:`RedisLocks`.
+Real processes throughout (forked from the fork server, ``tests/forkserver.py``,
+and ``os.fork`` inside such a clean, single-threaded one), and a real
+redis-server for :class:`RedisLocks`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import multiprocessing
 import os
 import stat
 import time
@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 
 from restwire._fill_lock import FileLocks
+from tests.forkserver import FORKSERVER
 from tests.pipeline import fill_lock_workers
-
-SPAWN = multiprocessing.get_context("spawn")
 
 
 def striped(key: str) -> int:
@@ -78,13 +77,13 @@ def test_processes_taking_one_key_never_overlap(tmp_path: Path) -> None:
     """Four processes take and give back one key 100 times each: never two
     inside at once."""
     workers, rounds = 4, 100
-    inside = SPAWN.Value("i", 0)
-    overlaps = SPAWN.Value("i", 0)
-    barrier = SPAWN.Barrier(workers)
-    queue: Any = SPAWN.Queue()
+    inside = FORKSERVER.Value("i", 0)
+    overlaps = FORKSERVER.Value("i", 0)
+    barrier = FORKSERVER.Barrier(workers)
+    queue: Any = FORKSERVER.Queue()
     folder = str(tmp_path / "locks")
     processes = [
-        SPAWN.Process(
+        FORKSERVER.Process(
             target=fill_lock_workers.contend,
             args=(folder, "one-key", rounds, inside, overlaps, barrier, queue),
         )
@@ -103,9 +102,9 @@ def test_a_forked_child_does_not_keep_a_dead_parents_lock(tmp_path: Path) -> Non
     """A process that holds a fill lock forks, then dies: the key is free,
     though the child (which inherited the lock's file) lives on."""
     folder = str(tmp_path / "locks")
-    queue: Any = SPAWN.Queue()
-    let_go = SPAWN.Event()
-    parent = SPAWN.Process(
+    queue: Any = FORKSERVER.Queue()
+    let_go = FORKSERVER.Event()
+    parent = FORKSERVER.Process(
         target=fill_lock_workers.fork_and_die, args=(folder, "key", queue, let_go)
     )
     parent.start()
@@ -131,8 +130,8 @@ def test_a_forked_child_cannot_give_back_its_parents_lock(
     where = str(tmp_path / "locks")
     if kind == "redis":
         where = request.getfixturevalue("redis_url")
-    queue: Any = SPAWN.Queue()
-    process = SPAWN.Process(
+    queue: Any = FORKSERVER.Queue()
+    process = FORKSERVER.Process(
         target=fill_lock_workers.fork_then_child_releases,
         args=(kind, where, "key", queue),
     )
@@ -148,8 +147,8 @@ def test_a_forked_child_holds_nothing_its_parent_held(tmp_path: Path) -> None:
     """A child forked while its parent holds a key finds the key taken
     while the parent holds it, and free once the parent gives it back,
     though the child inherited the parent's lease."""
-    queue: Any = SPAWN.Queue()
-    process = SPAWN.Process(
+    queue: Any = FORKSERVER.Queue()
+    process = FORKSERVER.Process(
         target=fill_lock_workers.fork_then_parent_releases,
         args=(str(tmp_path / "locks"), "key", queue),
     )

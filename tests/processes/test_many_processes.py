@@ -6,7 +6,6 @@ held with 4 worker processes, a real redis-server and a counting server on
 from __future__ import annotations
 
 import json
-import multiprocessing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 import redis
 
 from tests.counting_server import CountingServer
+from tests.forkserver import FORKSERVER
 from tests.oauth_server import TokenServer
 from tests.processes import workers
 
@@ -25,12 +25,12 @@ def run_all(job: Callable[..., Any], *args: Any) -> list[Any]:
     """Run ``job`` in ``WORKERS`` processes at once (a barrier of that many
     is added to its arguments); their results, in worker order.
 
-    The processes are forked from a fork server (one clean process, started
-    once, with restwire and the workers imported): separate processes with
-    nothing inherited from the test process's threads, each started in
-    milliseconds instead of a fresh interpreter's second or two."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["tests.processes.workers"])
+    The processes are forked from the fork server (``tests/forkserver.py``:
+    one clean process, started once, with restwire and the workers
+    imported): separate processes with nothing inherited from the test
+    process's threads, each started in milliseconds instead of a fresh
+    interpreter's second or two."""
+    context = FORKSERVER
     queue = context.Queue()
     barrier = context.Barrier(WORKERS)
     processes = [

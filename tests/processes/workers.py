@@ -1,8 +1,9 @@
 """What each worker process does in ``test_many_processes.py``.
 
-Each job is a plain function a ``spawn`` process runs: it builds its own
-controller, as a worker of a real service would, waits at the barrier so
-the processes start together, and puts what it saw on the queue. Half the
+Each job is a plain function a process forked from the fork server
+(``tests/forkserver.py``) runs: it builds its own controller, as a worker
+of a real service would, waits at the barrier so the processes start
+together, and puts what it saw on the queue. Half the
 workers use ``Controller`` and half ``AsyncController``: the shared
 middleware is one definition for both.
 """
