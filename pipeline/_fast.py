@@ -53,7 +53,7 @@ from . import _library
 from ._extras import require
 from ._library import ByteStreams
 
-__all__ = ["WHOLE_BODY", "fast_transport"]
+__all__ = ["WHOLE_BODY", "WholeBody", "fast_transport"]
 
 #: A response body whose ``Content-Length`` is at most this many bytes (as
 #: sent, before any decoding) is read whole by the transport.
@@ -222,7 +222,7 @@ class _Transport:
                 raise
             finally:
                 self.busy -= 1
-            stream: Any = _Whole(body)
+            stream: Any = WholeBody(body)
         else:
             stream = _Chunks(self, response, request)
         extras = {"http_version": _VERSIONS.get(response.version, b"HTTP/1.1")}
@@ -275,7 +275,7 @@ def _headers(raw: list[tuple[bytes, bytes]], data: Any) -> Any:
     return headers
 
 
-class _Whole(ByteStreams):
+class WholeBody(ByteStreams):
     """A body read whole: handed over in one piece, to either kind of read."""
 
     __slots__ = ("_body",)
@@ -288,7 +288,7 @@ class _Whole(ByteStreams):
         if body:
             yield body
 
-    def __aiter__(self) -> _Whole:
+    def __aiter__(self) -> WholeBody:
         return self
 
     async def __anext__(self) -> bytes:

@@ -409,6 +409,24 @@ async def test_a_stream_closed_early_gives_its_connection_back(
     assert answer.content == b"ok"
 
 
+async def test_restwire_reads_a_whole_body_as_a_response_of_its_own(
+    origin_a: RecordingServer,
+) -> None:
+    """A body the transport read whole is read by restwire without a
+    wait, and the response is as from any transport: content, timing,
+    closed; a streamed one is timed when it closes."""
+    short = RestEndpoint(url_prefix=origin_a.origin, path="/file?size=100")
+    long = RestEndpoint(url_prefix=origin_a.origin, path="/file?size=100000")
+    async with AsyncController(
+        transport=fast_transport(verify=SSL_CONTEXT)
+    ) as controller:
+        for endpoint, size in [(short, 100), (long, 100_000)]:
+            response = await controller.fetch_response(endpoint)
+            assert response.content == bytes(index % 251 for index in range(size))
+            assert response.is_closed
+            assert response.elapsed.total_seconds() > 0
+
+
 async def test_restwire_sees_its_own_transport_error(origin_a: RecordingServer) -> None:
     endpoint = RestEndpoint(url_prefix=origin_a.origin, path="/raw?case=short")
     async with AsyncController(
