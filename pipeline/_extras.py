@@ -32,7 +32,6 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "pydantic": ("models", "pydantic"),
     "opentelemetry": ("otel", "opentelemetry-api"),
     "httpx2": ("httpx2", "httpx2"),
-    "httpx_aiohttp": ("fast", "httpx-aiohttp"),
     "aiohttp": ("fast", "aiohttp"),
 }
 

@@ -39,6 +39,9 @@ that tests combine:
   chunk), ``drop`` (hang up mid-body), ``hold`` (a comment every 20 ms
   until the client goes away: ``hung_up[name]`` is set then) or
   ``silent`` (nothing, until the client goes away: the same).
+
+A :class:`WireServer` is lower still: it keeps the exact bytes of every
+request, and answers with whatever bytes a test writes to the socket.
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ import socket
 import threading
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Self, cast
+from typing import Any, Self, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from recipes.demo_api import QuietHandler, QuietServer, read_body
@@ -360,3 +363,89 @@ class RecordingServer(ServedInThread):
         server = _Server((host, 0), _Handler)
         server.owner = self
         super().__init__(server, host)
+
+
+def ok_answer(connection: socket.socket) -> None:
+    """A 200 of ``ok``, the connection kept for the next request."""
+    connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+
+
+class WireServer:
+    """A server on a free port of 127.0.0.1 that keeps the exact bytes of
+    every request it receives (``wire``: head and body, chunk framing and
+    all) and answers each with ``respond(connection)``, which writes what
+    it likes to the socket (by default :func:`ok_answer`); then it reads
+    the next request on the same connection, until the client hangs up."""
+
+    def __init__(self, respond: Callable[[socket.socket], None] = ok_answer) -> None:
+        self.wire: list[bytes] = []
+        self.respond = respond
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.port = int(self._listener.getsockname()[1])
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def _serve(self) -> None:
+        while not self._closed.is_set():
+            try:
+                connection, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(
+                target=self._handle, args=(connection,), daemon=True
+            ).start()
+
+    def _handle(self, connection: socket.socket) -> None:
+        connection.settimeout(None)
+        with connection, connection.makefile("rb") as reader:
+            try:
+                while self._one(connection, reader):
+                    pass
+            except OSError:
+                return
+
+    def _one(self, connection: socket.socket, reader: Any) -> bool:
+        """Read one request and answer it; ``False`` once the client is gone."""
+        head = reader.readline()
+        while head and not head.endswith(b"\r\n\r\n"):
+            line = reader.readline()
+            if not line:
+                return False
+            head += line
+        if not head:
+            return False
+        fields = [line.lower() for line in head.split(b"\r\n")]
+        body = b""
+        if b"transfer-encoding: chunked" in fields:
+            while True:
+                size_line = reader.readline()
+                size = int(size_line.split(b";")[0].strip() or b"0", 16)
+                body += size_line + reader.read(size + 2)
+                if size == 0:
+                    break
+        else:
+            for line in fields:
+                if line.startswith(b"content-length:"):
+                    body = reader.read(int(line.partition(b":")[2]))
+        self.wire.append(head + body)
+        self.respond(connection)
+        return True
+
+    def close(self) -> None:
+        self._closed.set()
+        self._listener.close()
+        self._thread.join()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -7,8 +7,8 @@ Python client, the yardstick) and to bare httpx on the same transport:
 
 - aiohttp ``ClientSession()``;
 - httpx ``AsyncClient()`` and httpx2 ``AsyncClient()`` (their own pools);
-- httpx on ``restwire.fast_transport()`` (httpx-aiohttp's transport, with
-  no cookie jar of aiohttp's own);
+- httpx on ``restwire.fast_transport()`` (restwire's transport on an
+  aiohttp session, with no cookie jar of aiohttp's own);
 - restwire ``AsyncController()`` (the client it makes: httpx's own pool),
   reading an ``Entity`` list;
 - restwire ``AsyncController(transport=fast_transport())``, as the docs
@@ -23,7 +23,7 @@ uvloop when installed), so that it is never the bottleneck.
 Also: the store's memory per 10,000 distinct URLs, with and without a
 bound (``tracemalloc``, in a child process).
 
-Needs the ``bench`` extra (aiohttp, httpx-aiohttp, httpx2, uvloop).
+Needs the ``bench`` extra (aiohttp, httpx2, uvloop).
 """
 
 from __future__ import annotations
