@@ -15,7 +15,10 @@ session, made the way restwire needs it:
   ``max_body_size``), no redirect followed by aiohttp (restwire's hops do).
 - **Requests as httpx sends them**: the method, the path and query as the
   httpx URL encodes them, its headers in its order (aiohttp adds none of its
-  defaults the request does not carry), its body.
+  defaults the request does not carry), its body. Unlike httpx, aiohttp
+  gives a bodiless DELETE (or other method outside GET, HEAD, OPTIONS,
+  TRACE, POST, PUT, PATCH) ``Content-Length: 0``, and writes header text
+  as UTF-8 (a value that is not UTF-8 goes as its Latin-1, re-encoded).
 - **The limits httpx takes**: ``max_connections`` is aiohttp's ``limit``,
   ``keepalive_expiry`` its ``keepalive_timeout``; TLS is httpx's
   ``create_ssl_context(verify=...)``; a request's ``connect``, ``read`` and
@@ -23,7 +26,8 @@ session, made the way restwire needs it:
   ``connect`` (aiohttp has no write timeout).
 - **httpx's errors**, with the request attached: ``ConnectError``,
   ``ConnectTimeout``, ``PoolTimeout``, ``ReadTimeout``, ``ReadError`` (a
-  body cut short), ``RemoteProtocolError`` (no response, or not HTTP).
+  body cut short), ``RemoteProtocolError`` (no response, or not HTTP),
+  ``UnsupportedProtocol``, ``LocalProtocolError`` (a header it refuses).
   Their text never holds the URL (aiohttp's does, query and all).
 
 A response body that says it is at most :data:`WHOLE_BODY` bytes long is

@@ -301,6 +301,7 @@ async def _failure(transport: Any, request: httpx.Request) -> httpx.RequestError
 
 ERRORS: dict[str, tuple[str, dict[str, float], type[httpx.RequestError]]] = {
     "nobody listening": ("http://127.0.0.1:{closed}/x", {}, httpx.ConnectError),
+    "TLS to a plain server": ("https://{a_host}/x", {}, httpx.ConnectError),
     "no answer in time": ("{a}/slow?seconds=1", {"read": 0.2}, httpx.ReadTimeout),
     "a body that stops coming": (
         "{a}/raw?case=stall",
@@ -323,7 +324,9 @@ async def test_errors_are_httpx_errors_with_their_request(
     with the request attached, and no text of it (nor of its causes) holds
     the URL's query."""
     template, seconds, expected = ERRORS[case]
-    url = template.format(a=origin_a.origin, closed=_closed_port())
+    url = template.format(
+        a=origin_a.origin, a_host=origin_a.origin[7:], closed=_closed_port()
+    )
     request = httpx.Request(
         "GET", f"{url}&token=secret", extensions=_timeout(**seconds)
     )
@@ -335,6 +338,23 @@ async def test_errors_are_httpx_errors_with_their_request(
         assert "secret" not in str(chain)
         suppressed = chain.__suppress_context__
         chain = chain.__cause__ or (None if suppressed else chain.__context__)
+
+
+async def test_each_request_has_its_own_timeouts(origin_a: RecordingServer) -> None:
+    """One transport, two read timeouts: each request waits as long as its
+    own says (aiohttp's timeouts are kept per distinct set, at most 64)."""
+    transport = fast_transport(verify=SSL_CONTEXT)
+    url = origin_a.url("/slow?seconds=0.5")
+    hasty = httpx.Request("GET", url, extensions=_timeout(read=0.1))
+    patient = httpx.Request("GET", url, extensions=_timeout(read=5.0))
+    with pytest.raises(httpx.ReadTimeout):
+        await transport.handle_async_request(hasty)
+    response = await transport.handle_async_request(patient)
+    assert await response.aread() == b"{}"
+    for tenths in range(100):
+        transport._timeout({"read": tenths / 10})
+    assert len(transport._timeouts) <= 64
+    await transport.aclose()
 
 
 async def test_a_header_aiohttp_refuses_is_a_local_protocol_error(
