@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -51,15 +50,12 @@ from tests.prism import (
     unexpanded,
     violations,
 )
+from tests.recipes.test_providers import REPO, UUID4
 from tests.vectors.openapi import OPERATIONS, load
 from tests.vectors.openapi.extract import cut
 
 pytestmark = pytest.mark.anyio
 
-REPO = {"owner": "octo", "repo": "hello"}
-UUID4 = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
-)
 #: The expandable fields the Stripe recipe expands (``expand[]=``), which
 #: keep their expanded forms for Prism (see ``tests/prism.unexpanded``).
 EXPANDED = {("customer", "default_source")}
