@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime
 import email.utils
 import re
+import time
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from pytest_httpx import HTTPXMock
@@ -270,4 +272,9 @@ async def test_a_real_read_timeout_is_retried_then_reported(
     assert str(caught.value).startswith(
         f"GET {origin_a.origin}/slow?seconds=0.3: ReadTimeout"
     )
+    # the server records a request when its thread reads it, which on a busy
+    # machine may come after the client's 0.05 s read timeout: wait for it
+    deadline = time.monotonic() + 5
+    while len(origin_a.requests) < 2 and time.monotonic() < deadline:
+        await anyio.sleep(0.01)
     assert [request.path for request in origin_a.requests] == ["/slow?seconds=0.3"] * 2
