@@ -33,6 +33,19 @@ if not HTTPX:  # httpx2 alone: httpx2-pytest's fixture, by pytest-httpx's name
         return httpx2_mock
 
 
+def pytest_addoption(
+    parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager
+) -> None:
+    """With pytest-xdist off (``-p no:xdist``, or not installed), the options
+    ``addopts`` gives it (``--numprocesses=3 --dist=loadfile``) are still
+    accepted, and the tests run in this process, as with ``-n 0``."""
+    if pluginmanager.has_plugin("xdist"):
+        return
+    off = parser.getgroup("xdist", "pytest-xdist is off: tests run in this process")
+    off.addoption("--numprocesses", help="ignored: pytest-xdist is off")
+    off.addoption("--dist", help="ignored: pytest-xdist is off")
+
+
 #: Building an SSL context costs ~40 ms; clients made by tests share one.
 SSL_CONTEXT = ssl.create_default_context()
 

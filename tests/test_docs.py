@@ -112,10 +112,10 @@ def test_the_contributing_page_runs_the_tests_as_pyproject_does() -> None:
     that exist."""
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     addopts = options["tool"]["pytest"]["ini_options"]["addopts"]
-    workers = re.search(r"-n (\d+) --dist (\w+)", addopts)
+    workers = re.search(r"--numprocesses=(\d+) --dist=(\w+)", addopts)
     assert workers, addopts
     text = (DOCS / "contributing.md").read_text(encoding="utf-8")
-    said = f"{workers[1]} worker processes (`-n {workers[1]} --dist {workers[2]}`"
+    said = f"{workers[1]} worker processes (`{workers[0]}`"
     assert said in " ".join(text.split())  # (its lines wrap anywhere)
     commands = [
         line.removeprefix("$ ")
