@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,34 @@ def test_the_testing_guide_shows_tests_that_run() -> None:
     assert len(chunks) >= 7
     for chunk in chunks:
         assert chunk in guide, chunk
+
+
+def test_the_contributing_page_runs_the_tests_as_pyproject_does() -> None:
+    """It names the workers ``addopts`` asks pytest-xdist for, and its
+    commands that run one test in the pytest process (``-n 0``) name tests
+    that exist."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = options["tool"]["pytest"]["ini_options"]["addopts"]
+    workers = re.search(r"--numprocesses=(\d+) --dist=(\w+)", addopts)
+    assert workers, addopts
+    text = (DOCS / "contributing.md").read_text(encoding="utf-8")
+    said = f"{workers[1]} worker processes (`{workers[0]}`"
+    assert said in " ".join(text.split())  # (its lines wrap anywhere)
+    commands = [
+        line.removeprefix("$ ")
+        for code in blocks(DOCS / "contributing.md", "console")
+        for line in code.splitlines()
+        if line.startswith("$ pytest ")
+    ]
+    assert len(commands) >= 2
+    for command in commands:
+        assert command.split()[2:4] == ["-n", "0"], command
+        path, _, name = command.split()[1].partition("::")
+        assert (ROOT / path).is_file(), command
+        if name:
+            assert re.search(
+                rf"^(async )?def {name}\(", (ROOT / path).read_text("utf-8"), re.M
+            ), command
 
 
 def test_the_recipes_page_shows_every_recipe() -> None:

@@ -22,7 +22,7 @@ from restwire._library import Response
 from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
 from restwire.middlewares.rate_limit import SWEEP_EVERY, _Asked, _Window
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST
-from tests.conftest import FakeClock, restwire_records
+from tests.conftest import FakeClock, no_collection_pauses, restwire_records
 from tests.counting_server import most_in_any_window
 from tests.redis_server import RedisServer
 
@@ -422,7 +422,7 @@ async def test_a_dead_redis_falls_back_to_this_process_s_limit(
     else:
         own_redis.stop()
     took: list[float] = []
-    with caplog.at_level(logging.INFO, logger="restwire"):
+    with caplog.at_level(logging.INFO, logger="restwire"), no_collection_pauses():
         for _ in range(3):
             started = time.monotonic()
             await controller.fetch(endpoint)

@@ -22,7 +22,12 @@ from pytest_httpx import HTTPXMock
 from restwire import NetworkError, RestEndpoint, RestwireError
 from restwire.middlewares import AccessToken, SharedToken
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST
-from tests.conftest import FakeClock, fetch_together, restwire_records
+from tests.conftest import (
+    FakeClock,
+    fetch_together,
+    no_collection_pauses,
+    restwire_records,
+)
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -346,7 +351,7 @@ async def test_a_dead_redis_costs_one_wait_and_one_log_line(
     else:
         own_redis.stop()
     took: list[float] = []
-    with caplog.at_level(logging.INFO, logger="restwire"):
+    with caplog.at_level(logging.INFO, logger="restwire"), no_collection_pauses():
         for n in range(5):
             # a worker starting with no token: it reads the slot first
             auth = AccessToken(refresh=lambda: "t0k3n-xyz", shared=shared)
