@@ -45,6 +45,17 @@ def _stripe_error(status: int, kind: str, message: str, **more: str) -> Answer:
     return Answer(status, {"error": {"type": kind, "message": message, **more}})
 
 
+def _unknown_parameter(name: str) -> Answer:
+    """Stripe's answer to a query or form field it does not know."""
+    return _stripe_error(
+        400,
+        "invalid_request_error",
+        f"Received unknown parameter: {name}",
+        code="parameter_unknown",
+        param=name,
+    )
+
+
 class Providers:
     """Stripe's customers, GitHub's issues, FastAPI's items."""
 
@@ -142,13 +153,7 @@ class Providers:
         known = {"limit", "starting_after", "expand[]", "created[gte]", "created[lte]"}
         for name in request.query:
             if name not in known:
-                return _stripe_error(
-                    400,
-                    "invalid_request_error",
-                    f"Received unknown parameter: {name}",
-                    code="parameter_unknown",
-                    param=name,
-                )
+                return _unknown_parameter(name)
         with self.lock:
             rows = list(self.stripe.values())
         since = int(request.query.get("created[gte]", "0"))
@@ -210,13 +215,7 @@ class Providers:
             elif name == "name":
                 fields["name"] = value
             else:
-                return _stripe_error(
-                    400,
-                    "invalid_request_error",
-                    f"Received unknown parameter: {name}",
-                    code="parameter_unknown",
-                    param=name,
-                )
+                return _unknown_parameter(name)
         key = request.headers.get("idempotency-key")
         with self.lock:
             if key is not None and key in self.replays:
