@@ -1,7 +1,7 @@
 """Optional dependencies: imported where a feature is made, or one error
 that says what to install.
 
-restwire's own dependencies are few (httpx, multidict, anyio, msgspec);
+restwire's own dependencies are few (httpx, multidict, anyio, msgspec, sniffio);
 each feature that needs more names an *extra* in ``pyproject.toml``
 (``pip install "restwire[cache]"``). A feature imports its package with
 :func:`require` when the user makes it (``HttpCache.sqlite()``,
