@@ -77,6 +77,7 @@ from ._library import (
     Timeout,
     library_of,
 )
+from ._own_transport import own_async_transport
 
 __all__ = [
     "Adapter",
@@ -145,7 +146,8 @@ class Adapter:
     ) -> Adapter:
         """The adapter of a controller given ``client`` (used as given) or
         ``transport`` (restwire makes the client on it; neither: on the
-        default library's own transport). The library is the one ``client``
+        default library's own transport, or for ``AsyncController`` on
+        aiohttp's pool when installed, ``_own_transport``). The library is the one ``client``
         or ``transport`` is of (an httpx2 transport gets an httpx2 client);
         given neither, ``_library.DEFAULT``."""
         controller = "AsyncController" if asynchronous else "Controller"
@@ -164,7 +166,7 @@ class Adapter:
             _check_transport(transport, asynchronous)
         library = library_of(transport)
         if asynchronous:
-            transport = transport or library.AsyncHTTPTransport()
+            transport = transport or own_async_transport(library)
             made: Client = library.AsyncClient(transport=transport)
         else:
             transport = transport or library.HTTPTransport()

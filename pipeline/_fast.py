@@ -36,11 +36,11 @@ pool at once); a longer one, or one of unknown length, comes in chunks as
 it arrives. Either way the connection is released however the read ends:
 finished, failed, closed early or cancelled.
 
-It is not chosen for you: a controller that makes its own client keeps
-httpx's transport, so that mocks of it (pytest-httpx, respx) see every call.
-Give it where speed under concurrency matters:
-``AsyncController(transport=fast_transport())``. Needs
-``pip install "restwire[fast]"`` (aiohttp).
+An ``AsyncController`` that makes its own client sends on it whenever
+aiohttp is installed (``pip install "restwire[fast]"``), falling back to
+httpx's own transport call by call under trio or a mock of httpx's
+transport (``_own_transport``). Give it to your own client
+(``httpx.AsyncClient(transport=fast_transport())``) for the same speed.
 """
 
 from __future__ import annotations
@@ -132,6 +132,9 @@ class _Transport:
         self._keepalive_expiry = keepalive_expiry
         self._context = context
         self._session: Any = None
+        #: When set (restwire's own client), the calls that go to the
+        #: library's own transport instead (``_own_transport.Fallback``).
+        self.fallback: Any = None
         import yarl  # (aiohttp's own dependency: installed if it imported)
 
         self._build = yarl.URL.build
@@ -171,7 +174,15 @@ class _Transport:
             )
         return timeout
 
+    @property
+    def ssl_context(self) -> ssl.SSLContext:
+        """The TLS settings every connection is opened with."""
+        return self._context
+
     async def handle_async_request(self, request: Any) -> Any:
+        fallback = self.fallback
+        if fallback is not None and fallback.applies():
+            return await fallback.send(request)
         session = self._session or self._open()
         url = request.url
         path, _, query = url.raw_path.decode("ascii").partition("?")
@@ -245,6 +256,8 @@ class _Transport:
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
+        if self.fallback is not None:
+            await self.fallback.aclose()
 
 
 _KINDS: dict[ModuleType, type[_Transport]] = {}

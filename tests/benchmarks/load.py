@@ -9,11 +9,14 @@ Python client, the yardstick) and to bare httpx on the same transport:
 - httpx ``AsyncClient()`` and httpx2 ``AsyncClient()`` (their own pools);
 - httpx on ``restwire.fast_transport()`` (restwire's transport on an
   aiohttp session, with no cookie jar of aiohttp's own);
-- restwire ``AsyncController()`` (the client it makes: httpx's own pool),
-  reading an ``Entity`` list;
-- restwire ``AsyncController(transport=fast_transport())``, as the docs
-  tell a user who wants speed, against bare httpx on the same transport:
-  restwire's own cost.
+- restwire ``AsyncController()`` reading an ``Entity`` list, installed as
+  the docs tell a user who wants speed (``restwire[fast]``: the client it
+  makes sends on aiohttp's pool);
+- restwire ``AsyncController(transport=fast_transport())``, against bare
+  httpx on the same transport (same connection limit): restwire's own cost.
+
+Under the tables, issue 31's three ratios at each concurrency, with their
+goals at c=64.
 
 Rounds are interleaved (each client once per round, in turn) and the
 median of each is kept. The server answers every ``GET /item/<n>`` with
@@ -161,7 +164,7 @@ async def _clients(origin: str, concurrency: int) -> dict[str, tuple[Call, Any]]
     on_aiohttp = httpx.AsyncClient(
         transport=fast_transport(max_connections=concurrency)
     )
-    own = AsyncController()  # the client restwire makes: httpx's own pool
+    own = AsyncController()  # the client restwire makes (aiohttp's pool)
     fast = AsyncController(transport=fast_transport(max_connections=concurrency))
 
     async def with_aiohttp(n: int) -> Any:
@@ -221,6 +224,17 @@ def _table(concurrency: int, rates: dict[str, float]) -> list[str]:
     for name, rate in rates.items():
         versus = f"{rate / same_transport:.2f}" if "fast_transport" in name else ""
         lines.append(f"| {name} | {rate:,.0f} | {rate / yardstick:.2f} | {versus} |")
+    own = rates["restwire AsyncController() [Entity]"]
+    lines += [
+        "",
+        f"- restwire AsyncController() vs aiohttp: {own / yardstick:.2f}"
+        " (goal at c=64: at least 0.40)",
+        f"- restwire AsyncController() vs httpx AsyncClient(): "
+        f"{own / rates['httpx AsyncClient()']:.1f}x (goal at c=64: at least 5x)",
+        f"- restwire vs bare httpx, both on fast_transport(): "
+        f"{rates['restwire on fast_transport() [Entity]'] / same_transport:.2f}"
+        " (goal at c=64: at least 0.90)",
+    ]
     return lines
 
 
