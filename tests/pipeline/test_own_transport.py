@@ -6,6 +6,7 @@ own transport from the start."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -93,19 +94,16 @@ async def test_a_controller_made_before_the_mock_still_sends_to_it(
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-@pytest.mark.skipif(
-    httpx.__name__ != "httpx", reason="respx patches httpcore, httpx's pool"
-)
 async def test_a_mock_of_the_pool_sees_every_call() -> None:
-    """respx patches httpcore's pool with ``autospec``, whose function
-    carries httpcore's module name: the function itself is compared."""
-    import httpcore
-
+    """respx patches httpcore's pool (httpx2's is httpcore2) with
+    ``autospec``, whose function carries the pool's own module name: the
+    function itself is compared."""
+    pool = importlib.import_module(_own_transport._POOLS[httpx.__name__])
     answers: list[str] = []
 
-    async def answer(pool: Any, request: httpcore.Request) -> httpcore.Response:
+    async def answer(connections: Any, request: Any) -> Any:
         answers.append(bytes(request.url.target).decode())
-        return httpcore.Response(
+        return pool.Response(
             200,
             headers=[(b"content-type", b"application/json")],
             content=b'{"ok": true}',
@@ -113,7 +111,7 @@ async def test_a_mock_of_the_pool_sees_every_call() -> None:
 
     endpoint = RestEndpoint(url_prefix="https://api.test", path="/ping")
     with mock.patch.object(
-        httpcore.AsyncConnectionPool,
+        pool.AsyncConnectionPool,
         "handle_async_request",
         autospec=True,
         side_effect=answer,
