@@ -741,19 +741,38 @@ class Store:
         """``batch``'s records, written with no result (a mutation's
         answer, a pushed event), are newer than any read of them in flight."""
         generation = self._next_generation()
+        records = batch.records
         stamps = self._written.setdefault(identity, {})
-        for entity_key in batch.records:
-            stamps.pop(entity_key, None)  # (re-inserted: the newest)
-            stamps[entity_key] = generation
-        self._stamps += len(batch.records)
-        if self._stamps > _STAMPS:
-            # the oldest half of each identity's go: a read older than that
-            # many writes is long finished
-            for each in list(self._written.values()):
-                for old in list(each)[: len(each) // 2 + 1]:
-                    del each[old]
-            self._written = {who: each for who, each in self._written.items() if each}
-            self._stamps = sum(map(len, self._written.values()))
+        if stamps and not stamps.keys().isdisjoint(records):
+            for entity_key in stamps.keys() & records.keys():
+                del stamps[entity_key]  # (stamped again below: the newest)
+        self._stamps += len(records)
+        # (a dict made from a dict, or merged into one, reuses its keys'
+        # hashes: none is hashed again, however many records)
+        if self._stamps <= _STAMPS:
+            stamps.update(dict.fromkeys(records, generation))
+            return
+        # the oldest half of each identity's go: a read older than that many
+        # writes is long finished. (This identity's are its older marks, then
+        # ``records``: only those that stay are stamped.)
+        kept: dict[Hashable, dict[EntityKey, int]] = {}
+        for who, each in self._written.items():
+            held = len(each)
+            if each is not stamps:
+                kept_part = dict(itertools.islice(each.items(), held // 2 + 1, None))
+            else:
+                oldest = (held + len(records)) // 2 + 1
+                if oldest >= held:
+                    kept_part = dict.fromkeys(
+                        itertools.islice(records, oldest - held, None), generation
+                    )
+                else:
+                    kept_part = dict(itertools.islice(each.items(), oldest, None))
+                    kept_part.update(dict.fromkeys(records, generation))
+            if kept_part:
+                kept[who] = kept_part
+        self._written = kept
+        self._stamps = sum(map(len, kept.values()))
 
     def _keep_newer(
         self, identity: Hashable, partition: Partition, batch: Batch, generation: int
