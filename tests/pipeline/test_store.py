@@ -514,3 +514,12 @@ def test_a_large_write_keeps_the_newest_half_of_the_marks() -> None:
     assert set(mine.values()) == {last}
     assert list(store._written["you"]) == [("Post", str(n)) for n in range(6, 10)]
     assert store._stamps == len(mine) + 4
+
+    store = Store()
+    write("me", range(8_000))
+    first = store.generation
+    write("me", range(7_990, 8_300))  # 7,990 older marks, then 310: 8,300
+    mine = store._written["me"]
+    assert list(mine) == [("Post", str(n)) for n in range(4_151, 8_300)]
+    assert {mine["Post", "4151"], mine["Post", "7989"]} == {first}
+    assert {mine["Post", "7990"], mine["Post", "8299"]} == {store.generation}
