@@ -28,12 +28,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from contextlib import suppress
-from itertools import repeat
+from itertools import repeat, starmap
 from operator import contains, itemgetter
 from typing import Any
 
 from ._batch import Batch, EntityKey
-from ._entity import _MUTABLE, Entity, _make, build, deserializer_failed
+from ._entity import _MUTABLE, Entity, _maker, build, deserializer_failed
 
 __all__ = ["SMALLEST", "entities_by_column", "records_from_columns"]
 
@@ -140,8 +140,10 @@ def records_from_columns(
             values,
             True if present is None else present[index],
         )
-    # one C call per record: the values in field order
-    instances: list[Entity] = list(map(_make, repeat(cls, count), *columns))
+    # one C call per record: the values in field order, as one tuple (zip
+    # hands the same tuple over again once the record is made)
+    rows = zip(*columns, strict=True) if columns else repeat((), count)
+    instances: list[Entity] = list(starmap(_maker(cls), rows))
     pks = _primary_keys(
         cls, instances, columns[plan.id_column] if plan.id_column >= 0 else None
     )

@@ -160,6 +160,12 @@ _make: Callable[..., Any] = _StructMeta.__call__
 _force_setattr: Callable[[Any, str, Any], None] = msgspec.structs.force_setattr
 
 
+def _maker(cls: type[EntityT]) -> Callable[..., EntityT]:
+    """``_make`` bound to ``cls``: called with a record's values in field
+    order (a tuple, through ``itertools.starmap``, is passed on as it is)."""
+    return _StructMeta.__call__.__get__(cls, type(cls))  # type: ignore[no-any-return]
+
+
 class _EntityMeta(_StructMeta):
     """Makes each ``Entity`` subclass a compiled record (a ``msgspec.Struct``).
 

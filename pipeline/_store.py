@@ -741,19 +741,43 @@ class Store:
         """``batch``'s records, written with no result (a mutation's
         answer, a pushed event), are newer than any read of them in flight."""
         generation = self._next_generation()
+        records = batch.records
         stamps = self._written.setdefault(identity, {})
-        for entity_key in batch.records:
-            stamps.pop(entity_key, None)  # (re-inserted: the newest)
-            stamps[entity_key] = generation
-        self._stamps += len(batch.records)
-        if self._stamps > _STAMPS:
-            # the oldest half of each identity's go: a read older than that
-            # many writes is long finished
-            for each in list(self._written.values()):
-                for old in list(each)[: len(each) // 2 + 1]:
-                    del each[old]
-            self._written = {who: each for who, each in self._written.items() if each}
-            self._stamps = sum(map(len, self._written.values()))
+        self._stamps += len(records)
+        # (a dict made from a dict, or merged into one, reuses its keys'
+        # hashes: none is hashed again, however many records)
+        if self._stamps <= _STAMPS:
+            if stamps and not stamps.keys().isdisjoint(records):
+                for entity_key in stamps.keys() & records.keys():
+                    del stamps[entity_key]  # (stamped again below: the newest)
+            stamps.update(dict.fromkeys(records, generation))
+            return
+        # the oldest half of each identity's go: a read older than that many
+        # writes is long finished. (This identity's are its older marks of
+        # other records, then ``records``: only those that stay are made.)
+        kept: dict[Hashable, dict[EntityKey, int]] = {}
+        for who, each in self._written.items():
+            if each is not stamps:
+                oldest = len(each) // 2 + 1
+                kept_part = dict(itertools.islice(each.items(), oldest, None))
+            else:
+                older = list(itertools.filterfalse(records.__contains__, each))
+                oldest = (len(older) + len(records)) // 2 + 1
+                if oldest >= len(older):
+                    kept_part = dict.fromkeys(
+                        itertools.islice(records, oldest - len(older), None),
+                        generation,
+                    )
+                else:
+                    del older[:oldest]
+                    kept_part = dict(
+                        zip(older, map(each.__getitem__, older), strict=True)
+                    )
+                    kept_part.update(dict.fromkeys(records, generation))
+            if kept_part:
+                kept[who] = kept_part
+        self._written = kept
+        self._stamps = sum(map(len, kept.values()))
 
     def _keep_newer(
         self, identity: Hashable, partition: Partition, batch: Batch, generation: int
@@ -936,11 +960,14 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> bool:
     if records.keys().isdisjoint(new):
         records.update(new)  # nothing to merge with: one C loop
         return True
+    # (a key leaves the batch's records only when deleted, and a deletion
+    # stays in ``batch.deleted`` unless the key is made again)
+    deleted = batch.deleted
     taken = [
         keys
         for cls, keys in batch.complete
         if "_extras_made" not in cls.__dict__
-        and all(map(new.__contains__, keys))  # (not deleted since)
+        and (not deleted or all(map(new.__contains__, keys)))  # (not deleted since)
         and set(map(type, map(records.get, keys))) <= {cls, _NONE}
     ]  # (the others are asked record by record below)
     if sum(map(len, taken)) == len(new):

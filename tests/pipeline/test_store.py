@@ -491,3 +491,35 @@ def test_what_marks_records_newer_than_reads_in_flight_is_bounded() -> None:
     store.forget("me")
     assert "me" not in store._written
     assert store._stamps == 0
+
+
+def test_a_large_write_keeps_the_newest_half_of_the_marks() -> None:
+    """Past the bound, each caller keeps the newer half of its marks, in
+    the order written: a key written again is among the newest, and of a
+    write larger than the bound only its later records stay marked."""
+
+    def write(who: str, ids: range) -> None:
+        batch = Batch()
+        items = [{"id": str(n), "title": "t"} for n in ids]
+        normalize([Post], items, batch, {})
+        store.commit(who, batch, "POST /posts", None, None, store.generation)
+
+    store = Store()
+    write("me", range(100))
+    write("you", range(10))
+    write("me", range(50, 20_050))  # 50 older marks, then 20,000: 20,050
+    last = store.generation
+    mine = store._written["me"]
+    assert list(mine) == [("Post", str(n)) for n in range(10_026, 20_050)]
+    assert set(mine.values()) == {last}
+    assert list(store._written["you"]) == [("Post", str(n)) for n in range(6, 10)]
+    assert store._stamps == len(mine) + 4
+
+    store = Store()
+    write("me", range(8_000))
+    first = store.generation
+    write("me", range(7_990, 8_300))  # 7,990 older marks, then 310: 8,300
+    mine = store._written["me"]
+    assert list(mine) == [("Post", str(n)) for n in range(4_151, 8_300)]
+    assert {mine["Post", "4151"], mine["Post", "7989"]} == {first}
+    assert {mine["Post", "7990"], mine["Post", "8299"]} == {store.generation}
