@@ -51,8 +51,6 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-from multidict import CIMultiDict
-
 from . import _library
 from ._errors import UsageError
 from ._extras import require
@@ -66,7 +64,11 @@ WHOLE_BODY = 64 * 1024
 
 #: The headers aiohttp adds to a request that lacks them (its defaults): a
 #: request without them is sent without them, as httpx sends it.
-_AUTO_HEADERS = ("Accept", "Accept-Encoding", "User-Agent")
+_AUTO_HEADERS = (
+    ("Accept", b"accept"),
+    ("Accept-Encoding", b"accept-encoding"),
+    ("User-Agent", b"user-agent"),
+)
 #: The methods aiohttp gives a default ``Content-Type`` when they carry none.
 _TYPED_METHODS = frozenset({"POST", "PUT", "PATCH"})
 #: Distinct timeouts kept as aiohttp ``ClientTimeout`` objects.
@@ -201,13 +203,13 @@ class _Transport:
             data = request.content or None
         except self._library.RequestNotRead:  # a stream: sent as it comes
             data = request.stream
-        headers = _headers(request.headers.raw, data)
+        headers, names = _headers(request.headers.raw, data)
         method = request.method
         skip: list[str] | None = None
-        for name in _AUTO_HEADERS:
-            if name not in headers:
+        for name, lowered in _AUTO_HEADERS:
+            if lowered not in names:
                 skip = [name] if skip is None else [*skip, name]
-        if "Content-Type" not in headers and (
+        if b"content-type" not in names and (
             data is not None or method in _TYPED_METHODS
         ):
             skip = ["Content-Type"] if skip is None else [*skip, "Content-Type"]
@@ -274,23 +276,30 @@ def _text(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
-def _headers(raw: list[tuple[bytes, bytes]], data: Any) -> Any:
-    """The request's headers as aiohttp takes them; a streamed body's
-    ``Transfer-Encoding`` left to aiohttp, which chunks it (it refuses the
-    header beside its own chunking)."""
+def _headers(
+    raw: list[tuple[bytes, bytes]], data: Any
+) -> tuple[list[tuple[str, str]], set[bytes]]:
+    """The request's headers as aiohttp takes them, and their lower-case
+    names; a streamed body's ``Transfer-Encoding`` left to aiohttp, which
+    chunks it (it refuses the header beside its own chunking). A list, which
+    aiohttp makes its ``CIMultiDict`` of: no second one made here."""
     try:
         pairs = [(name.decode(), value.decode()) for name, value in raw]
     except UnicodeDecodeError:
         pairs = [(_text(name), _text(value)) for name, value in raw]
-    if len({name.lower() for name, _ in raw}) < len(raw):
+    names = {name.lower() for name, _ in raw}
+    if len(names) < len(raw):
         # A name repeated: aiohttp keeps only the last of those spelt
         # differently ("X-Tag", "x-tag"), so all take the first's spelling.
         spelling: dict[str, str] = {}
         pairs = [(spelling.setdefault(n.lower(), n), value) for n, value in pairs]
-    headers = CIMultiDict(pairs)
-    if data is not None and not isinstance(data, bytes):
-        headers.popall("Transfer-Encoding", None)
-    return headers
+    if (
+        data is not None
+        and not isinstance(data, bytes)
+        and b"transfer-encoding" in names
+    ):
+        pairs = [(n, v) for n, v in pairs if n.lower() != "transfer-encoding"]
+    return pairs, names
 
 
 class WholeBody(ByteStreams):

@@ -88,6 +88,22 @@ async def test_bodies_are_decoded_and_bounded_by_restwire(
             await controller.fetch(small_bomb, {"coding": "gzip", "size": 1 << 20})
 
 
+async def test_a_plain_body_read_whole_is_bounded_all_the_same(
+    origin_a: RecordingServer,
+) -> None:
+    """A body sent as it is, read whole by the transport, is taken as it is
+    (restwire reads it without its driver) and still refused past
+    ``max_body_size``."""
+    file = RestEndpoint(url_prefix=origin_a.origin, path="/file", max_body_size=1000)
+    async with AsyncController(
+        transport=fast_transport(verify=SSL_CONTEXT)
+    ) as controller:
+        response = await controller.fetch_response(file, {"size": 1000})
+        assert len(response.content) == response.num_bytes_downloaded == 1000
+        with pytest.raises(BodyTooLarge):
+            await controller.fetch_response(file, {"size": 1001})
+
+
 async def test_redirects_are_followed_by_restwire(origin_a: RecordingServer) -> None:
     target = origin_a.url("/echo")
     endpoint = RestEndpoint(
