@@ -31,6 +31,7 @@ from importlib.util import find_spec
 from types import ModuleType
 from typing import Any
 
+from . import _library
 from ._extras import MissingExtra
 from ._fast import fast_transport
 
@@ -42,7 +43,8 @@ _log = logging.getLogger("restwire")
 _POOLS = {"httpx": "httpcore", "httpx2": "httpcore2"}
 
 #: Per library: the (class, attribute, function found) that mocks replace,
-#: taken when restwire first chose for that library.
+#: taken as restwire is imported (before a test starts a mock), for each
+#: library installed.
 _PATCH_POINTS: dict[ModuleType, tuple[tuple[type, str, Any], ...]] = {}
 
 
@@ -122,3 +124,7 @@ def _patch_points(library: ModuleType) -> tuple[tuple[type, str, Any], ...]:
         own = module.partition(".")[0] == root and not hasattr(function, "mock")
         points.append((owner, "handle_async_request", function if own else None))
     return tuple(points)
+
+
+for _installed in _library.LIBRARIES:
+    _PATCH_POINTS[_installed] = _patch_points(_installed)

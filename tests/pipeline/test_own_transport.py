@@ -125,9 +125,9 @@ async def test_a_mock_of_the_pool_sees_every_call() -> None:
 async def test_a_mock_in_place_at_the_first_choice_is_never_bypassed(
     httpx_mock: HTTPXMock, fresh_patch_points: None
 ) -> None:
-    """restwire cannot know the library's own function while a mock holds
-    its place: from then on, every call goes to the library's transport,
-    mocked or not (slower, never past a mock)."""
+    """restwire takes the library's own functions as it is imported; if a
+    mock held their place then, it cannot know them: every call goes to the
+    library's transport, mocked or not (slower, never past a mock)."""
     httpx_mock.add_response(url="https://api.test/a", json={"mocked": True})
     async with AsyncController() as controller:
         endpoint = RestEndpoint(url_prefix="https://api.test", path="/a")
