@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
@@ -141,6 +142,17 @@ async def test_without_aiohttp_the_library_transport(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_own_transport, "find_spec", lambda name: None)
+    async with AsyncController() as controller:
+        assert type(_transport(controller)) is httpx.AsyncHTTPTransport
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_blocked_aiohttp_the_library_transport(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``sys.modules["aiohttp"] = None`` (how a program forbids an import)
+    counts as not installed, with no attempt to import it."""
+    monkeypatch.setitem(sys.modules, "aiohttp", None)
     async with AsyncController() as controller:
         assert type(_transport(controller)) is httpx.AsyncHTTPTransport
 
