@@ -147,9 +147,9 @@ class Adapter:
         """The adapter of a controller given ``client`` (used as given) or
         ``transport`` (restwire makes the client on it; neither: on the
         default library's own transport, or for ``AsyncController`` on
-        aiohttp's pool when installed, ``_own_transport``). The library is the one ``client``
-        or ``transport`` is of (an httpx2 transport gets an httpx2 client);
-        given neither, ``_library.DEFAULT``."""
+        aiohttp's pool when installed, ``_own_transport``). The library is
+        the one ``client`` or ``transport`` is of (an httpx2 transport gets
+        an httpx2 client); given neither, ``_library.DEFAULT``."""
         controller = "AsyncController" if asynchronous else "Controller"
         if client is not None:
             if transport is not None:

@@ -42,10 +42,10 @@ _log = logging.getLogger("restwire")
 #: Each library's connection-pool module, whose classes respx patches.
 _POOLS = {"httpx": "httpcore", "httpx2": "httpcore2"}
 
-#: Per library: the (class, attribute, function found) that mocks replace,
-#: taken as restwire is imported (before a test starts a mock), for each
-#: library installed.
-_PATCH_POINTS: dict[ModuleType, tuple[tuple[type, str, Any], ...]] = {}
+#: Per library installed: each class whose ``handle_async_request`` mocks
+#: replace, with the function found there as restwire is imported (before a
+#: test starts a mock).
+_PATCH_POINTS: dict[ModuleType, tuple[tuple[Any, Any], ...]] = {}
 
 
 def own_async_transport(library: ModuleType) -> Any:
@@ -74,18 +74,15 @@ class Fallback:
         self._library = library
         self._context = context
         self._own: Any = None
-        points = _PATCH_POINTS.get(library)
-        if points is None:
-            points = _PATCH_POINTS[library] = _patch_points(library)
-        self._points = points
+        self._points = _PATCH_POINTS[library]
 
     def applies(self) -> bool:
         """Whether this call goes to the library's own transport: outside
         asyncio, or with its transport or pool patched by a mock."""
         if asyncio._get_running_loop() is None:
             return True
-        for owner, name, found in self._points:
-            if getattr(owner, name) is not found:
+        for owner, found in self._points:
+            if owner.handle_async_request is not found:
                 return True
         return False
 
@@ -101,9 +98,10 @@ class Fallback:
             await self._own.aclose()
 
 
-def _patch_points(library: ModuleType) -> tuple[tuple[type, str, Any], ...]:
-    """The methods of ``library``'s transport and pool that mocks replace,
-    each with the function found there now, or ``None`` where a mock holds
+def _patch_points(library: ModuleType) -> tuple[tuple[Any, Any], ...]:
+    """The classes of ``library``'s transport and pool whose
+    ``handle_async_request`` mocks replace, each with the function found
+    there now, or ``None`` where a mock holds
     it already (restwire then always falls back: it cannot know the
     library's own). A mock is told by its module (pytest-httpx's function
     is its own) or by its ``mock`` attribute (``unittest.mock``'s
@@ -122,7 +120,7 @@ def _patch_points(library: ModuleType) -> tuple[tuple[type, str, Any], ...]:
         function = owner.handle_async_request
         module = getattr(function, "__module__", None) or ""
         own = module.partition(".")[0] == root and not hasattr(function, "mock")
-        points.append((owner, "handle_async_request", function if own else None))
+        points.append((owner, function if own else None))
     return tuple(points)
 
 

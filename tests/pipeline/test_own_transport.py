@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
-from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
@@ -31,14 +30,13 @@ def _transport(controller: AsyncController) -> Any:
 
 
 @pytest.fixture
-def fresh_patch_points() -> Iterator[None]:
-    """Each test takes the library's functions anew (as a first choice in a
-    process would), and gives back what was there."""
-    saved = dict(_own_transport._PATCH_POINTS)
-    _own_transport._PATCH_POINTS.clear()
-    yield
-    _own_transport._PATCH_POINTS.clear()
-    _own_transport._PATCH_POINTS.update(saved)
+def imported_under_a_mock(
+    httpx_mock: HTTPXMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library's functions as restwire takes them when it is imported
+    while pytest-httpx's mock is in place (given back after the test)."""
+    points = _own_transport._patch_points(httpx)
+    monkeypatch.setitem(_own_transport._PATCH_POINTS, httpx, points)
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
@@ -124,7 +122,7 @@ async def test_a_mock_of_the_pool_sees_every_call() -> None:
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_a_mock_in_place_at_the_first_choice_is_never_bypassed(
-    httpx_mock: HTTPXMock, fresh_patch_points: None
+    httpx_mock: HTTPXMock, imported_under_a_mock: None
 ) -> None:
     """restwire takes the library's own functions as it is imported; if a
     mock held their place then, it cannot know them: every call goes to the
@@ -133,8 +131,9 @@ async def test_a_mock_in_place_at_the_first_choice_is_never_bypassed(
     async with AsyncController() as controller:
         endpoint = RestEndpoint(url_prefix="https://api.test", path="/a")
         assert await controller.fetch(endpoint) == {"mocked": True}
-    points = _own_transport._PATCH_POINTS[httpx]
-    assert points[0][2] is None
+    [(transport, found), *_] = _own_transport._PATCH_POINTS[httpx]
+    assert transport is httpx.AsyncHTTPTransport
+    assert found is None
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
