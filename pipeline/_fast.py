@@ -325,6 +325,11 @@ class WholeBody(ByteStreams):
         self._body = None
         return body
 
+    def take(self) -> bytes:
+        """The whole body, in one piece; the stream is empty after."""
+        body, self._body = self._body, None
+        return body or b""
+
 
 class _Chunks(ByteStreams):
     """A body read as it comes; its connection released when it ends, fails

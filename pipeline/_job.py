@@ -28,6 +28,7 @@ from ._errors import InvalidRequest, redact_params
 from ._exchange import Exchange
 from ._flights import Flight
 from ._library import INVALID_URL, URL, AsyncClient, Client, library_of
+from ._shortcuts import parse_url
 from ._watch import Answered
 
 __all__ = [
@@ -168,7 +169,7 @@ def remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
 class Targets:
     """The URLs of one client's calls."""
 
-    __slots__ = ("_client", "_names", "_parsed", "_targets", "_url")
+    __slots__ = ("_client", "_library", "_names", "_parsed", "_targets")
 
     def __init__(
         self,
@@ -179,8 +180,8 @@ class Targets:
         #: The params whose values request keys leave out (the identity
         #: holds them): the controller's ``Sharing.credential_params``.
         self._names = credential_params
-        #: The URL class of the client's library (httpx's or httpx2's).
-        self._url: Any = library_of(client).URL
+        #: The client's library (httpx or httpx2), whose URLs it makes.
+        self._library = library_of(client)
         #: URL text -> (parsed URL, its text without userinfo)
         self._parsed: dict[str, tuple[URL, str]] = {}
         #: (endpoint, params) -> the same, skipping the template (bounded)
@@ -218,9 +219,9 @@ class Targets:
     def _parse(self, endpoint: RestEndpoint, text: str) -> URL:
         base = self._client.base_url
         try:
-            url: URL = self._url(text)
+            url = parse_url(self._library, text)
             if url.is_relative_url and base.host:
-                url = self._url(join_url(str(base), text))
+                url = parse_url(self._library, join_url(str(base), text))
         except INVALID_URL as error:
             raise InvalidRequest(
                 f"{endpoint.label}: invalid URL {text!r}: {error}"

@@ -29,10 +29,10 @@ from ._errors import (
     redact_url,
 )
 from ._exchange import Exchange
-from ._fast import WholeBody
 from ._hops import HopPolicy, userinfo_as_basic
 from ._http_cache import HttpCache, Ticket, body_digest, from_cache
 from ._library import INVALID_URL, REQUEST_ERRORS, STREAM_CONSUMED, Request, Response
+from ._shortcuts import take_whole_body
 from ._status_errors import status_error
 from ._unparsed import Unparsed
 from ._watch import watched_send
@@ -273,14 +273,10 @@ REDIRECT_BODY = 64 * 1024
 def read_body(response: Response, limit: int | None) -> Flow[None]:
     """Read ``response``'s body, decoded and bounded by ``limit``; it becomes
     ``response.content``."""
-    if (
-        type(response.stream) is WholeBody
-        and "content-encoding" not in response.headers
-    ):
-        # Read whole by fast_transport(), sent as it is: already in memory
-        # with nothing to undo, so read here, not through the driver's _Load
-        # (its decoding wrapper and reader): then bounded as below.
-        response.read()
+    # Read whole by fast_transport(), sent as it is: already in memory with
+    # nothing to undo, so read here, not through the driver's _Load (its
+    # decoding wrapper and reader): then bounded as below.
+    take_whole_body(response)
     if response.is_stream_consumed:
         # A transport that built the response in memory (httpx.MockTransport)
         # hands it over already read: only the limit is left to apply.
