@@ -224,7 +224,12 @@ async def run_async(
                 return effect
             result, error = None, None
             try:
-                result = await _perform(effect, adapter, closing, held, job, side)
+                if type(effect) is _Send:  # the usual effect: no frame of its own
+                    result = await adapter.asend(
+                        effect.request, effect.with_client_auth, effect.store_cookies
+                    )
+                else:
+                    result = await _perform(effect, adapter, closing, held, job, side)
             except Exception as exc:
                 error = exc
     finally:

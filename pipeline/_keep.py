@@ -106,6 +106,8 @@ class Keeper:
         result = None
         body_bytes = None
         if not endpoint.side_effect:
+            if read is not None:  # a list of references, straight from the bytes
+                self.store.share_keys(read)
             now = self.clock()
             expires = now + endpoint.data_expiry_length
             digest = None

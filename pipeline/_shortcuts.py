@@ -71,7 +71,10 @@ _SAMPLES = (
 def parse_url(library: ModuleType, text: str) -> URL:
     """``library.URL(text)``, for less when ``text`` is a plain absolute URL
     (see the module); raises what ``library.URL`` raises."""
-    origins = _origins.get(library, _checked_origins(library))
+    try:
+        origins = _origins[library]
+    except KeyError:
+        origins = _checked_origins(library)
     if origins is not None and len(text) <= _LONGEST:
         match = _PLAIN_URL.fullmatch(text)
         if match is not None:
@@ -104,9 +107,8 @@ def _origin(library: ModuleType, origins: dict[str, Any], origin: str) -> Any:
 def _checked_origins(library: ModuleType) -> dict[str, Any] | None:
     """The origin cache for ``library``, made (and the shortcut checked)
     at its first use; ``None`` when the shortcut's URLs differ from the
-    library's own."""
-    if library in _origins:
-        return _origins[library]
+    library's own (the samples are parsed with the cache already in place:
+    no second check)."""
     origins: dict[str, Any] | None = {}
     _origins[library] = origins
     try:

@@ -408,15 +408,21 @@ EVERYONE: Any = object()
 
 #: How many forgotten identities a store remembers, for calls in flight.
 _FORGOTTEN = 4096
+#: How many record keys a store shares between its results before it
+#: starts over.
+_KEYS_SHARED = 1 << 16
 
 
 class Partition:
     """What one identity has fetched: its entity records, and its results by
     request key and value shape."""
 
-    __slots__ = ("bytes", "dropped", "records", "results")
+    __slots__ = ("bytes", "dropped", "identity", "records", "results")
 
-    def __init__(self) -> None:
+    def __init__(self, identity: Hashable) -> None:
+        #: The identity, as the object the store keys it by: its results'
+        #: slots hold this one, not each call's equal copy.
+        self.identity = identity
         self.records: dict[EntityKey, Entity] = {}
         self.results: dict[str, dict[Hashable, Result]] = {}
         #: Bytes its kept results hold, and those of the results dropped
@@ -473,6 +479,19 @@ class Store:
         self._stamps = 0
         self.lock = threading.Lock()
         self._now = float("-inf")
+        #: Each record key seen lately, as the one key object results share
+        #: (``share_keys``; bounded).
+        self._keys: dict[EntityKey, EntityKey] = {}
+
+    def share_keys(self, keys: list[EntityKey]) -> None:
+        """Put in ``keys``, in place, for each key the equal key object
+        the store already shares: re-reading a list keeps no new key
+        tuples, each one memory and one more object for the cyclic
+        garbage collector to walk (which then runs less often)."""
+        shared = self._keys
+        if len(shared) > _KEYS_SHARED:
+            shared.clear()  # (a bound, not an LRU: a later list shares anew)
+        keys[:] = map(shared.setdefault, keys, keys)
 
     def commit(
         self,
@@ -567,7 +586,7 @@ class Store:
             return 0  # invalidated while it was in flight: older than what forgot it
         partition = self.partitions.get(identity)
         if partition is None:
-            partition = self.partitions[identity] = Partition()
+            partition = self.partitions[identity] = Partition(identity)
         if result is None or newest:
             if batch.records:
                 self._stamp_records(identity, batch)
@@ -595,7 +614,7 @@ class Store:
             brought = len(partition.records) - held
             if brought > 0:
                 size += brought * _record_size(batch)
-            slot = (identity, key, shape)
+            slot = (partition.identity, key, shape)
             partition.bytes += size - self.retention.kept(
                 slot, result, result.expires_at, size
             )

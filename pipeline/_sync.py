@@ -197,7 +197,12 @@ def run_sync(
                 return effect
             result, error = None, None
             try:
-                result = _perform(effect, adapter, closing, held, job, side)
+                if type(effect) is _Send:  # the usual effect: no frame of its own
+                    result = adapter.send(
+                        effect.request, effect.with_client_auth, effect.store_cookies
+                    )
+                else:
+                    result = _perform(effect, adapter, closing, held, job, side)
             except Exception as exc:
                 error = exc
     finally:

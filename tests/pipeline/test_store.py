@@ -6,13 +6,21 @@ Every test runs under both controllers, with a fake clock for expiry.
 from __future__ import annotations
 
 import datetime
+import operator
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import EntityError, Invalidate, NetworkError, RestEndpoint, resource
+from restwire import (
+    EntityError,
+    Invalidate,
+    NetworkError,
+    RestEndpoint,
+    _store,
+    resource,
+)
 from restwire._store import MISSING, Batch, Ref, Store, denormalize, normalize
 from restwire.middlewares import LinkPagination
 from tests.conftest import FakeClock
@@ -523,3 +531,44 @@ def test_a_large_write_keeps_the_newest_half_of_the_marks() -> None:
     assert list(mine) == [("Post", str(n)) for n in range(4_151, 8_300)]
     assert {mine["Post", "4151"], mine["Post", "7989"]} == {first}
     assert {mine["Post", "7990"], mine["Post", "8299"]} == {store.generation}
+
+
+async def test_lists_read_again_share_their_key_objects(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A list of entities read straight from the bytes, fetched at a second
+    URL, keeps no new key tuples: its result holds the objects the first
+    one holds (fewer objects kept, fewer for the garbage collector)."""
+    page = RestEndpoint(url_prefix=API, path="/posts/:page", schema=[Post])
+    items = [{"id": str(n), "title": f"post {n}"} for n in range(12)]
+    httpx_mock.add_response(json=items, is_reusable=True)
+    first = await controller.fetch(page, {"page": 1})
+    second = await controller.fetch(page, {"page": 2})
+    assert first == second
+    (partition,) = controller.store.partitions.values()
+    kept = [
+        result.value
+        for by_shape in partition.results.values()
+        for result in by_shape.values()
+    ]
+    assert len(kept) == 2
+    assert kept[0] == kept[1]
+    assert all(map(operator.is_, kept[0], kept[1]))
+    # and their slots hold the identity the store is keyed by, not each
+    # call's equal copy of it
+    slots = list(controller.store.retention._order)
+    assert len(slots) == 2
+    assert all(slot[0] is partition.identity for slot in slots)
+
+
+def test_the_shared_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_store, "_KEYS_SHARED", 8)
+    store = Store()
+    for start in range(0, 40, 4):
+        keys = [("Post", str(n)) for n in range(start, start + 4)]
+        store.share_keys(keys)
+        assert keys == [("Post", str(n)) for n in range(start, start + 4)]
+        assert len(store._keys) <= 8 + 4
+    again = [("Post", "39")]
+    store.share_keys(again)
+    assert again[0] is store._keys[("Post", "39")]
