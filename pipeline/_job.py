@@ -4,8 +4,10 @@ it has become.
 :class:`Targets` works out where a call goes: its absolute URL (the
 endpoint's path template filled, the other params as the query string, on
 the client's ``base_url`` when the endpoint has no prefix) and the request
-key it is kept by, both remembered (``httpx.URL`` is immutable): calls to
-the same URL, the common case of polling and re-reading, parse it once.
+key it is kept by, both remembered from a URL's second call on
+(``httpx.URL`` is immutable): polling and re-reading, the common case of
+calls to one URL, parse it twice, and calls that each go to a URL of their
+own keep no URL.
 
 A :class:`Job` is made before the chain runs (its URL, request key and
 exchange); after every middleware has set the request up, the controller's
@@ -169,7 +171,7 @@ def remember(cache: dict[KeyT, ValT], key: KeyT, value: ValT) -> ValT:
 class Targets:
     """The URLs of one client's calls."""
 
-    __slots__ = ("_client", "_library", "_names", "_parsed", "_targets")
+    __slots__ = ("_client", "_library", "_names", "_parsed", "_seen", "_targets")
 
     def __init__(
         self,
@@ -186,6 +188,11 @@ class Targets:
         self._parsed: dict[str, tuple[URL, str]] = {}
         #: (endpoint, params) -> the same, skipping the template (bounded)
         self._targets: dict[Hashable, tuple[URL, str]] = {}
+        #: The hashes of the URL texts and calls seen lately (bounded): only
+        #: one seen before is remembered, so calls that each go to a URL of
+        #: their own keep nothing (a URL object kept is several objects more
+        #: for the cyclic garbage collector, for nothing).
+        self._seen: set[int] = set()
 
     def __call__(
         self, endpoint: RestEndpoint, params: Mapping[str, Any]
@@ -211,10 +218,24 @@ class Targets:
         kept = self._parsed.get(text)
         if kept is None:
             url = self._parse(endpoint, text)
-            kept = remember(self._parsed, text, (url, plain_url(url, self._names)))
-        if call is not None:
+            kept = (url, plain_url(url, self._names))
+            if self._again(text):
+                remember(self._parsed, text, kept)
+        if call is not None and self._again(call):
             remember(self._targets, call, kept)
         return kept
+
+    def _again(self, key: Hashable) -> bool:
+        """Whether ``key`` was seen lately (by its hash: a collision only
+        remembers a URL for nothing); it is noted as seen."""
+        seen = self._seen
+        marker = hash(key)
+        if marker in seen:
+            return True
+        if len(seen) >= _CACHE_SIZE * 4:
+            seen.clear()
+        seen.add(marker)
+        return False
 
     def _parse(self, endpoint: RestEndpoint, text: str) -> URL:
         base = self._client.base_url

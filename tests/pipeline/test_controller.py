@@ -610,3 +610,18 @@ def test_remembered_urls_are_bounded() -> None:
             assert controller.key(items, {"id": number}).endswith(f"/items/{number}")
         assert len(controller._targets._targets) <= _CACHE_SIZE
         assert len(controller._targets._parsed) <= _CACHE_SIZE
+
+
+def test_a_url_is_remembered_from_its_second_call() -> None:
+    items = RestEndpoint(url_prefix=API, path="/items/:id")
+    with Controller() as controller:
+        targets = controller._targets
+        first = targets(items, {"id": 1})[0]
+        second = targets(items, {"id": 1})[0]
+        third = targets(items, {"id": 1})[0]
+        assert first == second == third
+        assert second is not first  # the first call keeps nothing
+        assert third is second
+        for number in range(2, 50):  # each a URL of its own
+            targets(items, {"id": number})
+        assert len(targets._targets) == len(targets._parsed) == 1
