@@ -107,7 +107,7 @@ class Keeper:
         body_bytes = None
         if not endpoint.side_effect:
             if read is not None:  # a list of references, straight from the bytes
-                self.store.share_keys(read)
+                self.store.share_keys(read, job.identity, job.key)
             now = self.clock()
             expires = now + endpoint.data_expiry_length
             digest = None

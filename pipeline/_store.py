@@ -483,11 +483,16 @@ class Store:
         #: (``share_keys``; bounded).
         self._keys: dict[EntityKey, EntityKey] = {}
 
-    def share_keys(self, keys: list[EntityKey]) -> None:
+    def share_keys(self, keys: list[EntityKey], identity: Hashable, key: str) -> None:
         """Put in ``keys``, in place, for each key the equal key object
-        the store already shares: re-reading a list keeps no new key
-        tuples, each one memory and one more object for the cyclic
-        garbage collector to walk (which then runs less often)."""
+        the store already shares, when they are to be kept under a request
+        ``key`` new to ``identity``: a list read at another URL keeps no
+        new key tuples, each one memory and one more object for the cyclic
+        garbage collector to walk (which then runs less often). A list read
+        again at its own URL replaces its result, whose keys go with it."""
+        partition = self.partitions.get(identity)
+        if partition is not None and key in partition.results:
+            return
         shared = self._keys
         if len(shared) > _KEYS_SHARED:
             shared.clear()  # (a bound, not an LRU: a later list shares anew)

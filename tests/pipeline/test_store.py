@@ -566,9 +566,9 @@ def test_the_shared_keys_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store()
     for start in range(0, 40, 4):
         keys = [("Post", str(n)) for n in range(start, start + 4)]
-        store.share_keys(keys)
+        store.share_keys(keys, None, f"GET /posts/{start}")
         assert keys == [("Post", str(n)) for n in range(start, start + 4)]
         assert len(store._keys) <= 8 + 4
     again = [("Post", "39")]
-    store.share_keys(again)
+    store.share_keys(again, None, "GET /posts/last")
     assert again[0] is store._keys[("Post", "39")]
