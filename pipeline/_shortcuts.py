@@ -147,12 +147,18 @@ def take_whole_body(response: Response) -> bool:
     if not allowed:
         response.read()
         return True
+    _set_whole(response, stream)
+    return True
+
+
+def _set_whole(response: Any, stream: WholeBody) -> None:
+    """Leave ``response`` as ``read()`` leaves it, its body taken from
+    ``stream`` (the one way the shortcut and its check both set it)."""
     body = stream.take()
     response._content = body
     response._num_bytes_downloaded = len(body)
     response.is_stream_consumed = True
     response.is_closed = True
-    return True
 
 
 def _check_body(kind: type[Any]) -> bool:
@@ -163,10 +169,7 @@ def _check_body(kind: type[Any]) -> bool:
         public = kind(200, stream=WholeBody(body))
         public.read()
         direct = kind(200, stream=WholeBody(body))
-        direct._content = direct.stream.take()
-        direct._num_bytes_downloaded = len(body)
-        direct.is_stream_consumed = True
-        direct.is_closed = True
+        _set_whole(direct, direct.stream)
         return bool(
             direct.content == public.content == body
             and direct.json() == public.json()

@@ -211,6 +211,7 @@ def test_a_whole_body_reads_as_the_library_reads_it(
     public.read()
     taken = _whole(library, body, content_type="application/json")
     assert take_whole_body(taken)
+    assert _shortcuts._bodies[type(taken)] is True  # the shortcut, not read()
     assert taken.content == public.content == body
     assert taken.json() == public.json()
     assert taken.text == public.text
