@@ -1,6 +1,6 @@
-"""Write ``pipeline/_sync.py`` from ``pipeline/_async.py``: one driver source.
+"""Write ``pipeline/_controller/sync_controller.py`` from ``pipeline/_controller/async_controller.py``: one driver source.
 
-    python .ci/unasync.py           # write pipeline/_sync.py
+    python .ci/unasync.py           # write pipeline/_controller/sync_controller.py
     python .ci/unasync.py --check   # exit 1 (with a diff) if it is not up to date
 
 The async driver and ``AsyncController`` are the source. The sync ones are
@@ -8,7 +8,7 @@ the same text with each name below replaced by its blocking twin (whole
 words only), ``await`` and ``async`` dropped, then imports sorted and the
 file formatted by ruff, so the generated file passes the same checks as
 any other. What differs below these names is written once per kind in
-``pipeline/_concurrency.py`` and ``pipeline/_adapter.py``.
+``pipeline/_base/concurrency.py`` and ``pipeline/_wire/adapter.py``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "pipeline" / "_async.py"
-TARGET = ROOT / "pipeline" / "_sync.py"
+SOURCE = ROOT / "pipeline" / "_controller" / "async_controller.py"
+TARGET = ROOT / "pipeline" / "_controller" / "sync_controller.py"
 
 #: (async, sync), applied in order, each to whole words.
 SUBSTITUTIONS = [
@@ -66,14 +66,14 @@ COMPILED = [
 
 DOCSTRING = '''"""The driver and the controller, blocking I/O: generated, do not edit.
 
-``.ci/unasync.py`` writes this file from ``_async.py``, the one source of
-both drivers, and the tests fail when the two differ: change ``_async.py``
-and run ``python .ci/unasync.py``. ``_async``'s docstring says what is here.
+``.ci/unasync.py`` writes this file from ``async_controller.py``, the one source of
+both drivers, and the tests fail when the two differ: change ``async_controller.py``
+and run ``python .ci/unasync.py``. ``async_controller``'s docstring says what is here.
 """'''
 
 
 def generated() -> str:
-    """The text ``_sync.py`` should have."""
+    """The text ``sync_controller.py`` should have."""
     source = SOURCE.read_text(encoding="utf-8")
     start = source.index('"""')
     end = source.index('"""', start + 3) + 3
@@ -119,11 +119,13 @@ def main(argv: list[str]) -> int:
             difflib.unified_diff(
                 current.splitlines(keepends=True),
                 text.splitlines(keepends=True),
-                "pipeline/_sync.py (as it is)",
-                "pipeline/_sync.py (generated from _async.py)",
+                "pipeline/_controller/sync_controller.py (as it is)",
+                "pipeline/_controller/sync_controller.py (generated from async_controller.py)",
             )
         )
-        print("pipeline/_sync.py is out of date: run python .ci/unasync.py")
+        print(
+            "pipeline/_controller/sync_controller.py is out of date: run python .ci/unasync.py"
+        )
         return 1
     TARGET.write_text(text, encoding="utf-8")
     return 0

@@ -1,6 +1,6 @@
 """How ``BodyPagination`` finds the next page: one small class per kind.
 
-Each kind (a :class:`restwire._envelope.NextPage`) reads one page (the response, its parsed body, its items) and
+Each kind (a :class:`restwire.extension.NextPage`) reads one page (the response, its parsed body, its items) and
 answers the next page's URL, or ``None`` when the listing ends. The next
 page is always a URL, so ``controller.paginate`` keeps its cycle guard,
 ``max_pages`` and origin check whatever the kind. A page that says
@@ -23,9 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from restwire import ContentError, page_total
-from restwire._errors import SettingError
-from restwire._library import INVALID_URL, URL, Response
+from restwire import ContentError, SettingError, page_total
+from restwire.extension import INVALID_URL, URL, Response
 
 __all__ = [
     "CursorFrom",

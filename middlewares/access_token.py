@@ -68,7 +68,7 @@ from restwire import (
     RequestBodyError,
     RestwireError,
 )
-from restwire._library import Response
+from restwire.extension import Response
 
 from .shared_token import SharedToken
 

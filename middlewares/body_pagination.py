@@ -36,8 +36,8 @@ guard, ``max_pages`` and origin check as ``Link`` headers.
 
 from __future__ import annotations
 
-from restwire._envelope import Envelope, NextPage
-from restwire._errors import SettingError
+from restwire import SettingError
+from restwire.extension import Envelope, NextPage
 
 from ._page_kinds import (
     CursorFrom,

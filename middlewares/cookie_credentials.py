@@ -1,7 +1,7 @@
 """``CookieCredentials``: the Fetch standard's credentials mode, per endpoint.
 
 The seed's cookie session sets ``credentials: 'same-origin'`` on every
-request. Here the mode decides, hop by hop (see ``restwire._hops``),
+request. Here the mode decides, hop by hop (see ``restwire._wire.hops``),
 whether cookies from the client's jar are sent and whether the cookies a
 response sets are stored:
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from restwire import Credentials, Exchange
-from restwire._errors import SettingError
+from restwire import Credentials, Exchange, SettingError
 
 __all__ = ["CookieCredentials"]
 

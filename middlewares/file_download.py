@@ -13,8 +13,7 @@ stream them to disk with ``controller.download`` instead.
 
 from __future__ import annotations
 
-from restwire import Exchange, RestEndpoint, filename_from
-from restwire._errors import UsageError
+from restwire import Exchange, RestEndpoint, UsageError, filename_from
 
 __all__ = ["FileDownload"]
 

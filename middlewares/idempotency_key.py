@@ -30,8 +30,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 
-from restwire import PUBLIC_HEADERS, Exchange
-from restwire._errors import UsageError
+from restwire import PUBLIC_HEADERS, Exchange, UsageError
 
 __all__ = ["KEY_HEADER", "IdempotencyKey"]
 

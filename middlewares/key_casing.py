@@ -69,8 +69,7 @@ from operator import itemgetter
 from typing import Any, cast
 from urllib.parse import quote, unquote
 
-from restwire import Exchange, Form, RestwireError, Unparsed
-from restwire._errors import SettingError
+from restwire import Exchange, Form, RestwireError, SettingError, Unparsed
 
 __all__ = [
     "STYLES",

@@ -86,9 +86,9 @@ from restwire import (
     NetworkError,
     RestEndpoint,
     RestwireError,
+    SettingError,
     SideCall,
 )
-from restwire._errors import SettingError
 
 from .access_token import AccessToken
 from .shared_token import SharedToken

@@ -76,11 +76,8 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from restwire import Exchange, NetworkError, RestwireError
-from restwire._errors import redact_params
-from restwire._extras import MissingExtra, require
-from restwire._hops import origin_of
-from restwire._library import URL, Request, Response
+from restwire import Exchange, MissingExtra, NetworkError, RestwireError
+from restwire.extension import URL, Request, Response, origin_of, redact_params, require
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer, TracerProvider
@@ -266,7 +263,7 @@ def error_type(status: int | None, error: BaseException | None) -> str | None:
 
 def public_name(kind: type) -> str:
     """A class's name as its package exports it (``restwire.TransportError``,
-    not ``restwire._errors.TransportError``); a builtin's bare name."""
+    not ``restwire._base.errors.TransportError``); a builtin's bare name."""
     module = kind.__module__
     if module == "builtins":
         return kind.__qualname__

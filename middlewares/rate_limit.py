@@ -84,12 +84,11 @@ from restwire import (
     NetworkError,
     ReleaseLease,
     RestwireError,
+    SettingError,
     Sleep,
     TakeLease,
 )
-from restwire._errors import SettingError
-from restwire._extras import require
-from restwire._library import Headers, Response
+from restwire.extension import Headers, Response, require
 
 from .redis_breaker import RedisBreaker
 from .retry import retry_after_seconds

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from restwire._redis_address import redis_address
+from restwire.extension import redis_address
 
 __all__ = [
     "BACKOFF_FIRST",

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from restwire import ContentError, Exchange, RequestBodyError
-from restwire._errors import SettingError
+from restwire import ContentError, Exchange, RequestBodyError, SettingError
 
 __all__ = ["RenameKeys"]
 

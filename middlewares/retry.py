@@ -41,12 +41,11 @@ from restwire import (
     Flow,
     NetworkError,
     RestwireError,
+    SettingError,
     Sleep,
     TransportError,
 )
-from restwire._errors import SettingError
-from restwire._library import Response
-from restwire._retry_after import retry_after_seconds
+from restwire.extension import Response, retry_after_seconds
 
 from .idempotency_key import KEY_HEADER
 

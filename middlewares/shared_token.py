@@ -70,14 +70,14 @@ from restwire import (
     Sleep,
     TakeLease,
 )
-from restwire._extras import require
+from restwire.extension import require
 
 from .redis_breaker import RedisBreaker
 
 if TYPE_CHECKING:
     import redis
 
-    from restwire._hops import Origin
+    from restwire.extension import Origin
 
 __all__ = ["SharedToken", "SharedTokenError"]
 

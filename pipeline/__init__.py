@@ -17,29 +17,8 @@ Trace one call top to bottom (the docs' concepts pages tell the whole story):
 from importlib.metadata import PackageNotFoundError as _NotInstalled
 from importlib.metadata import version as _version
 
-from ._async import AsyncController
-from ._chain import (
-    CallNext,
-    ErrorMiddleware,
-    FlowMiddleware,
-    Middleware,
-    RequestMiddleware,
-    ResponseMiddleware,
-    Stack,
-)
-from ._content import (
-    Blob,
-    BlobContent,
-    BytesContent,
-    Content,
-    Form,
-    JsonContent,
-    StreamContent,
-    TextContent,
-)
-from ._credentials import CREDENTIAL_PARAMS, PUBLIC_HEADERS, STICKY_COOKIES
-from ._download import filename_from, safe_filename
-from ._effects import (
+from ._base.credentials import CREDENTIAL_PARAMS, PUBLIC_HEADERS, STICKY_COOKIES
+from ._base.effects import (
     Acquire,
     Blocking,
     Call,
@@ -53,13 +32,12 @@ from ._effects import (
     Sleep,
     TakeLease,
 )
-from ._endpoint import RestEndpoint
-from ._entity import Entity, EntityError
-from ._errors import (
+from ._base.errors import (
     BodyTooLarge,
     ContentError,
     ControllerClosed,
     InvalidRequest,
+    MissingExtra,
     NetworkError,
     ParameterError,
     RequestBodyError,
@@ -70,26 +48,27 @@ from ._errors import (
     TransportError,
     UsageError,
 )
-from ._exchange import EndpointView, Exchange
-from ._extras import MissingExtra
-from ._fast import fast_transport
-from ._header_params import (
-    Link,
-    links_by_rel,
-    parse_content_disposition,
-    parse_link_header,
+from ._base.http import IDEMPOTENT_METHODS, SAFE_METHODS, Form, Problem
+from ._cache.http_cache import HttpCache
+from ._chain.exchange import CallWatcher, EndpointView, Exchange
+from ._chain.identity import Sharing
+from ._chain.stack import (
+    CallNext,
+    ErrorMiddleware,
+    FlowMiddleware,
+    Middleware,
+    RequestMiddleware,
+    ResponseMiddleware,
+    Stack,
 )
-from ._hops import Credentials
-from ._http import IDEMPOTENT_METHODS, SAFE_METHODS
-from ._http_cache import HttpCache
-from ._identity import Sharing
-from ._managers import LogoutManager, Manager
-from ._page import Page, page_total, paged
-from ._polling import Subscription
-from ._problem import Problem
-from ._resource import HookifiedResource, Resource, hookify_resource, resource
-from ._sse import ServerSentEvent
-from ._status_errors import (
+from ._controller.async_controller import AsyncController
+from ._controller.managers import LogoutManager, Manager
+from ._controller.polling import Subscription
+from ._controller.sync_controller import Controller
+from ._endpoints.endpoint import RestEndpoint
+from ._endpoints.page import Page, page_total, paged
+from ._endpoints.resource import HookifiedResource, Resource, hookify_resource, resource
+from ._endpoints.status_errors import (
     BadRequestError,
     ClientError,
     ConflictError,
@@ -100,10 +79,28 @@ from ._status_errors import (
     UnauthorizedError,
     UnprocessableEntityError,
 )
-from ._store import Invalidate
-from ._sync import Controller
-from ._unparsed import Unparsed
-from ._watch import CallWatcher
+from ._store.entity import Entity, EntityError
+from ._store.store import Invalidate
+from ._store.unparsed import Unparsed
+from ._wire.content import (
+    Blob,
+    BlobContent,
+    BytesContent,
+    Content,
+    JsonContent,
+    StreamContent,
+    TextContent,
+)
+from ._wire.downloads import filename_from, safe_filename
+from ._wire.fast_transport import fast_transport
+from ._wire.header_params import (
+    Link,
+    links_by_rel,
+    parse_content_disposition,
+    parse_link_header,
+)
+from ._wire.hops import Credentials
+from ._wire.sse import ServerSentEvent
 
 try:
     #: The installed distribution's version (``pyproject.toml`` sets it).

@@ -1,4 +1,5 @@
-"""``pipeline/_sync.py`` is generated from ``pipeline/_async.py``: the two
+"""``pipeline/_controller/sync_controller.py`` is generated from
+``pipeline/_controller/async_controller.py``: the two
 drivers cannot drift, because this fails when the generated file is not
 what ``.ci/unasync.py`` writes from the source."""
 
@@ -24,7 +25,9 @@ def test_the_sync_driver_is_generated_from_the_async_one() -> None:
 
 
 def test_the_generated_driver_says_so() -> None:
-    text = (ROOT / "pipeline" / "_sync.py").read_text(encoding="utf-8")
+    text = (ROOT / "pipeline" / "_controller" / "sync_controller.py").read_text(
+        encoding="utf-8"
+    )
     assert "generated, do not edit" in text.splitlines()[0]
     assert "async def" not in text
     assert "await " not in text

@@ -34,7 +34,7 @@ from restwire import (
     paged,
     resource,
 )
-from restwire._library import Response
+from restwire._base.library import Response
 from restwire.middlewares import BodyPagination, LinkPagination
 
 API = "https://api.example.com"

@@ -25,7 +25,7 @@ from restwire import (
     JsonContent,
     RestEndpoint,
 )
-from restwire._store import Batch, Store, normalize
+from restwire._store.store import Batch, Store, normalize
 from restwire.middlewares import (
     AccessToken,
     CamelCaseKeys,
@@ -850,7 +850,7 @@ def decoding(quick: bool) -> list[Row]:
 
     import zstandard
 
-    from restwire._content import BodyReader
+    from restwire._wire.content import BodyReader
 
     body = json.dumps(
         [

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from restwire._content import ZSTD_WINDOW
+from restwire._wire.content import ZSTD_WINDOW
 from tests.hostile.bomb_child import CODINGS, LIMIT
 
 ROOT = Path(__file__).resolve().parents[2]

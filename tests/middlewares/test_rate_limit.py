@@ -18,7 +18,7 @@ import redis
 from pytest_httpx import HTTPXMock
 
 from restwire import Call, CallNext, Exchange, Flow, NetworkError, RestEndpoint
-from restwire._library import Response
+from restwire._base.library import Response
 from restwire.middlewares import RateLimit, RateLimited, Retry, rate_limit_wait
 from restwire.middlewares.rate_limit import SWEEP_EVERY, _Asked, _Window
 from restwire.middlewares.redis_breaker import BACKOFF_FIRST

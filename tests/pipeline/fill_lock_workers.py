@@ -17,7 +17,7 @@ from typing import Any
 
 import redis
 
-from restwire._fill_lock import FileLocks, FillLocks, RedisLocks
+from restwire._cache.fill_locks import FileLocks, FillLocks, RedisLocks
 
 __all__ = [
     "contend",

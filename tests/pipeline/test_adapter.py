@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 from restwire import AsyncController, BodyTooLarge, Controller, RestEndpoint
-from restwire._adapter import Adapter, add_cookie_header, build_request
-from restwire._content import BodyReader
-from restwire._library import Request
+from restwire._base.library import Request
+from restwire._wire.adapter import Adapter, add_cookie_header, build_request
+from restwire._wire.content import BodyReader
 from tests.conftest import SSL_CONTEXT
 
 URL = httpx.URL("https://api.example.com/items/1?b=2&a=1")

@@ -25,7 +25,7 @@ from restwire import (
     Sleep,
     Stack,
 )
-from restwire._library import Response
+from restwire._base.library import Response
 
 pytestmark = pytest.mark.anyio
 

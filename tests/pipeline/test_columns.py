@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 import pytest
 
 from restwire import Entity, EntityError
-from restwire._batch import Batch, EntityKey
-from restwire._columns import SMALLEST, entities_by_column
-from restwire._store import normalize
+from restwire._store.batch import Batch, EntityKey
+from restwire._store.columns import SMALLEST, entities_by_column
+from restwire._store.store import normalize
 
 
 class Quote(Entity):

@@ -30,7 +30,7 @@ from restwire import (
     StreamContent,
     TextContent,
 )
-from restwire._content import body_arguments
+from restwire._wire.content import body_arguments
 
 KIND = JsonContent()
 
@@ -364,7 +364,7 @@ def test_an_unknown_body_type_is_an_error() -> None:
 def test_more_content_codings_than_restwire_undoes_are_refused() -> None:
     """1,500 nested codings used to recurse 1,500 deep; now a clear decoding
     error, before any of them is undone."""
-    from restwire._content import MAX_CODINGS, BodyReader
+    from restwire._wire.content import MAX_CODINGS, BodyReader
 
     request = httpx.Request("GET", "https://api.example.com/x")
     many = httpx.Response(  # a stream: httpx2 would refuse the codings on reading
@@ -418,7 +418,7 @@ def test_zstd_is_fed_in_slices_sized_by_the_limit() -> None:
     make more than the body's limit allows, and a large limit decodes a
     normal body in few calls (zstd used to be fed 16 bytes a call, ~20x
     gzip's time)."""
-    from restwire._content import _Zstd
+    from restwire._wire.content import _Zstd
 
     assert _Zstd(None)._slice == 4096
     assert _Zstd(100 << 20)._slice == 3200

@@ -602,7 +602,7 @@ def test_a_param_whose_text_can_change_is_never_remembered() -> None:
 
 
 def test_remembered_urls_are_bounded() -> None:
-    from restwire._job import _CACHE_SIZE
+    from restwire._controller.calls import _CACHE_SIZE
 
     items = RestEndpoint(url_prefix=API, path="/items/:id")
     with Controller() as controller:

@@ -224,7 +224,7 @@ async def test_a_disk_that_fills_midway_leaves_no_file_behind(
 ) -> None:
     real_fdopen = os.fdopen
     monkeypatch.setattr(
-        "restwire._download.os.fdopen",
+        "restwire._wire.downloads.os.fdopen",
         lambda handle, mode: FullDisk(real_fdopen(handle, mode), room=100_000),
     )
     with pytest.raises(OSError, match="No space left"):
@@ -337,7 +337,7 @@ async def test_a_download_stops_at_its_limit_counted_decoded(
 def test_a_name_at_the_length_limit_still_gets_a_number(tmp_path: Path) -> None:
     """A 255-byte name that exists: the numbered name cuts the stem to make
     room for " (1)" (it used to come back the same name, 10,000 times)."""
-    from restwire._download import Download
+    from restwire._wire.downloads import Download
 
     name = "é" * 125 + "a.pdf"  # 255 bytes in UTF-8
     assert len(name.encode()) == 255

@@ -42,8 +42,8 @@ from restwire import (
     Sleep,
     TransportError,
 )
-from restwire._effects import TakeLease
-from restwire._library import Response
+from restwire._base.effects import TakeLease
+from restwire._base.library import Response
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from restwire import Controller, RestEndpoint, RestwireWarning, resource
-from restwire._durations import looks_like_milliseconds
+from restwire._base.durations import looks_like_milliseconds
 
 HERE = __file__
 

@@ -22,7 +22,7 @@ from restwire import (
     RequestBodyError,
     RestEndpoint,
 )
-from restwire._library import Response
+from restwire._base.library import Response
 from restwire.middlewares import Retry, SnakeCaseKeys
 
 pytestmark = pytest.mark.anyio

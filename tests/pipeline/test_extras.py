@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from restwire import HttpCache, MissingExtra, RestEndpoint, RestwireError
-from restwire._extras import EXTRAS, require
-from restwire._models import _adapter
+from restwire._base.errors import EXTRAS, require
+from restwire._store.models import _adapter
 from restwire.middlewares import OpenTelemetry, RateLimit, SharedToken
 from tests.pipeline.test_models import Point
 

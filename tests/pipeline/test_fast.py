@@ -29,7 +29,7 @@ from restwire import (
     TransportError,
     fast_transport,
 )
-from restwire._fast import WHOLE_BODY
+from restwire._wire.fast_transport import WHOLE_BODY
 from restwire.middlewares import CookieCredentials
 from tests.conftest import SSL_CONTEXT
 from tests.servers import RecordingServer, WireServer, ok_answer

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from restwire._fill_lock import FileLocks
+from restwire._cache.fill_locks import FileLocks
 from tests.forkserver import FORKSERVER
 from tests.pipeline import fill_lock_workers
 

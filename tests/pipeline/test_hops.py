@@ -21,7 +21,7 @@ from restwire import (
     RestEndpoint,
     TooManyRedirects,
 )
-from restwire._adapter import cookie_for
+from restwire._wire.adapter import cookie_for
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -397,7 +397,7 @@ async def test_credentials_from_every_source_stay_home(
 
 
 def test_which_names_are_credentials() -> None:
-    from restwire._credentials import is_credential
+    from restwire._base.credentials import is_credential
 
     for name in (
         "authorization",

@@ -37,7 +37,7 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
-from restwire._fill_lock import FileLocks
+from restwire._cache.fill_locks import FileLocks
 from restwire.middlewares import AccessToken, ContextToken
 from tests.benchmarks.server import BenchServer
 from tests.conftest import Awaitable, FakeClock

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from restwire import CREDENTIAL_PARAMS, Controller, RestEndpoint, Sharing
-from restwire._identity import Identity, Unshared, identity_of
+from restwire._chain.identity import Identity, Unshared, identity_of
 
 API = "https://api.example.com"
 

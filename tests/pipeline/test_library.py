@@ -32,7 +32,7 @@ from restwire import (
     RestEndpoint,
     TransportError,
 )
-from restwire._library import DEFAULT, LIBRARIES, library_of
+from restwire._base.library import DEFAULT, LIBRARIES, library_of
 from tests.conftest import Awaitable
 from tests.counting_server import CountingServer
 from tests.servers import RecordingServer

@@ -74,8 +74,8 @@ async def test_a_401_logs_out_the_refused_caller_alone(
 
 
 def test_a_forgotten_callers_call_in_flight_does_not_write_back() -> None:
-    from restwire._batch import Batch
-    from restwire._store import Result, Store
+    from restwire._store.batch import Batch
+    from restwire._store.store import Result, Store
 
     store = Store()
     began = store.generation  # ann's call begins

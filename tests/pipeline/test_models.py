@@ -21,7 +21,7 @@ from restwire import (
     paged,
     resource,
 )
-from restwire._models import _adapter
+from restwire._store.models import _adapter
 from restwire.middlewares import BodyPagination, SnakeCaseKeys
 from tests.conftest import collect
 

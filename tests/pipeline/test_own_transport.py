@@ -18,8 +18,9 @@ from pytest_httpx import HTTPXMock
 
 pytest.importorskip("aiohttp", reason="aiohttp's pool needs restwire[fast]")
 
-from restwire import AsyncController, MissingExtra, RestEndpoint, _own_transport
-from restwire._fast import _Transport
+from restwire import AsyncController, MissingExtra, RestEndpoint
+from restwire._wire import default_transport as _own_transport
+from restwire._wire.fast_transport import _Transport
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio

@@ -11,8 +11,8 @@ from multidict import MultiDict
 from pytest_httpx import HTTPXMock
 
 from restwire import Form, ParameterError, RestEndpoint, resource
-from restwire._endpoint import encode_query, query_pairs
-from restwire._param_styles import form_fields, styled_query
+from restwire._endpoints.endpoint import encode_query, query_pairs
+from restwire._wire.param_styles import form_fields, styled_query
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from restwire import Problem
-from restwire._problem import problem_of
+from restwire._base.http import problem_of
 
 PROBLEM = "application/problem+json"
 

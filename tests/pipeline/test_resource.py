@@ -18,7 +18,7 @@ from restwire import (
     hookify_resource,
     resource,
 )
-from restwire._resource import list_path
+from restwire._endpoints.resource import list_path
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from restwire import Controller, Entity, RestEndpoint
-from restwire._retention import Retention, Sizes, size_of
+from restwire._store.retention import Retention, Sizes, size_of
 from tests.conftest import FakeClock
 
 API = "http://api.test"

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from restwire import _shortcuts
-from restwire._fast import WholeBody
-from restwire._library import LIBRARIES
-from restwire._shortcuts import parse_url, take_whole_body
+from restwire._base.library import LIBRARIES
+from restwire._wire import shortcuts as _shortcuts
+from restwire._wire.fast_transport import WholeBody
+from restwire._wire.shortcuts import parse_url, take_whole_body
 
 
 @pytest.fixture(params=LIBRARIES, ids=lambda library: library.__name__)

@@ -17,7 +17,7 @@ from restwire import (
     RestEndpoint,
     SideCall,
 )
-from restwire._library import Response
+from restwire._base.library import Response
 
 pytestmark = pytest.mark.anyio
 

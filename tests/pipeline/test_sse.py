@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from restwire import BodyTooLarge, ServerSentEvent, TransportError
-from restwire._sse import (
+from restwire._wire.sse import (
     DEFAULT_RETRY,
     MAX_RETRY_DELAY,
     EventParser,

@@ -32,7 +32,7 @@ from restwire import (
     UnauthorizedError,
     UnprocessableEntityError,
 )
-from restwire._status_errors import error_class
+from restwire._endpoints.status_errors import error_class
 from tests.conftest import restwire_records
 from tests.servers import RecordingServer
 

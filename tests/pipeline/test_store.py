@@ -18,10 +18,10 @@ from restwire import (
     Invalidate,
     NetworkError,
     RestEndpoint,
-    _store,
     resource,
 )
-from restwire._store import MISSING, Batch, Ref, Store, denormalize, normalize
+from restwire._store import store as _store
+from restwire._store.store import MISSING, Batch, Ref, Store, denormalize, normalize
 from restwire.middlewares import LinkPagination
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Article, ExchangePrice, Post, Stream, User
@@ -484,7 +484,7 @@ def test_what_marks_records_newer_than_reads_in_flight_is_bounded() -> None:
     """Every mutation's records are marked newer than the reads in flight
     (``Store._written``); a store that has seen many keeps a bounded
     number of marks, the newest, and forgetting a caller drops theirs."""
-    from restwire._store import _STAMPS
+    from restwire._store.store import _STAMPS
 
     store = Store()
     for start in range(0, 40_000, 100):

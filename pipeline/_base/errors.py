@@ -1,0 +1,453 @@
+"""What restwire shows: its exceptions, and credentials redacted from them.
+
+Every error a caller can meet derives from :class:`RestwireError`, names the
+URL (credentials in it redacted) and says what was wrong. An error that comes
+from httpx keeps the httpx exception as its ``__cause__``. No message, repr or
+attribute shown by default carries a header value, so tokens and cookies never
+reach a log through an exception (a ``NetworkError`` keeps, as attributes,
+only what the server said: its request id, ``Retry-After`` and problem
+details). The redaction helpers below serve every repr and log line too
+(:func:`redact_url`, :func:`redact_params`, :func:`redis_address`).
+
+**Optional dependencies.** restwire's own dependencies are few (httpx,
+multidict, anyio, msgspec, sniffio); each feature that needs more names an
+*extra* in ``pyproject.toml`` (``pip install "restwire[cache]"``). A
+feature imports its package with :func:`require` when the user makes it
+(``HttpCache.sqlite()``, ``RateLimit(redis=...)``, an endpoint with a model
+schema), so a missing package is a :class:`MissingExtra` there, naming the
+feature, the package and the command that installs it, rather than a bare
+``ModuleNotFoundError`` at the first call, deep inside a request. A package
+that is installed but fails to import (a broken install, one of its own
+dependencies missing) is a :class:`MissingExtra` too, saying so, with the
+import's error as its ``__cause__``.
+
+It imports only ``credentials`` (what names a credential), ``http`` (the
+parsers a ``NetworkError`` reads its response with) and ``library``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable, Collection, Iterable
+from types import ModuleType
+from typing import Any, Self, TypeVar
+from urllib.parse import unquote_plus
+
+from .credentials import CREDENTIAL_PARAMS
+from .http import problem_of, retry_after_seconds
+from .library import DEFAULT, TIMEOUT_KINDS, URL, Headers, Response
+
+__all__ = [
+    "EXTRAS",
+    "REDACTED",
+    "REQUEST_ID_HEADERS",
+    "BodyTooLarge",
+    "ContentError",
+    "ControllerClosed",
+    "InvalidRequest",
+    "MissingExtra",
+    "NetworkError",
+    "ParameterError",
+    "RequestBodyError",
+    "RestwireError",
+    "RestwireWarning",
+    "SettingError",
+    "TooManyRedirects",
+    "TransportError",
+    "UsageError",
+    "fresh_error",
+    "header_names",
+    "redact_params",
+    "redact_url",
+    "redis_address",
+    "require",
+]
+
+REDACTED = "[redacted]"
+
+_USERINFO = re.compile(r"//[^/?#@]*@")
+
+
+def redact_url(url: URL | str) -> str:
+    """The URL as text with its userinfo replaced, user name and password
+    alike (either can be a token: ``https://TOKEN@host``), and the values of
+    its query parameters that carry credentials (``access_token``,
+    ``api_key``, ``X-Amz-Signature``, ...: ``_credentials``).
+
+    Works on text that is not a valid URL too (a path template with
+    ``:name`` placeholders, say), so an error about a bad URL cannot show
+    its credentials.
+    """
+    return redact_params(_USERINFO.sub(f"//{REDACTED}@", str(url)))
+
+
+#: Every credential param a ``Sharing`` of this process names, besides the
+#: default list: redacted from every message, whichever controller made it
+#: (redacting one more value from a message is harmless; request keys use
+#: each controller's own list, see ``_job.plain_url``).
+_DECLARED: set[str] = set()
+
+
+def declare_credential_params(names: Iterable[str]) -> None:
+    """Redact the params ``names`` (lower case) from messages from now on."""
+    _DECLARED.update(name for name in names if name not in CREDENTIAL_PARAMS)
+
+
+def redact_params(
+    text: str, placeholder: str = REDACTED, names: Collection[str] | None = None
+) -> str:
+    """``text`` (a URL) with the values of its credential query parameters
+    (``names``; by default the default list and every one a ``Sharing``
+    named) replaced by ``placeholder``; the parameters stay, in their
+    order."""
+    if names is None:
+        names = CREDENTIAL_PARAMS | _DECLARED if _DECLARED else CREDENTIAL_PARAMS
+    start = text.find("?")
+    if start < 0:
+        return text
+    end = text.find("#", start)
+    if end < 0:
+        end = len(text)
+    parts = text[start + 1 : end].split("&")
+    changed = False
+    for index, part in enumerate(parts):
+        name, equals, value = part.partition("=")
+        if equals and value and unquote_plus(name).lower() in names:
+            parts[index] = f"{name}={placeholder}"
+            changed = True
+    if not changed:
+        return text
+    return f"{text[: start + 1]}{'&'.join(parts)}{text[end:]}"
+
+
+def header_names(headers: Headers, hidden: Callable[[str], bool]) -> str:
+    """The headers as text, the values of those ``hidden(name)`` says are
+    credentials replaced."""
+    shown = []
+    for name, value in headers.items():
+        shown.append(f"{name}: {REDACTED if hidden(name) else value}")
+    return "{" + ", ".join(shown) + "}"
+
+
+class RestwireError(Exception):
+    """Base class of every error restwire raises."""
+
+    #: How many times the call was sent before this error (``Retry`` sets it
+    #: when it gives up; otherwise 1).
+    attempts: int = 1
+    #: The wait ``Retry`` would have taken next, when its budget stopped it.
+    retry_wait: float | None = None
+
+    def annotated(self, text: str) -> Self:
+        """A fresh copy of this error (same type, attributes and cause, no
+        traceback of its own) whose message ends with ``(text)``."""
+        copy = fresh_error(self)
+        copy.args = (f"{self} ({text})", *self.args[1:])
+        return copy
+
+
+class UsageError(RestwireError, TypeError):
+    """restwire was handed something of the wrong kind (not an endpoint
+    where one is needed, ``get`` for a write, an async function where a
+    plain one is): a mistake in the calling code, raised at once, before
+    anything is sent. Also a ``TypeError``."""
+
+
+class SettingError(RestwireError, ValueError):
+    """A setting or definition restwire cannot work with (a negative
+    expiry, a path whose ``{`` is never closed, ``attempts=0``): raised
+    where it is given, before any call. Also a ``ValueError``."""
+
+
+class RestwireWarning(UserWarning):
+    """Something restwire accepted but that is likely a mistake (a duration
+    that looks like milliseconds): the message says what to write instead.
+    Filter it as any warning (``warnings.filterwarnings("ignore",
+    category=RestwireWarning)``)."""
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def fresh_error(error: E) -> E:
+    """A new exception equal to ``error``, with no traceback of its own.
+
+    What a stored or shared error raises each time: raising one object again
+    and again would grow its traceback on every raise (and share it between
+    threads). The cause is kept.
+    """
+    copy = type(error).__new__(type(error))
+    copy.__dict__.update(error.__dict__)
+    copy.args = error.args
+    copy.__cause__ = error.__cause__
+    copy.__suppress_context__ = error.__suppress_context__
+    return copy
+
+
+class InvalidRequest(RestwireError):
+    """A call cannot be sent as given: raised before anything is sent."""
+
+
+class ControllerClosed(RestwireError):
+    """The controller was closed while a call waited (a retry's pause, a
+    rate limit's wait): the call ends at once instead of waiting on."""
+
+    def __init__(self, label: str | None = None) -> None:
+        where = f"{label}: " if label else ""
+        super().__init__(f"{where}the controller was closed while the call waited")
+
+
+class ParameterError(InvalidRequest):
+    """A call's params cannot fill the endpoint's URL: raised before sending."""
+
+    def __init__(self, endpoint: str, name: str | None, problem: str) -> None:
+        self.endpoint = endpoint
+        self.name = name
+        where = f"parameter {name!r} " if name is not None else ""
+        super().__init__(f"{endpoint}: {where}{problem}")
+
+
+class RequestBodyError(InvalidRequest):
+    """The body given to a call cannot be sent (or sent again on a redirect)."""
+
+
+class TransportError(RestwireError):
+    """The request did not get a complete response: connect, read or timeout.
+
+    ``__cause__`` is the httpx exception; ``url`` is where it happened.
+    """
+
+    def __init__(self, method: str, url: URL | str, cause: Exception) -> None:
+        self.method = method
+        self.url: URL = DEFAULT.URL(url) if isinstance(url, str) else url
+        kind = type(cause).__name__
+        detail = _timed_out(cause) or str(cause) or "no detail"
+        super().__init__(f"{method} {redact_url(self.url)}: {kind}: {detail}")
+
+
+#: What each of httpx's timeouts waited for.
+_WAITED = {
+    "connect": "no connection within",
+    "read": "nothing came for",
+    "write": "could not send for",
+    "pool": "no free connection within",
+}
+
+
+def _timed_out(cause: Exception) -> str | None:
+    """A timeout named by the request's own setting (``"nothing came for
+    5 s (the read timeout)"``), the same under both drivers (httpx's own
+    text is "timed out" under one and empty under the other)."""
+    name = TIMEOUT_KINDS.get(type(cause))
+    if name is None:
+        return None
+    waited = _WAITED[name]
+    try:
+        seconds = cause.request.extensions.get("timeout", {}).get(name)  # type: ignore[attr-defined]
+    except RuntimeError:  # an httpx error made without its request
+        seconds = None
+    if not isinstance(seconds, int | float):
+        return None
+    return f"{waited} {seconds:g} s (the {name} timeout)"
+
+
+class TooManyRedirects(RestwireError):
+    """A redirect chain went on past the endpoint's ``max_redirects``."""
+
+    def __init__(self, method: str, url: URL, limit: int) -> None:
+        self.method = method
+        self.url = url
+        self.limit = limit
+        super().__init__(
+            f"{method} {redact_url(url)}: more than {limit} redirects; "
+            "raise max_redirects if the chain is expected"
+        )
+
+
+class ContentError(RestwireError):
+    """A response body is not what the endpoint's ``content`` expects.
+
+    Says what is wrong (``problem``: the body, or its content type), then
+    quotes the content type (unless the problem already names it) and the
+    start of the body, so the cause (an HTML error page, a proxy's login
+    form, truncated JSON, JSON lines) is visible at once.
+    """
+
+    SNIPPET = 200
+
+    def __init__(
+        self, response: Response, problem: str, *, names_type: bool = False
+    ) -> None:
+        self.response = response
+        self.url = response.request.url
+        self.content_type = response.headers.get("content-type")
+        self.problem = problem
+        body = response.content[: self.SNIPPET].decode("utf-8", "replace")
+        more = "..." if len(response.content) > self.SNIPPET else ""
+        shown_type = "" if names_type else f" (content-type {self.content_type!r})"
+        super().__init__(
+            f"{response.request.method} {redact_url(self.url)}: {problem}"
+            f"{shown_type}; body starts {body!r}{more}"
+        )
+
+
+class BodyTooLarge(RestwireError):
+    """A response body is larger than the endpoint's ``max_body_size``.
+
+    Raised while reading, as soon as the limit is passed: the rest of the
+    body is never read into memory.
+    """
+
+    def __init__(
+        self,
+        method: str,
+        url: URL,
+        limit: int,
+        option: str = "max_body_size",
+        advice: str = "use content='stream' for large bodies",
+    ) -> None:
+        self.method = method
+        self.url = url
+        self.limit = limit
+        super().__init__(
+            f"{method} {redact_url(url)}: response body is larger than "
+            f"{option}={limit} bytes (counted decoded); {advice}"
+        )
+
+
+#: Response headers that carry the server's id of a request, in the order
+#: they are looked for.
+REQUEST_ID_HEADERS = (
+    "x-request-id",
+    "request-id",
+    "x-amzn-requestid",
+    "x-correlation-id",
+)
+
+
+class NetworkError(RestwireError):
+    """The server answered with a status outside 2xx.
+
+    The seed's ``NetworkError``: ``status``, ``url`` and the ``response`` (its
+    body already read), plus ``text`` and :meth:`json` so a 422's validation
+    details are one call away. Read from the response when the error is
+    made (on the error path only), never shown in its message:
+
+    - ``request_id``: the server's id of the request (the first of
+      :data:`REQUEST_ID_HEADERS` it sent), to quote to its operators;
+    - ``retry_after``: the seconds its ``Retry-After`` asks to wait (whole
+      seconds or an HTTP-date, never negative); ``None`` when absent or
+      malformed;
+    - ``problem``: the body as a :class:`~restwire.Problem` when it is
+      ``application/problem+json`` (RFC 9457), else ``None``;
+    - ``data``: the body validated by the endpoint's ``error_schema``;
+      ``None`` without one, or when the body does not validate.
+
+    A 4xx or 5xx is raised as one of its subclasses (``ClientError``,
+    ``NotFoundError``, ``ServerError``, ...: ``_status_errors``).
+    """
+
+    #: The body validated by the endpoint's ``error_schema``, if it has one.
+    data: Any = None
+
+    def __init__(self, response: Response) -> None:
+        self.response = response
+        self.status = response.status_code
+        self.url = response.request.url
+        self.method = response.request.method
+        headers = response.headers
+        self.request_id: str | None = next(
+            (headers[name] for name in REQUEST_ID_HEADERS if headers.get(name)), None
+        )
+        self.retry_after = retry_after_seconds(headers.get("retry-after"))
+        self.problem = problem_of(response)
+        super().__init__(
+            f"{self.method} {redact_url(self.url)}: "
+            f"{self.status} {response.reason_phrase}"
+        )
+
+    @property
+    def text(self) -> str:
+        """The body of the error response, decoded."""
+        return self.response.text
+
+    def json(self) -> Any:
+        """The body parsed as JSON; a :class:`ContentError` if it is not JSON."""
+        try:
+            return json.loads(self.response.content)
+        except ValueError as error:
+            raise ContentError(
+                self.response, f"the error body is not valid JSON ({error})"
+            ) from None
+
+
+# -- optional dependencies ---------------------------------------------------------
+
+#: Each extra of ``pyproject.toml`` that brings a module restwire imports
+#: lazily, and that module's distribution name (the package pip installs).
+EXTRAS: dict[str, tuple[str, str]] = {
+    "hishel": ("cache", "hishel"),
+    "redis": ("redis", "redis"),
+    "pydantic": ("models", "pydantic"),
+    "opentelemetry": ("otel", "opentelemetry-api"),
+    "httpx2": ("httpx2", "httpx2"),
+    "aiohttp": ("fast", "aiohttp"),
+}
+
+
+class MissingExtra(RestwireError, ImportError):
+    """A feature needs a package that is not installed (or cannot be
+    imported): the message names the feature, the package and the extra
+    to install. ``feature``, ``package`` and ``extra`` say the same as
+    attributes; ``name`` (``ImportError``'s) is the module."""
+
+    def __init__(
+        self, feature: str, module: str, *, broken: ImportError | None = None
+    ) -> None:
+        extra, package = EXTRAS[module]
+        self.feature = feature
+        self.package = package
+        self.extra = extra
+        install = f'pip install "restwire[{extra}]"'
+        if broken is None:
+            text = f"{feature} needs {package}, which is not installed: {install}"
+        else:
+            text = (
+                f"{feature} needs {package}, which is installed but cannot be "
+                f"imported ({broken}); reinstall it: {install}"
+            )
+        super().__init__(text, name=module)
+
+
+def require(
+    module: str, feature: str, *, error: type[MissingExtra] = MissingExtra
+) -> ModuleType:
+    """``module`` (a key of :data:`EXTRAS`), imported; a :class:`MissingExtra`
+    (or the subclass ``error``) naming ``feature`` (what the user made:
+    ``"HttpCache.sqlite()"``) if it is not installed or cannot be imported."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as failure:
+        if failure.name is not None and failure.name.partition(".")[0] == module:
+            raise error(feature, module) from None
+        raise error(feature, module, broken=failure) from failure
+    except ImportError as failure:
+        raise error(feature, module, broken=failure) from failure
+
+
+# -- Redis, said without its credentials ---------------------------------------------
+
+
+def redis_address(client: Any) -> str:
+    """Where ``client`` connects, for a log line: ``host:port/db`` or the
+    socket path; never a user name or password."""
+    try:
+        options = client.connection_pool.connection_kwargs
+    except AttributeError:
+        return "(an unknown address)"
+    database = options.get("db", 0)
+    if options.get("path"):
+        return f"unix:{options['path']}?db={database}"
+    return f"{options.get('host', 'localhost')}:{options.get('port', 6379)}/{database}"

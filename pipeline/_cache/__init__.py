@@ -1,0 +1,10 @@
+"""HTTP caching (RFC 9111) for a controller, and the locks that let one
+process fill an entry while others wait.
+
+| module | holds |
+|---|---|
+| ``http_cache`` | ``HttpCache``: hishel's state machine, storages reached through effects |
+| ``fill_locks`` | per-key fill locks, in files or in Redis |
+
+May import: _base, _chain.
+"""

@@ -1,0 +1,347 @@
+"""The chain: a stack of middleware, and one call run through it.
+
+A middleware is any object with one or more of:
+
+- ``on_request(exchange)``: change the call before it is sent;
+- ``on_response(exchange)``: change ``exchange.value`` after a 2xx response;
+- ``on_error(exchange, error)``: see a :class:`RestwireError` on its way out
+  (it is re-raised after);
+- ``handle(exchange, call_next)``, the full form: a generator that runs
+  ``response = yield from call_next(exchange)`` zero times (to answer
+  itself), once, or several times (to retry or refresh), and may
+  ``yield Sleep(seconds)``. When ``handle`` exists, the other three are not
+  called. It must close nothing it did not open: a response it discards has
+  already had its body read.
+
+The first middleware in a stack is the outermost: it sees the request first
+and the response last. A :class:`Stack` is an immutable value; adding to one
+gives a new one, so a stack can be shared by any number of endpoints.
+
+A middleware may also have ``check_endpoint(endpoint)``: called when an
+endpoint that uses it is made, it raises (a ``TypeError``) to refuse an
+endpoint it cannot serve, so the mistake shows where it is written, not at
+the first response.
+
+A middleware that reads the body's final bytes (to sign them) says
+``requires_request_body = True``, as httpx's ``Auth`` does: the body is
+encoded just before its request side runs (``exchange.content``), and
+cannot change after (see ``_exchange``).
+
+A middleware that leaves ``exchange.value`` alone, or that handles an
+:class:`~restwire._unparsed.Unparsed` one (key casing records its renaming
+on it), may say so with ``takes_unparsed = True``. When every layer says so,
+a list of entities may go from the body's bytes to the store without a dict
+per item (``_unparsed``); such a body's parse errors are then raised after
+the chain, where no ``on_error`` sees them.
+
+A middleware that never changes what a call sends as credentials (headers,
+cookies, the credentials mode) may say so with a class attribute
+``sends_credentials = False``. When every layer says so, a controller's
+``get`` knows the caller's identity without running the chain, and answers
+from its store in a few microseconds. Without it, a layer is assumed to send
+credentials: the chain runs up to the innermost step first (always safe).
+
+:func:`run_exchange` is a whole call as one flow: each handler of the stack in
+order, outermost first, then the innermost step it is given (the terminal,
+which sends; the chain does not import it), then the endpoint's ``process``.
+A driver (``_sync``, ``_async``) runs the flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from .._base.effects import Flow
+from .._base.errors import RestwireError, UsageError
+from .._base.library import Response
+from .exchange import Exchange
+
+__all__ = [
+    "CallNext",
+    "ErrorMiddleware",
+    "FlowMiddleware",
+    "Handler",
+    "Middleware",
+    "RequestMiddleware",
+    "ResponseMiddleware",
+    "Stack",
+    "compile_handlers",
+    "run_exchange",
+]
+
+#: The rest of the chain, as a flow middleware is given it. Its response is
+#: of the controller's library: to a type checker, httpx's or httpx2's.
+CallNext = Callable[[Exchange], Flow[Response]]
+Handler = Callable[[Exchange, CallNext], Flow[Response]]
+
+_HOOKS = ("handle", "on_request", "on_response", "on_error")
+
+
+@runtime_checkable
+class RequestMiddleware(Protocol):
+    """A middleware that changes a call before it is sent."""
+
+    def on_request(self, exchange: Exchange) -> object:
+        """Change ``exchange`` (headers, body, params read, URL) in place."""
+        ...
+
+
+@runtime_checkable
+class ResponseMiddleware(Protocol):
+    """A middleware that changes the value of a 2xx response."""
+
+    def on_response(self, exchange: Exchange) -> object:
+        """Change or replace ``exchange.value``."""
+        ...
+
+
+@runtime_checkable
+class ErrorMiddleware(Protocol):
+    """A middleware that sees the errors on their way out (re-raised after)."""
+
+    def on_error(self, exchange: Exchange, error: RestwireError) -> object:
+        """React to ``error``; it is raised on after."""
+        ...
+
+
+@runtime_checkable
+class FlowMiddleware(Protocol):
+    """The full form of a middleware (see the module docstring)."""
+
+    def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
+        """Run the rest of the chain zero, one or more times."""
+        ...
+
+
+#: A middleware: an object with one or more of the hooks above (no base
+#: class needed). A type checker accepts any object that has one.
+Middleware = RequestMiddleware | ResponseMiddleware | ErrorMiddleware | FlowMiddleware
+
+
+class _Hooks(NamedTuple):
+    on_request: Callable[[Exchange], Any] | None
+    on_response: Callable[[Exchange], Any] | None
+    on_error: Callable[[Exchange, RestwireError], Any] | None
+    #: The body is encoded before this layer's request side runs.
+    needs_body: bool
+
+
+def _hooks(middleware: Middleware) -> _Hooks:
+    return _Hooks(
+        getattr(middleware, "on_request", None),
+        getattr(middleware, "on_response", None),
+        getattr(middleware, "on_error", None),
+        _needs_body(middleware),
+    )
+
+
+def _needs_body(middleware: Middleware) -> bool:
+    return bool(getattr(middleware, "requires_request_body", False))
+
+
+def _with_body(handle: Handler) -> Handler:
+    """``handle``, the body encoded before it runs."""
+
+    def encoded(exchange: Exchange, call_next: CallNext) -> Flow[Response]:
+        exchange.encode()
+        return (yield from handle(exchange, call_next))
+
+    return encoded
+
+
+def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
+    """One handler for consecutive simple-form layers.
+
+    It behaves exactly as if each layer wrapped the next: ``on_request`` in
+    order, ``on_response`` in reverse, and an error raised anywhere is seen
+    by the ``on_error`` of every layer it passes on its way out (those whose
+    ``on_request`` had run, and, for an error from a layer's own
+    ``on_response``, only the layers outside it). One generator frame instead
+    of one per layer: every effect of the call passes through each frame.
+    """
+    count = len(layers)
+    watched = any(layer.on_error is not None for layer in layers)
+
+    def handle(exchange: Exchange, call_next: CallNext) -> Flow[Response]:
+        entered = 0
+        try:
+            for layer in layers:
+                if layer.needs_body:
+                    exchange.encode()
+                if layer.on_request is not None:
+                    layer.on_request(exchange)
+                entered += 1
+            response = yield from call_next(exchange)
+            if exchange.parse:
+                for index in range(count - 1, -1, -1):
+                    entered = index
+                    hook = layers[index].on_response
+                    if hook is not None:
+                        hook(exchange)
+            return response
+        except RestwireError as error:
+            if watched:
+                for index in range(entered - 1, -1, -1):
+                    on_error = layers[index].on_error
+                    if on_error is not None:
+                        on_error(exchange, error)
+            raise
+
+    return handle
+
+
+def compile_handlers(layers: tuple[Middleware, ...]) -> tuple[Handler, ...]:
+    """The stack's handlers, consecutive simple-form layers fused into one."""
+    handlers: list[Handler] = []
+    run: list[_Hooks] = []
+    for layer in layers:
+        handle = getattr(layer, "handle", None)
+        if handle is None:
+            run.append(_hooks(layer))
+            continue
+        if run:
+            handlers.append(_simple_layers(tuple(run)))
+            run = []
+        handlers.append(_with_body(handle) if _needs_body(layer) else handle)
+    if run:
+        handlers.append(_simple_layers(tuple(run)))
+    return tuple(handlers)
+
+
+class Stack:
+    """An immutable, ordered sequence of middleware; the first is outermost."""
+
+    __slots__ = (
+        "_handlers",
+        "_hash",
+        "_layers",
+        "_sends_credentials",
+        "_takes_unparsed",
+    )
+
+    _layers: tuple[Middleware, ...]
+    _handlers: tuple[Handler, ...]
+    _sends_credentials: bool
+    _takes_unparsed: bool
+    _hash: int
+
+    def __init__(self, *layers: Middleware | Stack) -> None:
+        flat: list[Middleware] = []
+        for layer in layers:
+            if isinstance(layer, Stack):
+                flat.extend(layer._layers)
+            elif any(hasattr(layer, hook) for hook in _HOOKS):
+                flat.append(layer)
+            else:
+                raise UsageError(
+                    f"{layer!r} is not a middleware: it needs one of "
+                    f"{', '.join(_HOOKS)}"
+                )
+        object.__setattr__(self, "_layers", tuple(flat))
+        object.__setattr__(self, "_handlers", compile_handlers(tuple(flat)))
+        object.__setattr__(
+            self,
+            "_sends_credentials",
+            any(getattr(layer, "sends_credentials", True) for layer in flat),
+        )
+        object.__setattr__(
+            self,
+            "_takes_unparsed",
+            all(getattr(layer, "takes_unparsed", False) for layer in flat),
+        )
+        object.__setattr__(self, "_hash", hash(tuple(id(layer) for layer in flat)))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Stack is immutable; use + or use() for a new one")
+
+    @property
+    def layers(self) -> tuple[Middleware, ...]:
+        """The middleware, outermost first."""
+        return self._layers
+
+    @property
+    def sends_credentials(self) -> bool:
+        """Whether some layer may change what a call sends as credentials
+        (every layer that does not say ``sends_credentials = False``)."""
+        return self._sends_credentials
+
+    @property
+    def takes_unparsed(self) -> bool:
+        """Whether every layer says ``takes_unparsed = True``."""
+        return self._takes_unparsed
+
+    @property
+    def handlers(self) -> tuple[Handler, ...]:
+        """The layers as full-form handlers, outermost first (consecutive
+        simple-form layers share one)."""
+        return self._handlers
+
+    def use(self, *middleware: Middleware | Stack) -> Stack:
+        """A new stack with ``middleware`` added inside the current layers."""
+        return Stack(self, *middleware)
+
+    def __add__(self, other: object) -> Stack:
+        if isinstance(other, Stack | list | tuple):
+            return Stack(self, *other)
+        return NotImplemented
+
+    def __iter__(self) -> Iterator[Middleware]:
+        return iter(self._layers)
+
+    def __len__(self) -> int:
+        return len(self._layers)
+
+    def __getitem__(self, index: int) -> Middleware:
+        return self._layers[index]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stack):
+            return NotImplemented
+        return len(self._layers) == len(other._layers) and all(
+            a is b for a, b in zip(self._layers, other._layers, strict=True)
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Stack({', '.join(repr(layer) for layer in self._layers)})"
+
+
+# -- running a call ----------------------------------------------------------------
+
+
+class _Next:
+    """``call_next`` for the handler at ``index``: the rest of the chain.
+    (Nothing public on it: a middleware reaches the rest of the chain by
+    calling it, never the controller or its client.)"""
+
+    __slots__ = ("_handlers", "_index", "_innermost")
+
+    def __init__(
+        self, handlers: tuple[Handler, ...], index: int, innermost: CallNext
+    ) -> None:
+        self._handlers = handlers
+        self._index = index
+        self._innermost = innermost
+
+    def __call__(self, exchange: Exchange) -> Flow[Response]:
+        handlers, index = self._handlers, self._index
+        if index == len(handlers):
+            return self._innermost(exchange)
+        return handlers[index](exchange, _Next(handlers, index + 1, self._innermost))
+
+
+def run_exchange(
+    exchange: Exchange, handlers: tuple[Handler, ...], innermost: CallNext
+) -> Flow[Response]:
+    """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
+    steps that send), then the endpoint's ``process``."""
+    if handlers:
+        response = yield from handlers[0](exchange, _Next(handlers, 1, innermost))
+    else:
+        response = yield from innermost(exchange)
+    if exchange.parse:
+        exchange.value = exchange.endpoint.process(exchange.value, exchange.params)
+    return response

@@ -1,0 +1,209 @@
+"""Polling: subscribers to one request share one poller.
+
+A poller fetches at once, then again each time the shortest interval any of
+its subscribers asked for has passed since the last fetch; it recomputes the
+wait whenever a subscriber comes or goes, and ends when the last one leaves
+or the controller closes. Its timing is written once, as a generator of
+:class:`Wait` and ``FETCH`` steps; the sync controller runs it on a thread,
+the async one in a task. :class:`Pollers` is a controller's set of them,
+one per request key, identity and value shape.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator, Hashable
+from dataclasses import dataclass
+from itertools import count
+from typing import Any
+
+from .._endpoints.endpoint import RestEndpoint
+
+__all__ = ["FETCH", "Poller", "Pollers", "Subscriber", "Subscription", "Wait"]
+
+Callback = Callable[[Any], Any]
+ErrorCallback = Callable[[Exception], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Wait this long, or until woken by a change of subscribers."""
+
+    seconds: float
+
+
+FETCH = "fetch"
+
+_ids = count()
+
+
+@dataclass(frozen=True, slots=True)
+class Subscriber:
+    frequency: float
+    callback: Callback
+    on_error: ErrorCallback | None
+
+
+class Poller:
+    """The subscribers of one request key, and the timing of their poller."""
+
+    def __init__(
+        self,
+        key: Hashable,
+        request_key: str,
+        endpoint: RestEndpoint,
+        params: Any,
+        clock: Callable[[], float],
+    ) -> None:
+        #: Request key, identity and shape: subscribers share a poller only
+        #: when all three are equal.
+        self.key = key
+        #: The request key alone, for names and messages.
+        self.request_key = request_key
+        self.endpoint = endpoint
+        self.params = params
+        self.clock = clock
+        self.subscribers: dict[int, Subscriber] = {}
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.wake: Callable[[], None] = lambda: None
+        #: When the value was last fetched (or set: see :meth:`answered`).
+        self.last: float | None = None
+
+    def add(
+        self, frequency: float, callback: Callback, on_error: ErrorCallback | None
+    ) -> int:
+        with self.lock:
+            ident = next(_ids)
+            self.subscribers[ident] = Subscriber(frequency, callback, on_error)
+        self.wake()
+        return ident
+
+    def remove(self, ident: int) -> None:
+        with self.lock:
+            self.subscribers.pop(ident, None)
+        self.wake()
+
+    def interval(self) -> float | None:
+        """The shortest interval asked for; ``None`` once nobody listens."""
+        with self.lock:
+            if self.stopped or not self.subscribers:
+                return None
+            return min(s.frequency for s in self.subscribers.values())
+
+    def steps(self) -> Generator[Wait | str, None, None]:
+        """The poller's timing: ``FETCH`` now, or ``Wait(seconds)``."""
+        while True:
+            interval = self.interval()
+            if interval is None:
+                return
+            last = self.last
+            if last is not None:
+                remaining = last + interval - self.clock()
+                if remaining > 0:
+                    yield Wait(remaining)
+                    continue
+            self.last = self.clock()
+            yield FETCH
+
+    def answered(self) -> None:
+        """A value came without a fetch (``controller.set``): the next fetch
+        is a whole interval from now."""
+        self.last = self.clock()
+        self.wake()
+
+    def listeners(self) -> list[Subscriber]:
+        with self.lock:
+            return list(self.subscribers.values())
+
+
+class Pollers:
+    """A controller's pollers, by request key, identity and value shape:
+    subscribers share a poller only when all three are equal."""
+
+    def __init__(self) -> None:
+        self._pollers: dict[Hashable, Poller] = {}
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def add(
+        self,
+        key: Hashable,
+        make: Callable[[], Poller],
+        frequency: float,
+        callback: Callback,
+        on_error: ErrorCallback | None,
+    ) -> tuple[Subscription, Poller | None]:
+        """Subscribe to the poller of ``key`` (made with ``make`` if there is
+        none); the subscription, and the poller if it is new and needs
+        running."""
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("this controller is closed")
+            poller = self._pollers.get(key)
+            new = poller is None
+            if poller is None:
+                poller = self._pollers[key] = make()
+            ident = poller.add(frequency, callback, on_error)
+        return Subscription(poller, ident), poller if new else None
+
+    def find(self, key: Hashable) -> Poller | None:
+        """The poller of ``key`` (request key, identity, shape), if one runs."""
+        with self._lock:
+            return self._pollers.get(key)
+
+    def done(self, poller: Poller) -> bool:
+        """True if ``poller`` may end (nobody listens); then it is forgotten."""
+        with self._lock:
+            if poller.interval() is not None:
+                return False
+            if self._pollers.get(poller.key) is poller:
+                del self._pollers[poller.key]
+            return True
+
+    def stop(self) -> None:
+        """Stop every poller at its next step; no new one starts."""
+        with self._lock:
+            self._stopped = True
+            pollers = list(self._pollers.values())
+            self._pollers.clear()
+        for poller in pollers:
+            with poller.lock:
+                poller.stopped = True
+            poller.wake()
+
+    def interval(self, request_key: str) -> float | None:
+        """The shortest interval any poller of ``request_key`` runs at."""
+        with self._lock:
+            intervals = [
+                interval
+                for poller in self._pollers.values()
+                if poller.request_key == request_key
+                and (interval := poller.interval()) is not None
+            ]
+        return min(intervals, default=None)
+
+
+class Subscription:
+    """A handle to one subscriber; ``cancel()`` (or leaving a ``with``) ends it."""
+
+    def __init__(self, poller: Poller, ident: int) -> None:
+        self._poller = poller
+        self._ident = ident
+        self.active = True
+
+    def cancel(self) -> None:
+        """Stop delivering to this subscriber; idempotent."""
+        if self.active:
+            self.active = False
+            self._poller.remove(self._ident)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
+
+    def __repr__(self) -> str:
+        state = "active" if self.active else "cancelled"
+        return f"<Subscription {self._poller.request_key} {state}>"

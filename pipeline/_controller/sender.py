@@ -1,0 +1,318 @@
+"""The end of every chain: build the request, send it hop by hop, read, parse.
+
+A controller makes one :class:`Terminal` for its client (and its HTTP
+cache, if any) and gives it to every chain it runs as the innermost step.
+It is the only code that sends: each hop goes out as a ``_Send`` effect
+after the credential policy (``_hops.HopPolicy``) has fitted it, so no
+middleware can send around it. A call with a cache ticket sends its first
+hop through the cache (``_http_cache``), which may answer it from storage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+from typing import Any, NamedTuple
+
+from .._base.credentials import PUBLIC_HEADERS
+from .._base.effects import Flow, _Close, _Load, _Read, _Send
+from .._base.errors import (
+    BodyTooLarge,
+    InvalidRequest,
+    RequestBodyError,
+    RestwireError,
+    TooManyRedirects,
+    TransportError,
+    redact_url,
+)
+from .._base.library import (
+    INVALID_URL,
+    REQUEST_ERRORS,
+    STREAM_CONSUMED,
+    Request,
+    Response,
+)
+from .._cache.http_cache import HttpCache, Ticket, body_digest, from_cache
+from .._chain.exchange import Exchange
+from .._chain.watchers import watched_send
+from .._endpoints.status_errors import status_error
+from .._store.unparsed import Unparsed
+from .._wire.adapter import Adapter, build_request, redirect_request
+from .._wire.content import BodyReader, Discard, body_arguments
+from .._wire.hops import HopPolicy, userinfo_as_basic
+from .._wire.shortcuts import take_whole_body
+
+__all__ = ["UNCHANGED", "FirstHop", "Terminal", "read_body"]
+
+logger = logging.getLogger("restwire")
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+#: ``exchange.value`` when the body came from the HTTP cache and is the one
+#: the caller's stored value was read from: not parsed again.
+UNCHANGED: object = _Unchanged()
+
+
+class FirstHop(NamedTuple):
+    """A call's first hop, built and fitted to the credential policy: the
+    request that will be sent, as the identity is read from it."""
+
+    request: Request
+    policy: HopPolicy
+    store_cookies: bool
+
+
+class Terminal:
+    """Sends an exchange through ``adapter`` (and ``cache``): the innermost
+    step of a chain, in two parts: :meth:`first_hop` builds the request
+    (the controller reads the call's identity from it), then calling the
+    terminal sends it."""
+
+    __slots__ = ("adapter", "cache", "public")
+
+    def __init__(
+        self,
+        adapter: Adapter,
+        cache: HttpCache | None = None,
+        public: frozenset[str] = PUBLIC_HEADERS,
+    ) -> None:
+        self.adapter = adapter
+        self.cache = cache
+        #: The headers a redirect to another origin may carry.
+        self.public = public
+
+    def first_hop(self, exchange: Exchange) -> FirstHop:
+        """The request of the call's first hop, fitted to its credential
+        policy (cookies sent or not): exactly what would go out."""
+        request = self._first_request(exchange)
+        policy = HopPolicy(
+            exchange.origin, exchange.credentials, exchange.sensitive, self.public
+        )
+        store_cookies = policy.prepare(request, self.adapter.client.cookies)
+        return FirstHop(request, policy, store_cookies)
+
+    def __call__(
+        self,
+        exchange: Exchange,
+        first: FirstHop,
+        ticket: Ticket | None = None,
+        unchanged: bytes | None = None,
+    ) -> Flow[Response]:
+        """Send ``first``, follow redirects, read and parse the body.
+
+        With ``ticket``, the first hop goes through the HTTP cache
+        (``_http_cache``); with ``unchanged`` too, a body the cache gives
+        whose digest is ``unchanged`` is not parsed: the value is
+        :data:`UNCHANGED`, and the caller keeps what it has.
+        """
+        endpoint = exchange.endpoint
+        exchange.response = None
+        exchange.value = None
+        exchange.hops = []
+        # Each hop: fitted to the policy, sent (the first through the HTTP
+        # cache, with a ticket), and followed while it redirects.
+        request, policy, store_cookies = first
+        jar = self.adapter.client.cookies
+        history: list[Response] = []
+        redirects = 0
+        watchers = exchange.watchers  # (most calls have none: ``_watch``)
+        while True:
+            if history:  # (the first hop came prepared)
+                store_cookies = policy.prepare(request, jar)
+            exchange.hops.append(request.url)
+            with_auth = policy.with_client_auth
+            if ticket is not None and self.cache is not None and not history:
+                send = functools.partial(
+                    _send, with_client_auth=with_auth, store_cookies=store_cookies
+                )
+                if watchers:
+                    send = functools.partial(
+                        watched_send, watchers, exchange, send=send, public=self.public
+                    )
+                response = yield from self.cache.exchange(
+                    request,
+                    ticket,
+                    send,
+                    endpoint.max_body_size,
+                    self.adapter.default_encoding,
+                )
+            elif watchers:
+                response = yield from watched_send(
+                    watchers,
+                    exchange,
+                    request,
+                    functools.partial(
+                        _send, with_client_auth=with_auth, store_cookies=store_cookies
+                    ),
+                    self.public,
+                )
+            else:
+                try:
+                    response = yield _Send(request, with_auth, store_cookies)
+                except _HOP_ERRORS as error:
+                    raise _hop_error(request, error) from _cause(error)
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "%s %s -> %s",
+                    request.method,
+                    redact_url(request.url),
+                    response.status_code,
+                )
+            if not (endpoint.follow_redirects and response.has_redirect_location):
+                response.history = history  # type: ignore[assignment]  # the hops before it
+                break
+            if redirects >= endpoint.max_redirects:
+                yield _Close(response)
+                raise TooManyRedirects(
+                    exchange.method, exchange.url, endpoint.max_redirects
+                )
+            yield from _discard(response)
+            history.append(response)
+            request = redirect_request(request, response)
+            redirects += 1
+        # The last hop's body: read (bounded) and parsed.
+        exchange.response = response
+        if not endpoint.content.streamed or not response.is_success:
+            yield from read_body(response, endpoint.max_body_size)
+        unfollowed = response.has_redirect_location and not endpoint.follow_redirects
+        if not response.is_success and not (unfollowed and not exchange.parse):
+            # A redirect the endpoint was told not to follow is what
+            # fetch_response returns; a value needs a 2xx.
+            raise status_error(response, endpoint.error_schema, exchange.params)
+        if exchange.parse:
+            if (
+                unchanged is not None
+                and from_cache(response)
+                and body_digest(response.content) == unchanged
+            ):
+                exchange.value = UNCHANGED
+                return response
+            exchange.value = (
+                Unparsed(endpoint, response)
+                if endpoint.defers_parse
+                else endpoint.parse_response(response)
+            )
+        return response
+
+    def _first_request(self, exchange: Exchange) -> Request:
+        endpoint = exchange.endpoint
+        headers = exchange.headers
+        body = exchange.body
+        arguments: dict[str, Any] = {}
+        content = exchange.content
+        if content is not None:  # encoded for a middleware that read it
+            arguments = {"content": content}
+        elif body is not None:  # (most calls have none: nothing to look up)
+            arguments, content_type = body_arguments(
+                body,
+                endpoint.content,
+                exchange.method,
+                headers.get("content-type"),
+                exchange.label,  # names the call in the body's errors
+                asynchronous=self.adapter.asynchronous,
+                param_style=endpoint.param_style,
+            )
+            if content_type is not None and "content-type" not in headers:
+                headers["content-type"] = content_type
+        url = userinfo_as_basic(exchange.url, headers)
+        try:
+            return build_request(
+                self.adapter.client,
+                exchange.method,
+                url,
+                headers,
+                endpoint.timeout,
+                arguments,
+            )
+        except INVALID_URL as error:
+            raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None
+
+
+def _send(
+    request: Request, with_client_auth: bool, store_cookies: bool
+) -> Flow[Response]:
+    """Send one hop (as the HTTP cache asks); its failures as restwire's."""
+    try:
+        response: Response = yield _Send(request, with_client_auth, store_cookies)
+    except _HOP_ERRORS as error:
+        raise _hop_error(request, error) from _cause(error)
+    return response
+
+
+#: What sending a hop can fail with, besides restwire's own errors.
+_HOP_ERRORS = (*STREAM_CONSUMED, *REQUEST_ERRORS, *INVALID_URL)
+
+
+def _hop_error(request: Request, error: Exception) -> RestwireError:
+    """A failed hop's error, as restwire's."""
+    if isinstance(error, STREAM_CONSUMED):
+        # (a redirect's is refused before it is sent: ``redirect_request``)
+        return RequestBodyError(
+            f"{request.method} {redact_url(request.url)}: the client's auth "
+            "asked to send the body again, but it was a one-shot iterator; "
+            "send bytes to allow it"
+        )
+    if isinstance(error, REQUEST_ERRORS):
+        return TransportError(request.method, request.url, error)
+    # httpx reads a redirect's Location while sending, and a Location such
+    # as "javascript:..." fails there, outside RequestError.
+    return InvalidRequest(
+        f"{request.method} {redact_url(request.url)}: the response's "
+        f"Location is not a URL to follow ({error})"
+    )
+
+
+def _cause(error: Exception) -> Exception | None:
+    """What a hop's error is raised from: httpx's own, when it says more."""
+    return error if isinstance(error, REQUEST_ERRORS) else None
+
+
+#: A redirect body read (and dropped) to keep its connection: at most this.
+REDIRECT_BODY = 64 * 1024
+
+
+def read_body(response: Response, limit: int | None) -> Flow[None]:
+    """Read ``response``'s body, decoded and bounded by ``limit``; it becomes
+    ``response.content``."""
+    # Read whole by fast_transport(), sent as it is: already in memory with
+    # nothing to undo, so read here, not through the driver's _Load (its
+    # decoding wrapper and reader): then bounded as below.
+    take_whole_body(response)
+    if response.is_stream_consumed:
+        # A transport that built the response in memory (httpx.MockTransport)
+        # hands it over already read: only the limit is left to apply.
+        if limit is not None and len(response.content) > limit:
+            request = response.request
+            raise BodyTooLarge(request.method, request.url, limit)
+        return
+    reader = BodyReader(response, limit)
+    declared = response.headers.get("content-length", "")
+    identity = reader.identity  # then the wire length is the body's
+    if limit is not None and identity and declared.isdigit() and int(declared) > limit:
+        yield _Close(response)  # refused before reading a byte of it
+        request = response.request
+        raise BodyTooLarge(request.method, request.url, limit)
+    try:
+        yield _Load(response, reader)
+    except REQUEST_ERRORS as error:
+        request = response.request
+        raise TransportError(request.method, request.url, error) from error
+
+
+def _discard(response: Response) -> Flow[None]:
+    """Drop a redirect's own body: read (to reuse the connection) when it
+    says it is short, else close without reading; never kept, never waited
+    for without bound."""
+    if response.is_stream_consumed:
+        return  # built in memory by the transport: nothing to drop
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) <= REDIRECT_BODY:
+        with contextlib.suppress(*REQUEST_ERRORS):
+            yield _Read(response, Discard(REDIRECT_BODY))
+    else:
+        yield _Close(response)

@@ -1,0 +1,629 @@
+"""The driver and the controller, blocking I/O: generated, do not edit.
+
+``.ci/unasync.py`` writes this file from ``async_controller.py``, the one source of
+both drivers, and the tests fail when the two differ: change ``async_controller.py``
+and run ``python .ci/unasync.py``. ``async_controller``'s docstring says what is here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, Protocol, Self, TypeVar, overload
+
+from .._base.concurrency import (
+    Background,
+    Closing,
+    Event,
+    Readers,
+    Waker,
+    acquire,
+    blocking,
+    call,
+    shielded,
+    sleep_or_close,
+)
+from .._base.effects import (
+    Acquire,
+    Blocking,
+    Call,
+    Effect,
+    Flow,
+    FlowLock,
+    Lease,
+    Release,
+    ReleaseLease,
+    SideCall,
+    Sleep,
+    TakeLease,
+    _Answer,
+    _Await,
+    _Close,
+    _Load,
+    _Read,
+    _Send,
+    not_an_effect,
+)
+from .._base.errors import (
+    ContentError,
+    ControllerClosed,
+    RestwireError,
+    TransportError,
+    UsageError,
+)
+from .._base.library import BaseTransport, Client, Response
+from .._cache.http_cache import HttpCache
+from .._chain.identity import Sharing
+from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.page import Page
+from .._store.retention import DEFAULT_MAX_BYTES
+from .._store.store import MISSING
+from .._wire.adapter import Adapter
+from .._wire.downloads import Download, Progress, filename_from
+from .._wire.sse import (
+    DEFAULT_RETRY,
+    MAX_EVENT_SIZE,
+    EventParser,
+    EventReader,
+    Reconnection,
+    is_event_stream,
+)
+from .calls import BOTH, GET, RAW, Job
+from .controller import BaseController, Params, logger
+from .managers import Manager
+from .polling import ErrorCallback, Poller, Subscription, Wait
+from .sender import read_body
+
+__all__ = ["Controller", "run_sync"]
+
+T = TypeVar("T")
+ValueT = TypeVar("ValueT")
+ItemT = TypeVar("ItemT")
+
+
+class Named(Protocol):
+    """What names a call in the driver's errors (worked out only for one)."""
+
+    @property
+    def label(self) -> str: ...
+
+
+#: What a flow holds, given back when it ends: ``FlowLock``s and leases.
+Held = list[FlowLock | Lease]
+
+#: How a controller turns a ``SideCall`` into a flow of its own.
+SideCalls = Callable[[SideCall], Flow[Any]]
+
+
+def _perform(
+    effect: Effect,
+    adapter: Adapter,
+    closing: Closing,
+    held: Held,
+    job: Named,
+    side: SideCalls | None,
+) -> Any:
+    """Carry out one effect (``job`` names the call in an error)."""
+    match effect:
+        case _Send():
+            return adapter.send(
+                effect.request, effect.with_client_auth, effect.store_cookies
+            )
+        case _Load():
+            return adapter.load(effect.response, effect.reader)
+        case _Read():
+            return adapter.read_into(effect.response, effect.sink, effect.progress)
+        case _Close():
+            return adapter.close(effect.response)
+        case _Await():
+            if not closing.is_set():
+                effect.event.wait()
+            return None
+        case Sleep():
+            if sleep_or_close(closing, effect.seconds):
+                raise ControllerClosed(job.label)
+            return None
+        case Call():
+            return call(effect.function, *effect.args)
+        case Blocking():
+            return blocking(effect.function, *effect.args)
+        case Acquire():
+            acquire(effect.lock)
+            held.append(effect.lock)
+            return None
+        case Release():
+            held.remove(effect.lock)
+            effect.lock.thread_lock.release()
+            return None
+        case TakeLease():
+            with shielded():  # a lease taken is held, even if cancelled now
+                lease = blocking(effect.take, *effect.args)
+                if lease is not None:
+                    held.append(lease)
+            return lease
+        case ReleaseLease():
+            held.remove(effect.lease)
+            with shielded():
+                blocking(effect.lease.release)
+            return None
+        case SideCall():
+            if side is None:
+                raise UsageError(f"{job.label}: a SideCall is for a call's chain")
+            outcome = run_sync(side(effect), adapter, closing, job, side)
+            if isinstance(outcome, _Answer):  # a side call is never answered
+                return outcome.outcome()
+            return outcome
+        case _Answer():
+            raise TypeError("an answer ends a flow; it is not performed")
+        case _:
+            raise not_an_effect(effect)
+
+
+def _give_back(held: Held) -> None:
+    """Give back what a flow still holds: locks at once, leases (which may
+    block) in a worker thread, cancellation or not."""
+    with shielded():
+        for each in held:
+            if isinstance(each, FlowLock):
+                each.thread_lock.release()
+            else:
+                blocking(each.release)
+
+
+def run_sync(
+    flow: Flow[T],
+    adapter: Adapter,
+    closing: Closing,
+    job: Named,
+    side: SideCalls | None = None,
+) -> T | _Answer:
+    """Run ``flow`` to its end; its result, or the ``_Answer`` that ended it.
+    ``job`` names the call in the errors the driver raises; ``side`` runs
+    the ``SideCall``s it yields (a call's chain, not a download's save)."""
+    result: Any = None
+    error: Exception | None = None
+    held: Held = []
+    try:
+        while True:
+            try:
+                effect = flow.send(result) if error is None else flow.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            if type(effect) is _Answer:
+                return effect
+            result, error = None, None
+            try:
+                if type(effect) is _Send:  # the usual effect: no frame of its own
+                    result = adapter.send(
+                        effect.request, effect.with_client_auth, effect.store_cookies
+                    )
+                else:
+                    result = _perform(effect, adapter, closing, held, job, side)
+            except Exception as exc:
+                error = exc
+    finally:
+        try:
+            flow.close()
+        finally:
+            if held:
+                _give_back(held)
+
+
+class Controller(BaseController[Client, Event]):
+    """Makes calls on an ``httpx.Client`` (see the module).
+
+    ``identity``: a function naming the caller (a user id, say; a server
+    knows it anyway), which every call's identity then holds: calls of one
+    caller share, of two never do, whatever the client does to a request.
+    ``sharing``: what may tell callers apart (``restwire.Sharing``).
+    """
+
+    def __init__(
+        self,
+        client: Client | None = None,
+        *,
+        transport: BaseTransport | None = None,
+        managers: Iterable[Manager] = (),
+        clock: Callable[[], float] = time.monotonic,
+        cache: HttpCache | None = None,
+        identity: Callable[[], Hashable] | None = None,
+        sharing: Sharing | None = None,
+        max_store_bytes: int | None = DEFAULT_MAX_BYTES,
+    ) -> None:
+        adapter = Adapter.of(client, transport, asynchronous=False)
+        super().__init__(
+            adapter,
+            Event,
+            managers,
+            clock,
+            cache,
+            identity,
+            sharing,
+            max_store_bytes,
+        )
+        self._closing = Closing()
+        self._background = Background()
+        self._readers = Readers()
+
+    def fetch(
+        self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
+    ) -> ValueT:
+        """Call ``endpoint`` and return its value, from the network (or from a
+        call of the same identity already in flight)."""
+        value: ValueT = self._run(self._job(endpoint, params, body))
+        return value
+
+    def get(self, endpoint: RestEndpoint[ValueT], params: Params = None) -> ValueT:
+        """The value this caller's identity has stored, while fresh; else a
+        fetch."""
+        value: ValueT = self._from_store(endpoint, params)
+        if value is not MISSING:
+            return value
+        fetched: ValueT = self._run(self._job(endpoint, params, None, GET))
+        return fetched
+
+    def fetch_response(
+        self, endpoint: RestEndpoint, params: Params = None, body: Any = None
+    ) -> Response:
+        """Call ``endpoint`` through the same chain; return the raw response.
+
+        The body is read unless the endpoint's content is ``"stream"``; a
+        4xx or 5xx raises :class:`NetworkError` as ``fetch`` does, and a 3xx
+        not followed (``follow_redirects=False``) is returned. A followed
+        chain lists its hops in ``response.history``.
+        """
+        job = self._job(endpoint, params, body, RAW)
+        response: Response = self._run(job)
+        return response
+
+    def fetch_with_response(
+        self, endpoint: RestEndpoint[ValueT], params: Params = None, body: Any = None
+    ) -> tuple[ValueT, Response]:
+        """Call ``endpoint``; return its value, typed and kept as ``fetch``
+        keeps it, and the response it came from (for headers the value does
+        not carry: an ``ETag``, a rate limit, a ``Location``).
+
+        Always sends its own request (it joins no identical call in flight,
+        so the response is this call's); errors are ``fetch``'s.
+        """
+        job = self._job(endpoint, params, body, BOTH)
+        both: tuple[ValueT, Response] = self._run(job)
+        return both
+
+    def _run(self, job: Job[Event]) -> Any:
+        try:
+            outcome = run_sync(
+                self._flow(job), self._adapter, self._closing, job, self._side_call
+            )
+            value = (
+                outcome if isinstance(outcome, _Answer) else self._finish(job, outcome)
+            )
+        except BaseException as error:
+            self._ended(job, None, error)
+            raise
+        if isinstance(value, _Answer):
+            # answered without sending: an error raised here is not this
+            # call's own (it was kept, or was another call's)
+            self._ended(job, None, None)
+            return value.outcome()
+        self._ended(job, value, None)
+        return value
+
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[Page[ItemT]],
+        params: Params = None,
+        *,
+        items: Literal[True],
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[ItemT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[list[ItemT]],
+        params: Params = None,
+        *,
+        items: Literal[True],
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[ItemT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        *,
+        items: Literal[False] = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[ValueT]: ...
+    @overload
+    def paginate(
+        self,
+        endpoint: RestEndpoint[Any],
+        params: Params = None,
+        *,
+        items: bool,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[Any]: ...
+    def paginate(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        items: bool = False,
+        max_pages: int = 100,
+        cross_origin: bool = False,
+    ) -> Iterator[Any]:
+        """Each page (or, with ``items``, each item) of a listing, following
+        ``rel="next"`` links until there is none, for at most ``max_pages``
+        pages; a next link back to a page already fetched ends it, and one to
+        another origin is refused unless ``cross_origin``."""
+        job = self._job(endpoint, params, None)
+        seen: set[str] = set()
+        for page in range(1, max_pages + 1):
+            job.exchange.page = page
+            seen.add(str(job.exchange.url))
+            value = self._run(job)
+            for each in self._page_items(job, value) if items else (value,):
+                yield each
+            following = self._next_page(job, seen, cross_origin)
+            if following is None:
+                return
+            job = self._job(endpoint, params, None, url=following)
+
+    def download(
+        self,
+        endpoint: RestEndpoint,
+        params: Params = None,
+        *,
+        to: str | os.PathLike[str],
+        overwrite: bool = False,
+        progress: Progress | None = None,
+        fallback: str = "download",
+        max_size: int | Literal["endpoint"] | None = "endpoint",
+    ) -> Path:
+        """Stream the body to a file in the folder ``to``, named by the
+        response's ``Content-Disposition`` (else ``fallback``); return its path.
+
+        Constant memory; the file appears under its final name only when the
+        body is complete; an existing file is not replaced unless
+        ``overwrite`` (a numbered name instead); ``progress(done, total)``
+        is called as bytes arrive. ``max_size``: the most bytes written,
+        counted decoded, so a small compressed body cannot fill the disk
+        (default: the endpoint's ``max_body_size``, 100 MiB unless set;
+        ``None`` for no limit); past it a :class:`BodyTooLarge` and no file.
+        """
+        target = Download(to)
+        try:
+            job = self._job(self._download_endpoint(endpoint), params, None, RAW)
+            response = self._run(job)
+            limit = endpoint.max_body_size if max_size == "endpoint" else max_size
+            run_sync(
+                target.save(response, progress, limit),
+                self._adapter,
+                self._closing,
+                job,
+            )
+        except BaseException:
+            target.discard()
+            raise
+        name = filename_from(response.headers.get("content-disposition"), fallback)
+        return target.finish(name, overwrite)
+
+    def poll(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        *,
+        frequency: float | None = None,
+    ) -> Iterator[ValueT]:
+        """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
+        seconds, until the controller closes. Errors are raised."""
+        interval = self._frequency(endpoint, frequency)
+        while not self._closing.is_set():
+            started = self._clock()
+            yield self.fetch(endpoint, params)
+            remaining = started + interval - self._clock()
+            if sleep_or_close(self._closing, remaining):
+                return
+
+    def subscribe(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        callback: Callable[[ValueT], object] | None = None,
+        *,
+        frequency: float | None = None,
+        on_error: ErrorCallback | None = None,
+    ) -> Subscription:
+        """Call ``callback(value)`` with a fresh value at once and every
+        ``frequency`` seconds, from one poller shared by every subscriber to
+        the same request and identity (it polls at the shortest interval
+        asked for). The poller fetches in the first subscriber's context."""
+        subscription, poller = self._subscribe(
+            endpoint, params, frequency, callback, on_error
+        )
+        if poller is not None:
+            self._background.start(
+                functools.partial(self._run_poller, poller),
+                name=f"restwire poll {poller.request_key}",
+            )
+        return subscription
+
+    def _run_poller(self, poller: Poller) -> None:
+        waker = Waker()
+        poller.wake = waker.wake
+        while True:
+            for step in poller.steps():
+                if isinstance(step, Wait):
+                    waker.wait(step.seconds)
+                    continue
+                try:
+                    value = self.fetch(poller.endpoint, poller.params)
+                except Exception as error:
+                    deliveries = self._deliveries(poller, None, error)
+                else:
+                    deliveries = self._deliveries(poller, value, None)
+                for function, argument in deliveries:
+                    try:
+                        call(function, argument)
+                    except Exception:
+                        logger.exception("subscriber of %s failed", poller.request_key)
+            if self._pollers.done(poller):
+                return
+
+    def set(
+        self, endpoint: RestEndpoint[ValueT], value: Any, params: Params = None
+    ) -> ValueT:
+        """Keep ``value`` as if ``endpoint`` had answered it to this caller:
+        normalized by its schema, its entities merged, fresh for
+        ``data_expiry_length`` (a ``get`` then returns it without a
+        request); the subscribers to this request and identity are called
+        with it, and their poller's next fetch is a whole interval away.
+        Returns the value as a ``get`` would.
+
+        ``value`` is what ``fetch`` returns (after middleware and
+        ``process``): JSON, or entities and models as themselves. The
+        caller is the identity a call of the endpoint would be sent as,
+        worked out without sending; only that identity sees the value. A
+        side-effect endpoint (POST, ...) is refused (``InvalidRequest``).
+        """
+        stored, deliveries = self._set(endpoint, value, params)
+        for function, argument in deliveries:
+            try:
+                call(function, argument)
+            except Exception:
+                logger.exception("subscriber of %s failed", endpoint.label)
+        value_set: ValueT = stored
+        return value_set
+
+    def stream(
+        self,
+        endpoint: RestEndpoint[ValueT],
+        params: Params = None,
+        *,
+        max_event_size: int | None = MAX_EVENT_SIZE,
+        max_reconnects: int = 5,
+        retry: float = DEFAULT_RETRY,
+    ) -> Generator[ValueT, None]:
+        """The server-sent events of ``endpoint``, as they come: each a
+        :class:`ServerSentEvent`, or, when the endpoint has a schema, its
+        JSON data validated, normalized into the store (a ``get`` of any
+        endpoint holding its entities shows it) and typed.
+
+        The request goes through the endpoint's middleware (credentials,
+        refresh on 401) with ``Accept: text/event-stream``; the body is
+        read as it arrives, never whole, and nothing of the stream is kept
+        as a result or shared with another call. A stream that drops (the
+        server hangs up, a read fails or times out: the endpoint's read
+        timeout is the longest silence allowed) is opened again after the
+        server's ``retry:`` (else ``retry`` seconds; at most 60), sending
+        ``Last-Event-ID``; ``max_reconnects`` in a row with no event in
+        between, then the last error is raised. A 204 ends the stream; a
+        4xx or 5xx raises its status error, and a response that is not
+        ``text/event-stream`` a :class:`ContentError`. An event larger
+        than ``max_event_size`` decoded bytes (a line too, ended or not)
+        is a :class:`BodyTooLarge`.
+
+        ``close()`` on the iterator (or ``contextlib.aclosing``) closes
+        the connection at once, and so does closing the controller, which
+        ends the iteration, in a read or in a wait to reconnect. Leaving
+        the loop with ``break`` leaves closing to the generator's clean-up
+        (at once in CPython, once nothing refers to the iterator).
+        """
+        streamed = self._stream_endpoint(
+            endpoint, max_event_size, max_reconnects, retry
+        )
+        parser = EventParser(max_event_size)
+        reconnection = Reconnection(parser, retry, max_reconnects)
+        while not self._closing.is_set():
+            job = self._stream_job(streamed, params, parser.last_event_id)
+            try:
+                response = self._run(job)
+            except TransportError as error:
+                if self._closing.is_set():
+                    return
+                if sleep_or_close(self._closing, reconnection.delay(error)):
+                    return
+                continue
+            except RestwireError:
+                if self._closing.is_set():
+                    return
+                raise
+            request = response.request
+            parser.connected((request.method, request.url))
+            try:
+                if response.status_code == 204:
+                    return  # the server says: no more, do not reconnect
+                if not is_event_stream(response):
+                    run_sync(
+                        read_body(response, streamed.max_body_size),
+                        self._adapter,
+                        self._closing,
+                        job,
+                    )
+                    raise ContentError(
+                        response,
+                        "expected an event stream (a 200 of type text/event-stream)",
+                    )
+                reader = EventReader(response, parser, max_event_size)
+                interrupt = functools.partial(self._adapter.interrupt, response)
+                chunks = self._adapter.iter_raw(response)
+                try:
+                    while True:
+                        chunk = None
+                        with self._readers.reading(interrupt):
+                            chunk = next(chunks, None)
+                        if self._closing.is_set():
+                            return
+                        for event in (
+                            reader.end() if chunk is None else reader.events(chunk)
+                        ):
+                            reconnection.received()
+                            yield self._pushed(job, response, event)
+                        if chunk is None:
+                            break
+                finally:
+                    with shielded():
+                        chunks.close()
+                dropped = Reconnection.ended(request.method, request.url)
+            except TransportError as error:
+                if self._closing.is_set():
+                    return
+                dropped = error
+            finally:
+                with shielded():
+                    self._adapter.close(response)
+            if sleep_or_close(self._closing, reconnection.delay(dropped)):
+                return
+
+    def close(self) -> None:
+        """Stop every poller, poll and stream, wake every wait, then close the
+        client if this controller made it."""
+        self._closing.set()
+        self._readers.close()
+        self._stopping()
+        self._background.stop()
+        self._let_go()
+        if self._adapter.owned:
+            self._client.close()
+
+    def __enter__(self) -> Self:
+        self._background.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,12 @@
+"""What users define: endpoints, resources, pages, and the errors a status raises.
+
+| module | holds |
+|---|---|
+| ``endpoint`` | ``RestEndpoint``: what to call and how, and how params become its URL |
+| ``resource`` | ``resource()`` and ``hookify_resource()`` |
+| ``page`` | ``Page`` and ``paged``: the one shape of a page |
+| ``envelope`` | ``Envelope``: a listing's body unwrapped into a page |
+| ``status_errors`` | ``NotFoundError`` and the other errors of a status |
+
+May import: _base, _wire, _store, _chain.
+"""

@@ -1,0 +1,149 @@
+"""The status errors: a ``NetworkError`` typed by the response's status.
+
+| status | raised as |
+|---|---|
+| 400 | :class:`BadRequestError` |
+| 401 | :class:`UnauthorizedError` |
+| 403 | :class:`ForbiddenError` |
+| 404 | :class:`NotFoundError` |
+| 409 | :class:`ConflictError` |
+| 422 | :class:`UnprocessableEntityError` |
+| 429 | :class:`TooManyRequestsError` |
+| any other 4xx | :class:`ClientError` (the base of the ones above) |
+| any 5xx | :class:`ServerError` |
+| anything else outside 2xx | :class:`NetworkError` |
+
+Every one is a ``NetworkError``, so ``except NetworkError`` catches them all,
+with its ``status``, ``request_id``, ``retry_after`` and ``problem``.
+:func:`status_error` also fills ``data``: the body validated by the
+endpoint's ``error_schema`` with the machinery of its ``schema``
+(``_store.normalize``, read back, nothing kept). A body that does not
+validate, or is not JSON, leaves ``data`` ``None``: the status error is
+raised all the same, never a validation error in its place. The body was
+read with the endpoint's ``max_body_size``. Nothing here runs unless a
+call failed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from .._base.errors import NetworkError, redact_url
+from .._base.library import Response
+from .._store.batch import Batch
+from .._store.store import denormalize, normalize
+
+__all__ = [
+    "BadRequestError",
+    "ClientError",
+    "ConflictError",
+    "ForbiddenError",
+    "NotFoundError",
+    "ServerError",
+    "TooManyRequestsError",
+    "UnauthorizedError",
+    "UnprocessableEntityError",
+    "error_data",
+    "status_error",
+]
+
+logger = logging.getLogger("restwire")
+
+
+class ClientError(NetworkError):
+    """A 4xx: the server refused the request as sent."""
+
+
+class BadRequestError(ClientError):
+    """A 400 Bad Request."""
+
+
+class UnauthorizedError(ClientError):
+    """A 401 Unauthorized: no valid credentials were sent."""
+
+
+class ForbiddenError(ClientError):
+    """A 403 Forbidden: the credentials sent may not do this."""
+
+
+class NotFoundError(ClientError):
+    """A 404 Not Found."""
+
+
+class ConflictError(ClientError):
+    """A 409 Conflict with the current state of the resource."""
+
+
+class UnprocessableEntityError(ClientError):
+    """A 422 Unprocessable Content: the body was understood but refused
+    (validation details are usually in ``problem``, ``data`` or ``json()``)."""
+
+
+class TooManyRequestsError(ClientError):
+    """A 429 Too Many Requests (``retry_after`` says how long to wait, when
+    the server said)."""
+
+
+class ServerError(NetworkError):
+    """A 5xx: the server failed to answer."""
+
+
+_BY_STATUS: dict[int, type[NetworkError]] = {
+    400: BadRequestError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: ConflictError,
+    422: UnprocessableEntityError,
+    429: TooManyRequestsError,
+}
+
+
+def error_class(status: int) -> type[NetworkError]:
+    """The error a response of ``status`` (outside 2xx) is raised as."""
+    kind = _BY_STATUS.get(status)
+    if kind is not None:
+        return kind
+    if 400 <= status < 500:
+        return ClientError
+    if 500 <= status < 600:
+        return ServerError
+    return NetworkError
+
+
+def status_error(
+    response: Response,
+    error_schema: Any = None,
+    params: Mapping[str, Any] | None = None,
+) -> NetworkError:
+    """The error for ``response`` (body read), typed by its status, its
+    ``data`` validated by ``error_schema`` when one is given."""
+    error = error_class(response.status_code)(response)
+    if error_schema is not None:
+        error.data = error_data(error_schema, response, params or {})
+    return error
+
+
+def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
+    """The error body of ``response`` as ``schema`` reads it (entities built,
+    models validated, not stored); ``None`` when it does not validate."""
+    try:
+        document = json.loads(response.content)
+        batch = Batch()
+        return denormalize(
+            schema, normalize(schema, document, batch, params), batch.records
+        )
+    except Exception as error:  # whatever a schema raises: the status error wins
+        request = response.request
+        logger.debug(
+            "%s %s: the %s body does not validate as error_schema (%s: %s)",
+            request.method,
+            redact_url(request.url),
+            response.status_code,
+            type(error).__name__,
+            error,
+        )
+        return None

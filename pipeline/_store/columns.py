@@ -1,0 +1,226 @@
+"""Normalizing a list of flat entities column by column.
+
+A list of objects of one entity type with no nested entities (a page of
+prices, of users, of items) is the bulk of what a REST client reads. Built
+one record at a time, every record runs a few dozen bytecodes around a
+handful of C calls; built column by column, each step is one C loop over
+the whole list (``map``, ``zip``, ``dict`` updates), and the interpreter
+runs a few dozen bytecodes per *list*. Each field is one column, taken from
+the items, deserialized in one ``map``; the records are then made from the
+columns, one C call each (entities are compiled records), with no dict
+per record in between.
+
+:func:`entities_by_column` gives exactly what ``_store._entities`` gives one
+record at a time: the same records, in the same batch, under the same
+references, and the same :class:`EntityError` for bad data. It declines
+(returns ``None``, having changed nothing) whatever it does not handle:
+items that are not plain ``dict``\\ s, keys that are not fields (kept as
+``extra_fields`` by the record path), and anything that makes a record's
+primary key unusable. The record path then does the work and raises the
+error (so on the way to an error, a deserializer may see a value twice:
+deserializers are conversions, not side effects). Repeated primary keys,
+fields some items lack, ``None`` and values that already have a
+deserializer's type are handled here, the way the record path handles them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from contextlib import suppress
+from itertools import repeat, starmap
+from operator import contains, itemgetter
+from typing import Any
+
+from .batch import Batch, EntityKey
+from .entity import _MUTABLE, Entity, _maker, build, deserializer_failed
+
+__all__ = ["SMALLEST", "entities_by_column", "records_from_columns"]
+
+#: Below this many items, the record path is as fast: columns cost a few
+#: list allocations each.
+SMALLEST = 8
+
+_NONE = type(None)
+
+
+def entities_by_column(
+    cls: type[Entity], values: list[Any] | tuple[Any, ...], batch: Batch
+) -> list[EntityKey] | None:
+    """The references of ``values`` as records of ``cls`` in ``batch``, or
+    ``None`` (``batch`` untouched) when the record path must do it."""
+    plan = cls._plan()
+    count = len(values)
+    defaults = plan.defaults
+    if count < SMALLEST or plan.nested or not defaults:
+        return None
+    if set(map(type, values)) != {dict}:
+        return None  # not plain objects: the record path checks each
+    # Every item has every field and nothing else (the usual case): as many
+    # keys as fields, and each field found in each item. Then the columns
+    # are taken as they are, with nothing to tell apart.
+    taken: list[list[Any]] | None = None
+    if set(map(len, values)) == {len(defaults)}:
+        with suppress(KeyError):  # a key that is not a field, in place of one
+            taken = [list(map(itemgetter(name), values)) for name in defaults]
+    complete = taken is not None
+    if taken is None and not all(map(plan.field_names.issuperset, values)):
+        return None  # keys that are not fields: the record path keeps them apart
+    columns: list[list[Any]] = []
+    present: list[bool] = []
+    for position, (name, default) in enumerate(defaults.items()):
+        if taken is not None:
+            columns.append(taken[position])
+            present.append(True)
+            continue
+        column = list(map(dict.get, values, repeat(name), repeat(default)))
+        everywhere = all(map(contains, values, repeat(name)))
+        if not everywhere and isinstance(default, _MUTABLE):
+            for index, value in enumerate(values):
+                if name not in value:
+                    column[index] = copy.copy(default)  # as the record path does
+        columns.append(column)
+        present.append(everywhere)
+    made = records_from_columns(cls, columns, count, values, present)
+    if made is None:
+        return None
+    instances, keys = made
+    records, deleted = batch.records, batch.deleted
+    before = len(records)
+    records.update(zip(keys, instances, strict=True))
+    if len(records) == before + count:
+        # every key new to the batch and none repeated (the usual case):
+        # the items are its raw data, never mutated (a repeat makes a copy)
+        batch.defer(keys, values)
+        if complete:
+            batch.took_whole(cls, keys, instances)
+    else:
+        # Rewrite every one of these records the record path's way: the
+        # first of a key as it is, a repeat merged over what came before
+        # (``seen``: the raw data of what earlier lists put in the batch).
+        seen = batch.data
+        for key, instance, value in zip(keys, instances, values, strict=True):
+            earlier = seen.get(key)
+            if earlier is None:
+                records[key] = instance
+                seen[key] = value
+            else:
+                merged = {**earlier, **value}
+                seen[key] = merged
+                records[key] = build(cls, merged, plan)
+    if deleted:
+        deleted.difference_update(keys)
+    return keys
+
+
+def records_from_columns(
+    cls: type[Entity],
+    columns: list[list[Any]],
+    count: int,
+    values: list[Any] | tuple[Any, ...] = (),
+    present: list[bool] | None = None,
+) -> tuple[list[Entity], list[EntityKey]] | None:
+    """Records of ``cls`` made from ``columns`` (each field's values, in
+    field order; deserialized here, in place) and their references; or
+    ``None`` if a primary key is unusable (the record path says which).
+
+    ``present[i]`` is false when some item lacks field ``i`` (its column
+    then holds the default there, which is not deserialized: ``values``,
+    the items, say which); by default every item has every field.
+    """
+    plan = cls._plan()
+    for name, deserialize, kind in plan.deserializers:
+        index = plan.field_index[name]
+        _deserialize_column(
+            cls,
+            name,
+            deserialize,
+            kind,
+            columns[index],
+            values,
+            True if present is None else present[index],
+        )
+    # one C call per record: the values in field order, as one tuple (zip
+    # hands the same tuple over again once the record is made)
+    rows = zip(*columns, strict=True) if columns else repeat((), count)
+    instances: list[Entity] = list(starmap(_maker(cls), rows))
+    pks = _primary_keys(
+        cls, instances, columns[plan.id_column] if plan.id_column >= 0 else None
+    )
+    if pks is None:
+        return None
+    keys: list[EntityKey] = list(zip(repeat(cls.key), pks))
+    return instances, keys
+
+
+def _deserialize_column(
+    cls: type[Entity],
+    name: str,
+    deserialize: Callable[[Any], Any],
+    kind: type | None,
+    column: list[Any],
+    values: list[Any] | tuple[Any, ...],
+    present: bool,
+) -> None:
+    """Apply one field's deserializer down ``column``, in place.
+
+    Values that are ``None``, already of the deserializer's class, or absent
+    from the data (a default) are kept, as the record path keeps them. When
+    every value is to be converted, that is one ``map``; otherwise a loop.
+    """
+    if present:
+        kinds = set(map(type, column))
+        if _NONE not in kinds and (kind is None or kind not in kinds):
+            try:
+                column[:] = map(deserialize, column)
+            except Exception:
+                _raise_first_failure(cls, name, deserialize, column)
+                raise  # the deserializer failed once only: let it show as it is
+            return
+    for index, value in enumerate(values):
+        if name not in value:
+            continue
+        item = column[index]
+        if item is None or (kind is not None and type(item) is kind):
+            continue
+        try:
+            column[index] = deserialize(item)
+        except Exception as error:
+            raise deserializer_failed(cls, name, item, deserialize, error) from error
+
+
+def _raise_first_failure(
+    cls: type[Entity],
+    name: str,
+    deserialize: Callable[[Any], Any],
+    column: list[Any],
+) -> None:
+    """Raise the record path's error for the first value of ``column`` the
+    deserializer refuses: the value is named, not just the column."""
+    for item in column:
+        try:
+            deserialize(item)
+        except Exception as error:
+            raise deserializer_failed(cls, name, item, deserialize, error) from error
+
+
+def _primary_keys(
+    cls: type[Entity], instances: list[Entity], ids: list[Any] | None
+) -> list[str] | None:
+    """Each record's primary key as text, or ``None`` if any is unusable
+    (the record path then raises the error naming it). ``ids`` is the
+    ``id`` column, if the class has that field."""
+    if cls.pk is Entity.pk:
+        if ids is None:
+            return None
+        kinds = set(map(type, ids))
+        if _NONE in kinds:
+            return None
+        pks: list[Any] = ids if kinds == {str} else list(map(str, ids))
+    else:
+        pks = list(map(cls.pk, instances))
+        if set(map(type, pks)) != {str}:
+            return None
+    if "" in pks:
+        return None
+    return pks

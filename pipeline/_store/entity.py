@@ -1,0 +1,554 @@
+"""``Entity``: a typed, read-only record with a primary key.
+
+A subclass declares its fields as annotated class attributes with defaults,
+and may set ``key`` (the type's name in the store; default: the class name),
+``schema`` (field name to deserializer, nested entity, or ``[Entity]`` for a
+list of them) and override ``pk()`` (default: the ``id`` field as text)::
+
+    class ExchangePrice(Entity):
+        exchange_pair: str = ""
+        updated_at: datetime | None = None
+        price: Decimal = Decimal(0)
+
+        schema = {"updated_at": datetime.fromisoformat, "price": Decimal}
+
+        def pk(self) -> str:
+            return self.exchange_pair
+
+Guarantees:
+
+- Built from parsed data, declared fields are filled (defaults for the
+  missing ones), deserializers applied to the fields the data has; a value
+  whose type is exactly a class deserializer's, and ``None``, are kept as
+  they are.
+- Keys that are not fields are kept apart, in :attr:`Entity.extra_fields`,
+  not silently dropped.
+- A deserializer that fails raises :class:`EntityError` naming the entity, the
+  field and the value.
+- Instances are read-only, compare by value and have a readable repr; a
+  copy or a pickle keeps the extra keys.
+- Each subclass is a compiled record (a ``msgspec.Struct``, made by
+  ``_EntityMeta``): an instance is made from its values in one C call, its
+  fields are slots, and equality and repr run in C. msgspec only holds the
+  values: the fields, defaults, deserializers and checks are the seed's
+  rules, as above, and no conversion of msgspec's is applied.
+- The constructor is checked, by a type checker and at runtime alike
+  (``typing.dataclass_transform``): ``Post(id=1)`` for a ``str`` field is a
+  mypy error and, at runtime, an :class:`EntityError` naming the field;
+  an unknown field, or a missing one that has no default, is a ``TypeError``
+  as for any Python call. Data from a server is read as the schema says
+  (deserializers), not checked against the annotations.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import sys
+import types
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    NamedTuple,
+    Self,
+    TypeVar,
+    Union,
+    dataclass_transform,
+    get_args,
+    get_origin,
+)
+
+import msgspec
+
+from .._base.errors import RestwireError, UsageError
+
+__all__ = ["Entity", "EntityError", "build", "deserializer_failed"]
+
+EntityT = TypeVar("EntityT", bound="Entity")
+
+_RESERVED = frozenset(("key", "schema"))
+_MUTABLE = (list, dict, set)
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+#: A record's fields as a dict, and as a tuple in field order (C, shallow).
+_asdict: Callable[[Any], dict[str, Any]] = msgspec.structs.asdict
+_astuple: Callable[[Any], tuple[Any, ...]] = msgspec.structs.astuple
+
+
+class _Plan(NamedTuple):
+    schema: Mapping[str, Any]
+    #: (field, deserializer, the class whose instances pass as they are, or None)
+    deserializers: tuple[tuple[str, Callable[[Any], Any], type | None], ...]
+    nested: dict[str, Any]
+    field_names: frozenset[str]
+    #: each field's default, in field order (a list, dict or set is copied
+    #: for each record that takes it)
+    defaults: dict[str, Any]
+    #: where ``id`` is among the fields, in order; -1 if it is not a field
+    id_column: int
+    #: each field's place in field order
+    field_index: dict[str, int]
+
+
+class EntityError(RestwireError):
+    """Data cannot become an entity: a deserializer failed, or it has no shape."""
+
+    def __init__(
+        self, entity: str, field: str | None, value: Any, problem: str
+    ) -> None:
+        self.entity = entity
+        self.field = field
+        self.value = value
+        self.request: str | None = None
+        where = f"{entity}.{field}" if field else entity
+        shown = repr(value)
+        if len(shown) > 120:
+            shown = shown[:117] + "..."
+        self.detail = f"{where}: {problem} (value {shown})"
+        super().__init__(self.detail)
+
+    def from_request(self, request: str) -> EntityError:
+        """This error, naming the request (``"GET https://..."``) it came from."""
+        self.request = request
+        self.args = (f"{request}: {self.detail}",)
+        return self
+
+
+def _is_classvar(annotation: Any) -> bool:
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return get_origin(annotation) is ClassVar
+
+
+def _own_annotations(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The annotations a class body declares, from its namespace.
+
+    From Python 3.14 annotations are evaluated lazily (PEP 649, 749): a body
+    without ``from __future__ import annotations`` holds an annotate
+    function instead of ``__annotations__``. It is called for references
+    (``annotationlib``'s documented way for a metaclass) and then dropped,
+    so that the class, and msgspec, see the ``__annotations__`` the caller
+    puts in its place. (Not run here: CI runs Python 3.11.)
+    """
+    if "__annotations__" in namespace:
+        return dict(namespace["__annotations__"])
+    try:
+        import annotationlib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return {}
+    annotate = annotationlib.get_annotate_from_class_namespace(namespace)
+    if annotate is None:
+        return {}
+    for name in ("__annotate_func__", "__annotate__"):
+        namespace.pop(name, None)
+    return dict(
+        annotationlib.call_annotate_function(annotate, annotationlib.Format.FORWARDREF)
+    )
+
+
+_StructMeta = msgspec.StructMeta
+#: Makes an instance from values in ``__struct_fields__`` order (or by
+#: keyword) in C, past the checks of :meth:`_EntityMeta.__call__`: for data
+#: the record path and the column path have already checked.
+_make: Callable[..., Any] = _StructMeta.__call__
+#: Sets a field, or an instance's ``_extra``, past the read-only ``__setattr__``.
+_force_setattr: Callable[[Any, str, Any], None] = msgspec.structs.force_setattr
+
+
+def _maker(cls: type[EntityT]) -> Callable[..., EntityT]:
+    """``_make`` bound to ``cls``: called with a record's values in field
+    order (a tuple, through ``itertools.starmap``, is passed on as it is)."""
+    return _StructMeta.__call__.__get__(cls, type(cls))  # type: ignore[no-any-return]
+
+
+class _EntityMeta(_StructMeta):
+    """Makes each ``Entity`` subclass a compiled record (a ``msgspec.Struct``).
+
+    It works out the fields the seed's rules give (annotated, not private,
+    not ``key`` or ``schema``, not ``ClassVar``; a field redeclared without a
+    default keeps the inherited one) and hands msgspec exactly those, each
+    with a default: a required field's is ``None`` (its absence is checked
+    by the constructor, and data lacking it reads ``None``, as before), a
+    mutable one's a factory copying it. Every record can so be made from its
+    values in field order by one C call.
+    """
+
+    def __new__(
+        mcls,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        **kwargs: Any,
+    ) -> Any:
+        inherited: dict[str, Any] = {}
+        required: set[str] = set()
+        for base in reversed(bases):
+            inherited.update(getattr(base, "_fields", {}))
+            required.update(getattr(base, "_required", ()))
+        own = _own_annotations(namespace)
+        declared: dict[str, Any] = {}
+        for field, annotation in own.items():
+            if field.startswith("_") or field in _RESERVED or _is_classvar(annotation):
+                continue
+            declared[field] = annotation
+            if field in namespace:
+                required.discard(field)
+                default = namespace[field]
+            elif field in inherited:
+                default = inherited[field]
+            else:
+                required.add(field)
+                default = None
+            if isinstance(default, _MUTABLE):
+                namespace[field] = msgspec.field(
+                    default_factory=functools.partial(copy.copy, default)
+                )
+            else:
+                namespace[field] = default
+            inherited[field] = default
+        # msgspec sees the fields alone; the rest stays plain class attributes
+        namespace["__annotations__"] = declared
+        cls: Any = super().__new__(mcls, name, bases, namespace, **kwargs)
+        if not hasattr(cls, "_plan"):
+            return cls  # the compiled base itself
+        if "key" not in namespace:
+            cls.key = name
+        cls._fields = MappingProxyType(
+            {field: inherited[field] for field in cls.__struct_fields__}
+        )
+        cls._required = frozenset(required)
+        cls._checks = None  # worked out at the first construction
+        cls._plan()
+        return cls
+
+    def __call__(self, *args: Any, **fields: Any) -> Any:
+        """The checked constructor: keywords only, every field known, the
+        required ones given, each value of its annotated type."""
+        cls: Any = self
+        if args:
+            raise UsageError(
+                f"{cls.__name__}() takes keyword arguments only "
+                f"({len(args)} positional given)"
+            )
+        unknown = fields.keys() - cls._fields.keys()
+        if unknown:
+            raise UsageError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        missing = cls._required - fields.keys()
+        if missing:
+            raise UsageError(f"{cls.__name__} needs field(s) {sorted(missing)}")
+        checks = cls._checks
+        if checks is None:
+            checks = cls._checks = _annotation_checks(cls)
+        for name, value in fields.items():
+            check = checks.get(name)
+            if check is not None and not check[0](value):
+                raise EntityError(
+                    cls.__name__,
+                    name,
+                    value,
+                    f"expected {check[1]}, got {type(value).__name__}",
+                )
+        return _make(cls, **fields)
+
+
+if TYPE_CHECKING:
+    # What type checkers see: a plain class whose fields ``dataclass_transform``
+    # reads (keyword-only, read-only), as it always was.
+    class _Record:
+        pass
+
+else:
+
+    class _Record(msgspec.Struct, metaclass=_EntityMeta, dict=True):
+        """The compiled base: ``dict=True`` holds an instance's extra keys."""
+
+        _fields = MappingProxyType({})
+        _required = frozenset()
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True)
+class Entity(_Record):
+    """Base class of typed records kept once in a controller's store.
+
+    Each subclass is a compiled record (a ``msgspec.Struct``): made, read,
+    compared and shown in C, with the seed's rules on top.
+    """
+
+    #: The type's name in the store. Default: the class name.
+    key: ClassVar[str] = "Entity"
+    #: Field name to deserializer (callable or class), nested entity class, or
+    #: ``[EntityClass]`` for a list of them.
+    schema: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+
+    _fields: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    _required: ClassVar[frozenset[str]] = frozenset()
+    _compiled: ClassVar[_Plan | None] = None
+    _checks: ClassVar[dict[str, tuple[Callable[[Any], bool], str]] | None] = None
+    #: Set on a class (in its own ``__dict__``) once an instance of it is
+    #: built with ``extra_fields``: until then none has any, and the store
+    #: need not ask each record (see ``_store._merge``).
+    _extras_made: ClassVar[bool] = False
+    #: The keys that are not fields (see extra_fields): this, unless an
+    #: instance has its own. Not annotated, so not a field.
+    _extra = _NO_EXTRA
+
+    @classmethod
+    def _plan(cls) -> _Plan:
+        """The compiled schema: deserializers and nested entities by field.
+
+        Compiled again when ``schema`` is reassigned, so two entities that
+        name each other can be declared one after the other::
+
+            User.schema = {"posts": [Article]}
+        """
+        plan = cls.__dict__.get("_compiled")
+        schema = cls.schema
+        if plan is not None and plan.schema is schema:
+            return plan  # type: ignore[no-any-return]
+        deserializers: list[tuple[str, Callable[[Any], Any], type | None]] = []
+        nested: dict[str, Any] = {}
+        for name, target in dict(schema).items():
+            if name not in cls._fields:
+                raise UsageError(
+                    f"{cls.__name__}.schema names {name!r}, which is not a field"
+                )
+            if _is_entity_schema(target):
+                nested[name] = target
+            elif callable(target):
+                kind = target if isinstance(target, type) else None
+                deserializers.append((name, target, kind))
+            else:
+                raise UsageError(
+                    f"{cls.__name__}.schema[{name!r}] must be callable or an entity, "
+                    f"not {target!r}"
+                )
+        fields = cls._fields
+        plan = _Plan(
+            schema,
+            tuple(deserializers),
+            nested,
+            frozenset(fields),
+            dict(fields),
+            list(fields).index("id") if "id" in fields else -1,
+            {name: index for index, name in enumerate(fields)},
+        )
+        cls._compiled = plan
+        return plan
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any], base: Self | None = None) -> Self:
+        """An instance from parsed data, deserializers applied.
+
+        With ``base``, fields missing from ``data`` keep ``base``'s values:
+        a newer, partial fetch is merged over an older one field by field.
+        Nested entity fields take the value ``data`` has (see the store).
+        """
+        if not isinstance(data, dict | Mapping):
+            raise EntityError(cls.__name__, None, data, "expected an object")
+        return build(cls, data, cls._plan(), base)
+
+    def pk(self) -> str | None:
+        """The primary key as text; default: the ``id`` field."""
+        value = self.id if "id" in self._fields else None  # type: ignore[attr-defined]
+        return None if value is None else str(value)
+
+    @property
+    def extra_fields(self) -> Mapping[str, Any]:
+        """Keys of the data this entity was built from that are not fields."""
+        return self._extra
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict (nested entities as dicts too)."""
+        return {name: _plain(value) for name, value in _asdict(self).items()}
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields, so an entity can be sent as a JSON body."""
+        return self.to_dict()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.pk()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # msgspec's own passes the fields by position, which the checked
+        # constructor refuses; this also keeps the extra keys
+        return (_restore, (type(self), _astuple(self), dict(self._extra)))
+
+    def __copy__(self) -> Self:
+        return _restore(type(self), _astuple(self), self._extra)
+
+    # Equality (same class, equal fields; extra keys aside) and the repr
+    # (``Price(id='1', ...)``) are msgspec's, in C.
+    if TYPE_CHECKING:
+
+        def __eq__(self, other: object) -> bool: ...
+
+
+def _restore(
+    cls: type[EntityT], values: tuple[Any, ...], extra: Mapping[str, Any]
+) -> EntityT:
+    """An instance of ``cls`` from its field values and extra keys (a
+    record's own read-only view is shared as it is; anything else, such as
+    a pickle's dict, is copied into one)."""
+    instance: EntityT = _make(cls, *values)
+    if extra:
+        if type(extra) is not MappingProxyType:
+            extra = MappingProxyType(dict(extra))
+        _force_setattr(instance, "_extra", extra)
+    return instance
+
+
+def build(
+    cls: type[EntityT],
+    data: Mapping[str, Any],
+    plan: _Plan,
+    base: EntityT | None = None,
+) -> EntityT:
+    """``cls.from_data`` without its checks, for callers that made them."""
+    extra: Mapping[str, Any] = _NO_EXTRA if base is None else base._extra
+    if data.keys() <= plan.field_names:
+        if base is None:
+            if not plan.deserializers:
+                return _make(cls, **data)  # type: ignore[no-any-return]
+            values = dict(data)
+        else:
+            values = {**_asdict(base), **data}
+    else:
+        values = {} if base is None else _asdict(base)
+        extra = dict(extra)
+        for name, value in data.items():
+            if name in plan.field_names:
+                values[name] = value
+            else:
+                extra[name] = value
+        extra = MappingProxyType(extra)
+        if extra and "_extras_made" not in cls.__dict__:
+            cls._extras_made = True
+    for name, deserialize, kind in plan.deserializers:
+        if name not in data:
+            continue
+        value = values[name]
+        if value is None or (kind is not None and type(value) is kind):
+            continue
+        try:
+            values[name] = deserialize(value)
+        except Exception as error:
+            raise deserializer_failed(cls, name, value, deserialize, error) from error
+    instance: EntityT = _make(cls, **values)
+    if extra:
+        _force_setattr(instance, "_extra", extra)
+    return instance
+
+
+def deserializer_failed(
+    cls: type[Entity],
+    name: str,
+    value: Any,
+    deserialize: Callable[[Any], Any],
+    error: Exception,
+) -> EntityError:
+    """The error for ``deserialize`` refusing ``value`` of ``cls.name``."""
+    return EntityError(
+        cls.__name__,
+        name,
+        value,
+        f"{_name(deserialize)} failed: {type(error).__name__}: {error}",
+    )
+
+
+def _annotation_checks(
+    cls: type[Entity],
+) -> dict[str, tuple[Callable[[Any], bool], str]]:
+    """For each field whose annotation can be checked with ``isinstance``
+    (classes, unions, ``Optional``, ``Literal``, generics by their origin), a
+    test of a value and the annotation as text. Annotations that cannot be
+    resolved or checked (``Any``, type variables, names not yet defined)
+    check nothing."""
+    checks: dict[str, tuple[Callable[[Any], bool], str]] = {}
+    for klass in reversed(cls.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, Entity)):
+            continue
+        module = sys.modules.get(klass.__module__)
+        namespace = dict(vars(module)) if module is not None else {}
+        for name, annotation in inspect.get_annotations(klass).items():
+            if name not in cls._fields:
+                continue
+            try:
+                resolved = (
+                    eval(annotation, namespace, dict(vars(klass)))
+                    if isinstance(annotation, str)
+                    else annotation
+                )
+            except Exception:
+                checks.pop(name, None)
+                continue
+            check = _check_for(resolved)
+            if check is None:
+                checks.pop(name, None)
+            else:
+                shown = annotation if isinstance(annotation, str) else repr(resolved)
+                checks[name] = (check, shown.replace("typing.", ""))
+    return checks
+
+
+def _check_for(annotation: Any) -> Callable[[Any], bool] | None:
+    """An ``isinstance`` test for ``annotation``, or ``None`` if it has none."""
+    if annotation is Any or annotation is object:
+        return None
+    if annotation is None or annotation is type(None):
+        return lambda value: value is None
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _check_for(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        parts = [_check_for(arg) for arg in get_args(annotation)]
+        if any(part is None for part in parts):
+            return None
+        tests = [part for part in parts if part is not None]
+        return lambda value: any(test(value) for test in tests)
+    if origin is Literal:
+        allowed = get_args(annotation)
+        return lambda value: any(
+            value == option and type(value) is type(option) for option in allowed
+        )
+    if origin is not None:
+        return (
+            (lambda value: isinstance(value, origin))
+            if isinstance(origin, type)
+            else None
+        )
+    if annotation is float:
+        return lambda value: isinstance(value, int | float)
+    if annotation is complex:
+        return lambda value: isinstance(value, int | float | complex)
+    if isinstance(annotation, type):
+        return lambda value: isinstance(value, annotation)
+    return None
+
+
+def _is_entity_schema(target: Any) -> bool:
+    if isinstance(target, list) and len(target) == 1:
+        target = target[0]
+    return isinstance(target, type) and issubclass(target, Entity)
+
+
+def _name(function: Callable[[Any], Any]) -> str:
+    return getattr(function, "__qualname__", None) or repr(function)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Entity):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value

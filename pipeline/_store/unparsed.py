@@ -1,0 +1,206 @@
+"""``Unparsed``: a JSON body the chain let through without parsing it.
+
+A list of 20,000 records read the usual way is built three times over:
+the parser makes a dict per item, key casing makes a new dict per item, and
+normalization takes each dict apart into columns. When nothing between the
+wire and the store needs those dicts, restwire skips them: msgspec decodes
+the body straight into one small struct per item, the wire's key names
+mapped to the entity's fields (the casing undone by name), and the records
+are made from its columns.
+
+That holds for an endpoint (:meth:`RestEndpoint.defers_parse`) whose
+content is JSON, whose ``parse_response`` and ``process`` are the
+defaults, whose schema is a list of one entity class, and whose every
+middleware says ``takes_unparsed = True``: it leaves ``exchange.value``
+alone, or, like key casing, records on an :class:`Unparsed` what it would
+do to the value (:meth:`Unparsed.rename_keys`).
+
+Guarantees:
+
+- The result is the one the usual path gives: the same records, batch and
+  references. The shortcut is taken only when the body is exactly what it
+  handles: a JSON array of objects, each with every field of the entity
+  under the wire name the casing maps to it and no other key, whose
+  primary keys are usable text and all different. Anything else (an
+  extra or missing key, another spelling, JSON msgspec refuses, a bad
+  deserializer value) makes it decline, having changed nothing, and the
+  body is parsed and cased as usual (:meth:`Unparsed.value`), so errors
+  are the usual ones, word for word.
+- Such an error is raised when the value is read, after the chain, so a
+  middleware's ``on_error`` does not see it; a middleware that needs to
+  says nothing (``takes_unparsed`` is ``False`` unless set).
+- Values inside a field that hold objects or arrays have their keys cased
+  by the middleware's own conversion, as the usual path cases them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import repeat
+from operator import attrgetter
+from typing import Any, Protocol
+
+import msgspec
+
+from .._base.http import is_json_type
+from .._base.library import Response
+from .batch import Batch, EntityKey
+from .columns import SMALLEST, records_from_columns
+from .entity import Entity
+
+__all__ = ["Unparsed"]
+
+#: Converts a whole value the way a casing middleware does (its own errors
+#: included); converts one key; converts a key back.
+Apply = Callable[[Any], Any]
+Convert = Callable[[str], str]
+
+_UNSET_TYPE = type(msgspec.UNSET)
+_CONTAINERS = frozenset((dict, list))
+
+#: A decoder per entity class and wire names, at most this many kept.
+_DECODERS_KEPT = 256
+_decoders: dict[tuple[type[Entity], tuple[str, ...]], Callable[[bytes], Any]] = {}
+
+
+class _Parses(Protocol):
+    """What an :class:`Unparsed` body is read with when it must be parsed as
+    usual: its endpoint (a ``RestEndpoint``)."""
+
+    def parse_response(self, response: Response) -> Any: ...
+
+
+class Unparsed:
+    """A 2xx JSON response's body, not parsed yet, and the key renamings the
+    chain's middleware asked for on its way out, innermost first."""
+
+    __slots__ = ("_renames", "endpoint", "response")
+
+    def __init__(self, endpoint: _Parses, response: Response) -> None:
+        self.endpoint = endpoint
+        self.response = response
+        self._renames: list[tuple[Apply, Convert, Convert]] = []
+
+    def rename_keys(self, apply: Apply, convert: Convert, inverse: Convert) -> None:
+        """Cases the value's keys when it is read: ``apply`` does it to a
+        parsed value; ``convert`` maps one wire key, ``inverse`` maps a key
+        back to the wire's spelling (checked against ``convert``)."""
+        self._renames.append((apply, convert, inverse))
+
+    def value(self) -> Any:
+        """The value the usual path gives: parsed, then each renaming."""
+        value = self.endpoint.parse_response(self.response)
+        for apply, _, _ in self._renames:
+            value = apply(value)
+        return value
+
+    def entities(self, cls: type[Entity], batch: Batch) -> list[EntityKey] | None:
+        """The references of the body's records of ``cls``, made straight
+        from the bytes into ``batch`` (which must be empty); or ``None``,
+        ``batch`` untouched, when the usual path must do it."""
+        if batch.records or batch.deleted or cls._plan().nested:
+            return None
+        response = self.response
+        content_type = response.headers.get("content-type")
+        if content_type is not None and not is_json_type(content_type):
+            return None
+        fields = tuple(cls._plan().defaults)
+        names = self._wire_names(fields)
+        if names is None:
+            return None
+        try:
+            items = _decoder(cls, fields, names)(response.content)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            return None  # not an array of such objects: the usual path says why
+        if type(items) is not list or len(items) < SMALLEST:
+            return None
+        try:
+            return self._file(cls, fields, items, batch)
+        except Exception:
+            # (a deserializer's or a casing's error: the usual path raises it)
+            batch.records.clear()
+            return None
+
+    def _wire_names(self, fields: tuple[str, ...]) -> tuple[str, ...] | None:
+        """Each field's name on the wire: the renamings undone, last first,
+        and checked forwards; ``None`` if one does not come back."""
+        renames = self._renames
+        names = []
+        for field in fields:
+            name = field
+            for _, _, inverse in reversed(renames):
+                name = inverse(name)
+            back = name
+            for _, convert, _ in renames:
+                back = convert(back)
+            if back != field:
+                return None
+            names.append(name)
+        return tuple(names)
+
+    def _file(
+        self,
+        cls: type[Entity],
+        fields: tuple[str, ...],
+        items: list[Any],
+        batch: Batch,
+    ) -> list[EntityKey] | None:
+        columns = [list(map(attrgetter(name), items)) for name in fields]
+        for column in columns:
+            kinds = set(map(type, column))
+            if _UNSET_TYPE in kinds:
+                return None  # an item lacks a field: the usual path fills defaults
+            if not _CONTAINERS.isdisjoint(kinds):
+                for apply, _, _ in self._renames:
+                    column[:] = map(apply, column)
+        raw = [list(column) for column in columns]  # before the deserializers
+        made = records_from_columns(cls, columns, len(items))
+        if made is None:
+            return None
+        instances, keys = made
+        records = batch.records
+        records.update(zip(keys, instances, strict=True))
+        if len(records) != len(keys):
+            records.clear()
+            return None  # a repeated key: the usual path merges the repeats
+        batch.defer(keys, _Rows(fields, raw))
+        batch.took_whole(cls, keys, instances)
+        return keys
+
+
+class _Rows:
+    """The raw items of a list made from its columns: each a dict of the
+    fields, made only when a merge asks for them (``Batch.data``)."""
+
+    __slots__ = ("columns", "fields")
+
+    def __init__(self, fields: tuple[str, ...], columns: list[list[Any]]) -> None:
+        self.fields = fields
+        self.columns = columns
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(dict, map(zip, repeat(self.fields), zip(*self.columns, strict=True)))
+
+
+def _decoder(
+    cls: type[Entity], fields: tuple[str, ...], names: tuple[str, ...]
+) -> Callable[[bytes], Any]:
+    """Decodes a JSON array of objects of exactly ``cls``'s fields, under
+    their wire ``names``, into structs whose values are as the JSON has
+    them (no conversion: fields typed ``Any``). A missing field reads
+    ``UNSET``; an unknown key is an error."""
+    key = (cls, names)
+    decode = _decoders.get(key)
+    if decode is None:
+        wire = msgspec.defstruct(
+            f"{cls.__name__}Wire",
+            [(field, Any, msgspec.UNSET) for field in fields],
+            rename=dict(zip(fields, names, strict=True)),
+            forbid_unknown_fields=True,
+            gc=False,  # decoded JSON is a tree: no cycles to collect
+        )
+        decode = msgspec.json.Decoder(list[wire]).decode  # type: ignore[valid-type]
+        if len(_decoders) >= _DECODERS_KEPT:
+            _decoders.clear()
+        _decoders[key] = decode
+    return decode

@@ -1,0 +1,908 @@
+"""Every contact restwire has with the HTTP library, in one module.
+
+Only public names of httpx (or httpx2: ``_library``) are used, and a
+client a user gives is used as given: restwire never replaces its transports, mounts or state. (One
+exception, behaviour-neutral: the first time a hop must refuse the cookies
+it is set, the jar is given a cookie policy that defers to its own policy in
+everything, and refuses only inside restwire's refusing hops; see
+:func:`cookie_scope`.)
+
+| what | here |
+|---|---|
+| a controller's client, and how a hop reaches it | :class:`Adapter`: ``send`` / ``asend`` |
+| the request of a call's first hop | :func:`build_request` |
+| the request of a redirect's next hop | :func:`redirect_request` |
+| reading a body | ``load`` / ``aload`` (whole, decoded, into ``response.content``), ``read_into`` / ``aread_into`` (raw chunks into a sink), ``iter_raw`` / ``aiter_raw`` (raw chunks as they come: event streams), ``interrupt``, ``close`` / ``aclose`` |
+| cookies | :func:`add_cookie_header`, :func:`cookie_for`, :func:`cookie_scope` |
+
+**Two ways to send.** A client the user gives is sent on with
+``client.send``: its auth, event hooks and cookie jar do what the user set
+them up to do. A client restwire makes for itself (``Controller()``, or
+``Controller(transport=...)``) is sent on straight through the transport
+restwire made it with, doing what ``client.send`` would do to the response
+(timing, cookies, encoding, httpx's log line) and skipping what a single
+hop without auth or hooks does not need: about 50 us a call. If such a
+client is given ``auth`` or event hooks later, or proxies come from the
+environment, its hops go through ``client.send`` too.
+
+**Which library.** An adapter sends with the library of the client or
+transport it is given (``_library``), chosen once when it is made: the
+requests it builds, the responses it hands on and the errors it raises are
+that library's, and restwire's own streams are ones both libraries accept.
+
+Sync and async members come in pairs (``send`` / ``asend``, as httpx has
+``read`` / ``aread``); the driver calls the async member, and the generated
+sync driver the other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import http.cookiejar
+import logging
+import socket
+import time
+import urllib.request
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import ContextVar
+from http import HTTPStatus
+from types import ModuleType
+from typing import Any
+
+from .._base import library as _library
+from .._base.concurrency import acall, call
+from .._base.effects import Progress, Reader, Sink
+from .._base.errors import (
+    InvalidRequest,
+    RequestBodyError,
+    TransportError,
+    UsageError,
+    redact_url,
+)
+from .._base.library import (
+    INVALID_URL,
+    REQUEST_ERRORS,
+    URL,
+    AsyncBaseTransport,
+    BaseTransport,
+    ByteStreams,
+    Cookies,
+    Headers,
+    Request,
+    Response,
+    Timeout,
+    library_of,
+)
+from .default_transport import own_async_transport
+from .fast_transport import WholeBody
+
+__all__ = [
+    "Adapter",
+    "add_cookie_header",
+    "build_request",
+    "cookie_for",
+    "cookie_header",
+    "cookie_scope",
+    "form_bytes",
+    "merged_headers",
+    "progress_report",
+    "redirect_request",
+]
+
+
+#: The response headers a cookie jar reads.
+_SET_COOKIE = frozenset({b"set-cookie", b"set-cookie2"})
+
+Client = _library.Client | _library.AsyncClient
+
+
+class Adapter:
+    """A controller's HTTP client, and the way each hop reaches it.
+
+    ``transport``: the transport restwire made ``client`` with, for a client
+    restwire made itself (``None`` for a client the user gave): hops that
+    need neither the client's auth nor its hooks are sent on it directly.
+    ``library``: the module (httpx or httpx2) ``client`` is of.
+    """
+
+    __slots__ = (
+        "asynchronous",
+        "client",
+        "default_encoding",
+        "library",
+        "logger",
+        "owned",
+        "transport",
+    )
+
+    def __init__(
+        self,
+        client: Client,
+        transport: BaseTransport | AsyncBaseTransport | None = None,
+        *,
+        owned: bool = False,
+        library: ModuleType | None = None,
+    ) -> None:
+        self.client = client
+        self.transport = transport
+        #: httpx or httpx2: what every request, response and error is of.
+        self.library = library = library or library_of(client)
+        #: Whether ``client`` is an ``AsyncClient`` (of ``library``).
+        self.asynchronous = isinstance(client, library.AsyncClient)
+        #: The logger of the library, for its one line per request.
+        self.logger = logging.getLogger(library.__name__)
+        #: Whether restwire made the client (and so closes it).
+        self.owned = owned
+        #: The text encoding of a response whose content type names none; a
+        #: client's own (private) setting is learnt from the responses it sends.
+        self.default_encoding: str = "utf-8"
+
+    @classmethod
+    def of(
+        cls, client: Client | None, transport: Any, *, asynchronous: bool
+    ) -> Adapter:
+        """The adapter of a controller given ``client`` (used as given) or
+        ``transport`` (restwire makes the client on it; neither: on the
+        default library's own transport, or for ``AsyncController`` on
+        aiohttp's pool when installed, ``_own_transport``). The library is
+        the one ``client`` or ``transport`` is of (an httpx2 transport gets
+        an httpx2 client); given neither, ``_library.DEFAULT``."""
+        controller = "AsyncController" if asynchronous else "Controller"
+        if client is not None:
+            if transport is not None:
+                raise UsageError(
+                    f"{controller}() takes a client or a transport, not both: "
+                    "give the transport to your client instead"
+                )
+            library = library_of(client)
+            kind = library.AsyncClient if asynchronous else library.Client
+            if not isinstance(client, kind):
+                raise UsageError(_not_a_client(client, asynchronous))
+            return cls(client, library=library)
+        if transport is not None:
+            _check_transport(transport, asynchronous)
+        library = library_of(transport)
+        if asynchronous:
+            transport = transport or own_async_transport(library)
+            made: Client = library.AsyncClient(transport=transport)
+        else:
+            transport = transport or library.HTTPTransport()
+            made = library.Client(transport=transport)
+        # Proxies from the environment are mounts httpx chooses by URL: such
+        # a client's hops all go through it.
+        direct = None if urllib.request.getproxies() else transport
+        return cls(made, direct, owned=True, library=library)
+
+    def _direct(self, with_client_auth: bool) -> Any:
+        """The transport to send a hop on directly, or ``None`` for
+        ``client.send`` (a client the user gave, or one with hooks or, for
+        this hop, auth)."""
+        transport = self.transport
+        if transport is None:
+            return None
+        client = self.client
+        hooks = client.event_hooks
+        if hooks["request"] or hooks["response"]:
+            return None
+        if with_client_auth and client.auth is not None:
+            return None
+        if client.is_closed:
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
+        return transport
+
+    def send(
+        self, request: Request, with_client_auth: bool, store_cookies: bool
+    ) -> Response:
+        """Send one hop (redirects not followed); the response, body unread."""
+        client: Any = self.client  # a Client of self.library, as request is
+        transport = self._direct(with_client_auth)
+        if transport is None:
+            auth = self.library.USE_CLIENT_DEFAULT if with_client_auth else None
+            with cookie_scope(client, store_cookies):
+                response: Response = client.send(
+                    request, stream=True, follow_redirects=False, auth=auth
+                )
+            self.default_encoding = _encoding_of(response)
+            return response
+        started = time.perf_counter()
+        try:
+            response = transport.handle_request(request)
+        except REQUEST_ERRORS as error:
+            error.request = request  # type: ignore[attr-defined]  # as httpx's send does
+            raise
+        return self._received(request, response, started, store_cookies)
+
+    async def asend(
+        self, request: Request, with_client_auth: bool, store_cookies: bool
+    ) -> Response:
+        """Send one hop (redirects not followed); the response, body unread."""
+        client: Any = self.client  # an AsyncClient of self.library
+        transport = self._direct(with_client_auth)
+        if transport is None:
+            auth = self.library.USE_CLIENT_DEFAULT if with_client_auth else None
+            with cookie_scope(client, store_cookies):
+                response: Response = await client.send(
+                    request, stream=True, follow_redirects=False, auth=auth
+                )
+            self.default_encoding = _encoding_of(response)
+            return response
+        started = time.perf_counter()
+        try:
+            response = await transport.handle_async_request(request)
+        except REQUEST_ERRORS as error:
+            error.request = request  # type: ignore[attr-defined]
+            raise
+        return self._received(request, response, started, store_cookies)
+
+    def _received(
+        self,
+        request: Request,
+        response: Response,
+        started: float,
+        store_cookies: bool,
+    ) -> Response:
+        """``response`` as ``client.send(..., stream=True)`` returns it: its
+        request set, ``elapsed`` timed to its close, cookies handed to the
+        jar (only a response that sets one changes a jar), default encoding
+        set, logged as httpx logs."""
+        response.request = request
+        if response.is_stream_consumed or type(response.stream) is WholeBody:
+            # built in memory, or read whole by fast_transport(): complete
+            response.elapsed = datetime.timedelta(seconds=time.perf_counter() - started)
+        else:
+            response.stream = _Timed(response.stream, response, started)
+        if store_cookies:
+            for name, _ in response.headers.raw:
+                if name.lower() in _SET_COOKIE:  # else the jar would not change
+                    self.client.cookies.extract_cookies(response)  # type: ignore[arg-type]
+                    break
+        response.default_encoding = self.default_encoding
+        logger = self.logger
+        if logger.isEnabledFor(logging.INFO):
+            logger.info(
+                'HTTP Request: %s %s "%s %d %s"',
+                request.method,
+                request.url,
+                response.http_version,
+                response.status_code,
+                response.reason_phrase,
+            )
+        return response
+
+    # -- reading bodies ------------------------------------------------------------
+
+    @staticmethod
+    def load(response: Response, reader: Reader) -> None:
+        """Read the whole body, decoded by ``reader``, into ``response.content``."""
+        with _Decoding(response, reader):
+            try:
+                response.read()
+            finally:
+                response.close()
+
+    @staticmethod
+    async def aload(response: Response, reader: Reader) -> None:
+        """Read the whole body, decoded by ``reader``, into ``response.content``
+        (one already in memory, as ``fast_transport()`` reads a short one,
+        without awaiting: a quarter less work than httpx's ``aread``)."""
+        in_memory = type(response.stream) is WholeBody
+        with _Decoding(response, reader):
+            try:
+                if in_memory:
+                    response.read()
+                else:
+                    await response.aread()
+            finally:
+                await response.aclose()
+
+    @staticmethod
+    def read_into(response: Response, sink: Sink, progress: Progress | None) -> None:
+        """Feed the raw body to ``sink`` until it ends or the sink stops;
+        close the response."""
+        chunks = response.iter_raw()
+        reported = False
+        try:
+            for chunk in chunks:
+                if not sink.feed(chunk):
+                    break
+                if progress is not None:
+                    call(progress, *progress_report(response))
+                    reported = True
+            if progress is not None and not reported:
+                call(progress, *progress_report(response))
+        finally:
+            chunks.close()  # type: ignore[attr-defined,union-attr]
+            response.close()
+
+    @staticmethod
+    async def aread_into(
+        response: Response, sink: Sink, progress: Progress | None
+    ) -> None:
+        """Feed the raw body to ``sink`` until it ends or the sink stops;
+        close the response."""
+        chunks = response.aiter_raw()
+        reported = False
+        try:
+            async for chunk in chunks:
+                if not sink.feed(chunk):
+                    break
+                if progress is not None:
+                    await acall(progress, *progress_report(response))
+                    reported = True
+            if progress is not None and not reported:
+                await acall(progress, *progress_report(response))
+        finally:
+            await chunks.aclose()  # type: ignore[attr-defined]
+            await response.aclose()
+
+    @staticmethod
+    def iter_raw(response: Response) -> Generator[bytes, None, None]:
+        """The raw body chunk by chunk as it arrives, for a body read while it
+        is still coming (an event stream); a failed read is a restwire
+        ``TransportError``. Close it, then the response, when done."""
+        request = response.request
+        if response.is_stream_consumed:  # built in memory: read (and decoded)
+            yield response.content
+            return
+        try:
+            yield from response.iter_raw()
+        except REQUEST_ERRORS as error:
+            raise TransportError(request.method, request.url, error) from error
+
+    @staticmethod
+    async def aiter_raw(response: Response) -> AsyncGenerator[bytes, None]:
+        """The raw body chunk by chunk as it arrives, for a body read while it
+        is still coming (an event stream); a failed read is a restwire
+        ``TransportError``. Close it, then the response, when done."""
+        request = response.request
+        if response.is_stream_consumed:  # built in memory: read (and decoded)
+            yield response.content
+            return
+        chunks = response.aiter_raw()
+        try:
+            async for chunk in chunks:
+                yield chunk
+        except REQUEST_ERRORS as error:
+            raise TransportError(request.method, request.url, error) from error
+        finally:
+            await chunks.aclose()  # type: ignore[attr-defined]
+
+    @staticmethod
+    def interrupt(response: Response) -> None:
+        """End at once a read of ``response`` blocked in another thread: its
+        socket (httpcore's ``network_stream`` extension) is shut down, so the
+        read returns; the reader then closes the response. Without such a
+        socket (another transport), the read ends when data or its timeout
+        comes."""
+        stream = response.extensions.get("network_stream")
+        sock = None if stream is None else stream.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    @staticmethod
+    def close(response: Response) -> None:
+        response.close()
+
+    @staticmethod
+    async def aclose(response: Response) -> None:
+        await response.aclose()
+
+
+def _encoding_of(response: Response) -> str:
+    encoding = response.default_encoding
+    return encoding if isinstance(encoding, str) else "utf-8"
+
+
+def progress_report(response: Response) -> tuple[int, int | None]:
+    """Bytes of ``response`` received so far and, if the server said, how
+    many in all."""
+    length = response.headers.get("content-length")
+    total = int(length) if length and length.isdigit() else None
+    return response.num_bytes_downloaded, total
+
+
+class _Timed(ByteStreams):
+    """A response's stream that sets ``response.elapsed`` when it closes,
+    as a client's own send does (the response held weakly: no cycle)."""
+
+    __slots__ = ("_inner", "_response", "_started")
+
+    def __init__(self, inner: Any, response: Response, started: float) -> None:
+        self._inner = inner
+        self._response = weakref.ref(response)
+        self._started = started
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._inner)  # (the inner stream's own: no layer added)
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return aiter(self._inner)
+
+    def _timed(self) -> None:
+        response = self._response()
+        if response is not None:
+            elapsed = time.perf_counter() - self._started
+            response.elapsed = datetime.timedelta(seconds=elapsed)
+
+    def close(self) -> None:
+        self._timed()
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        self._timed()
+        await self._inner.aclose()
+
+
+class _Decoded(ByteStreams):
+    """A response's stream as ``reader`` decodes it."""
+
+    __slots__ = ("_inner", "_reader")
+
+    def __init__(self, inner: Any, reader: Reader) -> None:
+        self._inner = inner
+        self._reader = reader
+
+    def __iter__(self) -> Iterator[bytes]:
+        reader = self._reader
+        for chunk in self._inner:
+            yield from reader.pieces(chunk)
+        yield from reader.rest()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        reader = self._reader
+        async for chunk in self._inner:
+            for piece in reader.pieces(chunk):
+                yield piece
+        for piece in reader.rest():
+            yield piece
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Decoding:
+    """Within it, ``response`` reads through ``reader``: its stream decoded
+    by restwire, and, when there is a coding to undo, its
+    ``Content-Encoding`` hidden so httpx does not undo it a second time."""
+
+    __slots__ = ("_reader", "_response", "_saved")
+
+    def __init__(self, response: Response, reader: Reader) -> None:
+        self._response = response
+        self._reader = reader
+        self._saved: Headers | None = None
+
+    def __enter__(self) -> None:
+        response = self._response
+        response.stream = _Decoded(response.stream, self._reader)
+        if not self._reader.identity:
+            self._saved = headers = response.headers
+            response.headers = type(headers)(
+                [(n, v) for n, v in headers.raw if n.lower() != b"content-encoding"]
+            )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            self._response.headers = self._saved
+
+
+# -- requests ------------------------------------------------------------------------
+
+#: The body of every bodiless request, per library: a stream of no bytes,
+#: which both kinds of client read, and which nothing changes (shared, as an
+#: immutable value).
+_EMPTY = {library: library.ByteStream(b"") for library in _library.LIBRARIES}
+#: The methods httpx gives ``Content-Length: 0`` when they carry no body.
+_EMPTY_BODY_LENGTH = frozenset({"POST", "PUT", "PATCH"})
+_LENGTH_NAMES = frozenset({b"content-length", b"transfer-encoding"})
+
+
+def merged_headers(
+    client: list[tuple[bytes, bytes]], own: list[tuple[bytes, bytes]]
+) -> tuple[list[tuple[bytes, bytes]], set[bytes]]:
+    """One header list, as ``Headers.update`` orders it: the ``client``'s
+    headers the call does not set (its own repeats kept), then the call's
+    (``own``); and the lower-case names of them all."""
+    names = {name.lower() for name, _ in own}
+    items = []
+    kept = []
+    for name, value in client:
+        lowered = name.lower()
+        if lowered not in names:
+            items.append((name, value))
+            kept.append(lowered)
+    items.extend(own)
+    names.update(kept)
+    return items, names
+
+
+def build_request(
+    client: Client,
+    method: str,
+    url: URL,
+    headers: Headers,
+    timeout: Timeout | None,
+    arguments: dict[str, Any],
+) -> Request:
+    """The request ``client.build_request`` would make for the absolute
+    ``url``: the client's headers the call does not set, then the call's,
+    the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
+    the methods that take one), the jar's ``Cookie``, the timeout.
+
+    Built from the headers' raw items, normalized once by ``httpx.Headers``
+    (its string operations would make each new ``Headers`` work out its
+    encoding first: twice the cost).
+
+    ``url``, ``headers`` and ``timeout`` are of ``client``'s library."""
+    library = library_of(client)
+    if client.params:
+        if timeout is None:
+            wait: Any = library.USE_CLIENT_DEFAULT
+        elif isinstance(timeout, library.Timeout):
+            wait = timeout
+        else:  # an endpoint's timeout is the default library's
+            wait = library.Timeout(**timeout.as_dict())
+        same: Any = client  # of one library with url and headers
+        built: Request = same.build_request(
+            method, url, headers=headers, timeout=wait, **arguments
+        )
+        return built
+    extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
+    jar = client.cookies.jar
+    items, names = merged_headers(client.headers.raw, headers.raw)
+    if arguments:
+        # The jar itself: httpx wraps a CookieJar without copying it, adds
+        # its Cookie before the body's headers, and skips an empty one.
+        with_body: Request = library.Request(
+            method, url, headers=items, cookies=jar, extensions=extensions, **arguments
+        )
+        return with_body
+    # Without a body, Request would normalize every header twice more
+    # (its _prepare); given a stream, it takes the headers as they are, so
+    # the auto headers go in front here, as it orders them.
+    auto: list[tuple[bytes, bytes]] = []
+    if b"host" not in names and url.host:
+        auto.append((b"Host", url.netloc))
+    method = method.upper()
+    if method in _EMPTY_BODY_LENGTH and names.isdisjoint(_LENGTH_NAMES):
+        auto.append((b"Content-Length", b"0"))
+    request: Request = library.Request(
+        method,
+        url,
+        headers=auto + items,
+        stream=_EMPTY[library],
+        extensions=extensions,
+    )
+    request.read()
+    if len(jar):
+        add_cookie_header(jar, request)
+    return request
+
+
+def form_bytes(data: dict[str, Any], files: Any) -> tuple[bytes, str]:
+    """A form as httpx sends it (urlencoded, or multipart with ``files``):
+    its bytes and its content type."""
+    request = _library.DEFAULT.Request(
+        "POST", "http://form.invalid/", data=data, files=files
+    )
+    return request.read(), request.headers["content-type"]
+
+
+# -- redirects -------------------------------------------------------------------------
+
+_BODY_HEADERS = ("content-length", "content-type", "transfer-encoding")
+
+
+def _redirect_method(request: Request, status: int) -> str:
+    method = request.method
+    if status == HTTPStatus.SEE_OTHER and method != "HEAD":
+        return "GET"
+    if status == HTTPStatus.FOUND and method != "HEAD":
+        return "GET"
+    if status == HTTPStatus.MOVED_PERMANENTLY and method == "POST":
+        return "GET"
+    return method
+
+
+def _location(request: Request, response: Response) -> URL:
+    location = response.headers["location"]
+    try:
+        url = request.url.join(location)
+    except INVALID_URL as error:
+        # The server broke the protocol: the error httpx's own redirect
+        # handling raises, so the call ends the same whichever way it was sent.
+        cause = library_of(request).RemoteProtocolError(
+            f"Invalid URL in location header: {error}.", request=request
+        )
+        raise TransportError(request.method, request.url, cause) from cause
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InvalidRequest(
+            f"{request.method} {redact_url(request.url)}: redirect to "
+            f"{redact_url(url)!r}, which is not an http(s) URL"
+        )
+    if request.url.fragment and not url.fragment:
+        url = url.copy_with(fragment=request.url.fragment)
+    return url
+
+
+def redirect_request(request: Request, response: Response) -> Request:
+    """The request that follows ``response``'s redirect, built as browsers and
+    httpx build it (303 becomes GET except for HEAD, 301 and 302 turn a POST
+    into a GET, 307 and 308 keep method and body), its ``Cookie`` header
+    dropped to be worked out again for the new URL. Which other credentials
+    it carries is the credential policy's to decide (``_hops``).
+
+    A ``Location`` that is not an http(s) URL is an error, never followed.
+    A 307 or 308 after a one-shot (iterator) body cannot send it again: a
+    ``RequestBodyError``, raised before anything reaches the next URL.
+    """
+    method = _redirect_method(request, response.status_code)
+    url = _location(request, response)
+    headers = type(request.headers)(request.headers)
+    headers["host"] = url.netloc.decode("ascii")
+    headers.pop("cookie", None)
+    stream: Any = request.stream
+    if method != request.method and method == "GET":
+        stream = None
+        for name in _BODY_HEADERS:
+            headers.pop(name, None)
+    elif stream is not None and not isinstance(stream, library_of(request).ByteStream):
+        # an iterator, read once by the last hop: refused before anything
+        # reaches the next URL (httpx would raise once the head had gone)
+        raise RequestBodyError(
+            f"{request.method} {redact_url(request.url)}: a redirect asked for "
+            "the body again, but it was a one-shot iterator; send bytes to "
+            "allow it"
+        )
+    following: Request = type(request)(
+        method,
+        url,  # type: ignore[arg-type]
+        headers=headers,
+        stream=stream,
+        extensions=request.extensions,
+    )
+    return following
+
+
+# -- cookies -------------------------------------------------------------------------
+
+#: The request headers ``CookieJar.add_cookie_header`` reads, as ``urllib``
+#: spells them.
+_JAR_READS = (("host", "Host"), ("cookie", "Cookie"), ("cookie2", "Cookie2"))
+
+
+class _JarRequest(urllib.request.Request):
+    """``request`` as ``http.cookiejar`` reads it: its URL, method, and the
+    headers the jar's policy consults; the ``Cookie`` header the jar adds
+    goes onto ``request``. (httpx's own wrapper copies every header into a
+    dict first, each by a look-up that scans the list.)"""
+
+    def __init__(self, request: Request) -> None:
+        headers = request.headers
+        super().__init__(
+            url=str(request.url),
+            headers={
+                spelt: headers[name] for name, spelt in _JAR_READS if name in headers
+            },
+            method=request.method,
+        )
+        self.request = request
+
+    def add_unredirected_header(self, key: str, val: str) -> None:
+        super().add_unredirected_header(key, val)
+        self.request.headers[key] = val
+
+
+def cookie_header(jar: http.cookiejar.CookieJar, method: str, url: URL) -> bytes | None:
+    """The ``Cookie`` header ``jar`` adds to a ``method`` request to ``url``
+    that sets neither ``Host`` nor ``Cookie`` itself (as :func:`build_request`
+    adds it), or ``None``."""
+    request = urllib.request.Request(str(url), method=method)
+    jar.add_cookie_header(request)
+    value = request.get_header("Cookie")
+    return None if value is None else value.encode("utf-8")
+
+
+def add_cookie_header(jar: http.cookiejar.CookieJar, request: Request) -> None:
+    """Add the ``Cookie`` header ``jar`` holds for ``request``, exactly as
+    ``Cookies(jar).set_cookie_header(request)`` does."""
+    jar.add_cookie_header(_JarRequest(request))
+
+
+def _domain_rank(cookie_domain: str, host: str) -> int:
+    """2 for the host's own cookie, 1 for a parent domain's, 0 for a cookie
+    set with no domain (it matches anywhere), -1 for no match."""
+    if not cookie_domain:
+        return 0
+    hosts = (host, f"{host}.local") if "." not in host else (host,)
+    if cookie_domain in hosts:
+        return 2
+    if cookie_domain.startswith(".") and any(
+        name == cookie_domain[1:] or name.endswith(cookie_domain) for name in hosts
+    ):
+        return 1
+    return -1
+
+
+def cookie_for(cookies: Cookies, name: str, url: URL) -> str | None:
+    """The value of the cookie ``name`` that most specifically matches ``url``.
+
+    Domain, path, expiry and ``Secure`` rules apply; of several matches the
+    one for this very host wins over a parent domain's, and that over one
+    set with no domain, then the longest path: the cookie a server reads.
+    """
+    best: tuple[int, int] | None = None
+    value: str | None = None
+    path = url.path or "/"
+    for cookie in cookies.jar:
+        if cookie.name != name or cookie.value is None or cookie.is_expired():
+            continue
+        if cookie.secure and url.scheme != "https":
+            continue
+        rank = _domain_rank(cookie.domain, url.host)
+        if rank < 0 or not path.startswith(cookie.path or "/"):
+            continue
+        if best is None or (rank, len(cookie.path)) > best:
+            best, value = (rank, len(cookie.path)), cookie.value.strip('"')
+    return value or None
+
+
+# A client stores every Set-Cookie of every response it receives. A hop that
+# may not store cookies (credentials "omit", or past a redirect to another
+# origin) is sent with this variable off, and the jar's policy, wrapped once
+# by one that asks it, refuses the cookie. Code using the same client outside
+# restwire runs with it on and sees no change.
+_storing_allowed: ContextVar[bool] = ContextVar(
+    "restwire_storing_cookies", default=True
+)
+
+
+class _ScopedPolicy(http.cookiejar.CookiePolicy):
+    """A cookie policy that defers to the jar's own, unless storing is off.
+
+    Each method of a policy is defined here, on the class (httpx2's jar looks
+    ``domain_return_ok`` up on the policy's type); every other attribute is
+    the inner policy's."""
+
+    def __init__(self, inner: http.cookiejar.CookiePolicy) -> None:
+        self.__dict__["_inner"] = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # CookieJar writes the current time onto its policy (``_now``).
+        setattr(self._inner, name, value)
+
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return _storing_allowed.get() and bool(self._inner.set_ok(cookie, request))
+
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return bool(self._inner.return_ok(cookie, request))
+
+    def domain_return_ok(self, domain: str, request: Any) -> bool:
+        return bool(self._inner.domain_return_ok(domain, request))
+
+    def path_return_ok(self, path: str, request: Any) -> bool:
+        return bool(self._inner.path_return_ok(path, request))
+
+
+def _install(jar: http.cookiejar.CookieJar) -> None:
+    # The jar's policy is the standard library's ``CookieJar._policy`` (it
+    # has no getter): read once, to defer to it.
+    current = getattr(jar, "_policy", None)
+    if isinstance(current, _ScopedPolicy):
+        return
+    inner = current if current is not None else http.cookiejar.DefaultCookiePolicy()
+    jar.set_policy(_ScopedPolicy(inner))
+
+
+class _Refusing:
+    """The scope of a hop that may not store cookies."""
+
+    __slots__ = ("_token",)
+
+    def __init__(self, client: Client) -> None:
+        _install(client.cookies.jar)
+
+    def __enter__(self) -> None:
+        self._token = _storing_allowed.set(False)
+
+    def __exit__(self, *exc: object) -> None:
+        _storing_allowed.reset(self._token)
+
+
+_STORING = nullcontext()
+
+
+def cookie_scope(client: Client, store: bool) -> AbstractContextManager[None]:
+    """The scope to send a hop in: the client's jar keeps the cookies the
+    response sets only if ``store``. Storing is what the jar does anyway, so
+    that scope does nothing, and costs nothing on the usual path."""
+    return _STORING if store else _Refusing(client)
+
+
+# -- what a controller is given ---------------------------------------------------
+
+
+def _kind_name(thing: object) -> str:
+    kind = type(thing)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _not_a_client(thing: object, asynchronous: bool) -> str:
+    """Why ``thing`` cannot be a controller's client, and what to give
+    instead: the other controller for a client of the other kind, the
+    ``transport=`` keyword for a transport, an httpx client for anything
+    else (a URL, a ``requests.Session``)."""
+    controller, other = (
+        ("AsyncController", "Controller")
+        if asynchronous
+        else ("Controller", "AsyncController")
+    )
+    wanted = "AsyncClient" if asynchronous else "Client"
+    accepted = (
+        f"{controller} takes an httpx.{wanted} (or an httpx2.{wanted}), "
+        f"or none (it makes one)"
+    )
+    given = _kind_name(thing)
+    libraries = _library.LIBRARIES
+    clients = tuple(lib.Client for lib in libraries) + tuple(
+        lib.AsyncClient for lib in libraries
+    )
+    if isinstance(thing, clients):
+        return f"{accepted}, not {given}; for that client use {other}"
+    transports = tuple(
+        getattr(lib, name)
+        for lib in libraries
+        for name in ("BaseTransport", "AsyncBaseTransport")
+    )
+    if isinstance(thing, transports):
+        return (
+            f"{accepted}, not {given}, which is a transport: "
+            f"write {controller}(transport=...)"
+        )
+    if isinstance(thing, str | bytes):
+        return (
+            f"{accepted}, not {given} {thing!r}: a URL goes in "
+            "RestEndpoint(url_prefix=...) or httpx.Client(base_url=...)"
+        )
+    return (
+        f"{accepted}, not {given}: restwire sends with httpx or httpx2 only; "
+        f"make an httpx.{wanted} with the settings you need"
+    )
+
+
+def _check_transport(transport: object, asynchronous: bool) -> None:
+    """A ``TypeError`` if ``transport`` cannot serve the controller: one of
+    the other kind (a sync transport under ``AsyncController``), or no
+    transport at all. A transport written without httpx's base classes is
+    taken if it has the method the controller calls."""
+    controller = "AsyncController" if asynchronous else "Controller"
+    method = "handle_async_request" if asynchronous else "handle_request"
+    if callable(getattr(transport, method, None)):
+        return
+    wanted = "AsyncBaseTransport" if asynchronous else "BaseTransport"
+    example = (
+        "httpx.AsyncHTTPTransport(), httpx.MockTransport(handler)"
+        if asynchronous
+        else "httpx.HTTPTransport(), httpx.MockTransport(handler)"
+    )
+    other_method = "handle_request" if asynchronous else "handle_async_request"
+    other = "Controller" if asynchronous else "AsyncController"
+    hint = (
+        f"; for that transport use {other}"
+        if callable(getattr(transport, other_method, None))
+        else ""
+    )
+    raise UsageError(
+        f"{controller}(transport=...) takes an httpx.{wanted} (or an httpx2 "
+        f"one: {example}), not {_kind_name(transport)}{hint}"
+    )

@@ -1,0 +1,283 @@
+"""Parameter styles: how lists and dicts become query pairs and form fields.
+
+An endpoint's ``param_style`` option says how the server reads lists and
+nested objects, for the query string and for :class:`~restwire.Form` bodies
+alike (``extend`` and ``use`` keep it). ``None`` is left out everywhere;
+``True``/``False`` are ``true``/``false``; anything else is its ``str``.
+
+| style | ``{"a": [1, 2]}`` | ``{"m": {"k": "v"}}`` | who reads it |
+|---|---|---|---|
+| ``"repeat"`` (default) | ``a=1&a=2`` | a :class:`ParameterError` | most frameworks (FastAPI, Flask, Django's ``getlist``) |
+| ``"brackets"`` | ``a[]=1&a[]=2`` | ``m[k]=v`` | Rails, PHP, Stripe, npm ``qs`` |
+| ``"indexed"`` | ``a[0]=1&a[1]=2`` | ``m[k]=v`` | ``qs``'s default, PHP, Stripe |
+| ``"comma"`` | ``a=1,2`` | a :class:`ParameterError` | OpenAPI's ``style: form, explode: false`` |
+
+The exact rules (guaranteed, and checked by tests):
+
+- Nesting is recursive in ``"brackets"`` and ``"indexed"``:
+  ``{"created": {"gte": 1}}`` is ``created[gte]=1``,
+  ``{"metadata": {"plan": "pro"}}`` is ``metadata[plan]=pro``.
+- ``"brackets"`` writes a list of plain values with empty brackets
+  (``a[]=1``), as Rails and PHP read them; a list holding a dict or a list
+  has every item numbered instead (``items[0][price]=x&items[1][price]=y``),
+  as Stripe reads lists of objects: empty brackets cannot say which fields
+  belong to one object. npm ``qs`` writes ``items[][price]=x`` there; that
+  is the one place restwire departs from it.
+- ``"indexed"`` numbers every list item from 0.
+- ``"repeat"`` repeats the name for each item; a list inside a list is
+  flattened into the same name (as restwire always did); a dict has no
+  form, and says which style would send it.
+- ``"comma"`` joins a list's items with ``,`` (in a query, a comma inside
+  an item is sent as ``%2C``, the joining comma as it is, so the two can
+  be told apart); a dict or a list inside the list has no form.
+- ``None`` items of a list are left out before numbering, so indices run
+  0, 1, 2 with no gap; an empty list or dict sends nothing (as ``qs``).
+- In a query, names are sorted at the top and at every level of a dict,
+  so equal params make equal URLs (the store's key); each name and value
+  is percent-encoded whole, brackets included (``m%5Bk%5D=v``, as ``qs``
+  and browsers send them; every server decodes them). A form keeps its
+  fields in the order given, and is encoded as httpx encodes forms.
+- A set (no order), bytes in a query, or an object with no text form of
+  its own is a :class:`ParameterError` naming the parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final, Literal
+from urllib.parse import quote
+
+from multidict import MultiDict
+
+from .._base.errors import ParameterError, SettingError
+
+__all__ = [
+    "MAX_DEPTH",
+    "PARAM_STYLES",
+    "ParamStyle",
+    "check_param_style",
+    "form_fields",
+    "styled_query",
+    "value_text",
+]
+
+ParamStyle = Literal["repeat", "brackets", "indexed", "comma"]
+PARAM_STYLES: Final = ("repeat", "brackets", "indexed", "comma")
+
+#: A flattened value: one text, or a comma style's items to join.
+_Flat = str | bytes | tuple[str, ...]
+_Emit = Callable[[str, _Flat], None]
+
+
+def check_param_style(value: Any) -> ParamStyle:
+    """``value`` if it names a style; else an error where the endpoint is written."""
+    if value not in PARAM_STYLES:
+        raise SettingError(
+            f"param_style must be one of {', '.join(map(repr, PARAM_STYLES))}, "
+            f"not {value!r}"
+        )
+    style: ParamStyle = value
+    return style
+
+
+def value_text(value: Any) -> str:
+    """A param value as the URL says it: ``true``/``false`` for booleans,
+    else its ``str``."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return str(value)
+
+
+def check_text_form(value: Any, name: str, endpoint: str) -> None:
+    """Refuse a value whose text is only Python's default repr (``<object
+    at 0x...>``): it would reach the URL as garbage."""
+    kind: Any = type(value)
+    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
+        raise ParameterError(
+            endpoint,
+            name,
+            f"is a {kind.__name__} with no text form (no __str__); pass its "
+            "id or a str",
+        )
+
+
+def grouped(params: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Each name of ``params`` with its value; a ``MultiDict``'s repeated
+    name once, its values as a list."""
+    if isinstance(params, MultiDict):
+        for name in dict.fromkeys(params):
+            values = params.getall(name)
+            yield name, values[0] if len(values) == 1 else list(values)
+    else:
+        yield from params.items()
+
+
+#: How deep lists and objects may nest inside one parameter: deeper is an
+#: error (a value that holds itself would otherwise recurse without end).
+MAX_DEPTH = 32
+
+
+class _Flattener:
+    """One walk over a value, emitting ``(name, text)`` pairs in one style."""
+
+    __slots__ = ("depth", "emit", "endpoint", "raw_bytes", "sort", "style")
+
+    def __init__(
+        self, style: str, endpoint: str, emit: _Emit, *, sort: bool, raw_bytes: bool
+    ) -> None:
+        self.style = style
+        self.endpoint = endpoint
+        self.emit = emit
+        self.sort = sort
+        self.raw_bytes = raw_bytes
+        self.depth = 0
+
+    def value(self, name: str, value: Any) -> None:
+        if value is None:
+            return
+        if isinstance(value, list | tuple | Mapping):
+            if self.depth >= MAX_DEPTH:
+                raise ParameterError(
+                    self.endpoint,
+                    name.partition("[")[0],
+                    f"nests lists and objects more than {MAX_DEPTH} levels "
+                    "deep (or holds itself)",
+                )
+            self.depth += 1
+            try:
+                if isinstance(value, Mapping):
+                    self.mapping(name, value)
+                else:
+                    self.sequence(name, value)
+            finally:
+                self.depth -= 1
+        else:
+            self.emit(name, self.scalar(name, value))
+
+    def scalar(self, name: str, value: Any) -> str | bytes:
+        if isinstance(value, bytes | bytearray | memoryview):
+            if self.raw_bytes:  # a multipart field's own bytes
+                return bytes(value)
+            raise ParameterError(
+                self.endpoint, name, f"is {type(value).__name__}; decode it to text"
+            )
+        if isinstance(value, set | frozenset):
+            raise ParameterError(
+                self.endpoint,
+                name,
+                f"is a {type(value).__name__}, which has no order to send it "
+                "in; pass a sorted list",
+            )
+        check_text_form(value, name, self.endpoint)
+        return value_text(value)
+
+    def sequence(self, name: str, items: list[Any] | tuple[Any, ...]) -> None:
+        present = [item for item in items if item is not None]
+        style = self.style
+        if style == "repeat":
+            for item in present:
+                if isinstance(item, Mapping):
+                    self.no_form(name, item)
+                self.value(name, item)
+        elif style == "comma":
+            texts: list[str] = []
+            for item in present:
+                if isinstance(item, list | tuple | Mapping):
+                    raise ParameterError(
+                        self.endpoint,
+                        name,
+                        f"holds a {type(item).__name__}, which a comma-separated "
+                        'list cannot hold; param_style="brackets" or "indexed" '
+                        "sends it",
+                    )
+                text = self.scalar(name, item)
+                texts.append(text if isinstance(text, str) else text.decode())
+            if texts:
+                self.emit(name, tuple(texts))
+        elif style == "indexed" or any(
+            isinstance(item, list | tuple | Mapping) for item in present
+        ):
+            for index, item in enumerate(present):
+                self.value(f"{name}[{index}]", item)
+        else:  # brackets, plain values
+            for item in present:
+                self.value(f"{name}[]", item)
+
+    def mapping(self, name: str, value: Mapping[Any, Any]) -> None:
+        if self.style in ("repeat", "comma"):
+            self.no_form(name, value)
+        keys = list(value)
+        for key in keys:
+            if not isinstance(key, str | int) or isinstance(key, bool):
+                raise ParameterError(
+                    self.endpoint,
+                    name,
+                    f"has the key {key!r}; keys inside a parameter must be "
+                    "text or integers",
+                )
+        if self.sort:
+            keys.sort(key=str)
+        for key in keys:
+            self.value(f"{name}[{key}]", value[key])
+
+    def no_form(self, name: str, value: Any) -> None:
+        raise ParameterError(
+            self.endpoint,
+            name,
+            f"is a {type(value).__name__}, which has no form under "
+            f'param_style="{self.style}"; param_style="brackets" sends it as '
+            f"{name}[key]=value",
+        )
+
+
+def styled_query(
+    params: Mapping[str, Any], exclude: frozenset[str], style: str, endpoint: str
+) -> str:
+    """The query string (no ``?``) of every param not in ``exclude``, in
+    ``style``: names sorted at every level, names and values
+    percent-encoded whole (the comma style's joining commas kept)."""
+    parts: list[str] = []
+
+    def emit(name: str, value: _Flat) -> None:
+        if isinstance(value, tuple):
+            text = ",".join(quote(item, safe="") for item in value)
+        else:
+            text = quote(value, safe="")
+        parts.append(f"{quote(name, safe='')}={text}")
+
+    walk = _Flattener(style, endpoint, emit, sort=True, raw_bytes=False)
+    for name, value in sorted(grouped(params), key=lambda pair: pair[0]):
+        if name not in exclude:
+            walk.value(name, value)
+    return "&".join(parts)
+
+
+def form_fields(
+    data: Mapping[str, Any], style: str, endpoint: str, *, multipart: bool
+) -> dict[str, Any]:
+    """A form's fields flattened in ``style``, in the order given, as
+    httpx's ``data=`` takes them (a name sent several times has a list);
+    bytes stay bytes in a ``multipart`` form."""
+    fields: dict[str, Any] = {}
+
+    def emit(name: str, value: _Flat) -> None:
+        if isinstance(value, tuple):
+            value = ",".join(value)
+        have = fields.get(name)
+        if have is None:
+            fields[name] = value
+        elif isinstance(have, list):
+            have.append(value)
+        else:
+            fields[name] = [have, value]
+
+    walk = _Flattener(style, endpoint, emit, sort=False, raw_bytes=multipart)
+    for name, value in grouped(data):
+        if not isinstance(name, str):
+            raise ParameterError(
+                endpoint, repr(name), "is a form field name that is not text"
+            )
+        walk.value(name, value)
+    return fields

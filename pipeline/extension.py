@@ -1,0 +1,43 @@
+"""What an extension author may use besides restwire's top-level names.
+
+A middleware needs nothing but ``restwire``'s public names to read and
+change a call (``Exchange``, the effects, the errors). One that goes
+further, a pagination kind, a tracer, a limit shared through Redis, needs
+a few of the tools restwire's own middlewares are built with. They are
+here, under names that stay: every middleware in ``restwire.middlewares``
+imports only ``restwire``, ``restwire.middlewares`` and this module, as
+yours can.
+
+| name | for |
+|---|---|
+| ``Request``, ``Response``, ``Headers``, ``URL`` | annotating with the HTTP library's types: httpx's or httpx2's, whichever the controller sends with (to a type checker, either) |
+| ``INVALID_URL`` | the exception classes a URL that cannot be parsed raises, in every installed library: ``except INVALID_URL`` |
+| ``Origin``, ``origin_of`` | a URL's origin (scheme, host, port), as restwire's credential policy compares them |
+| ``redact_url``, ``redact_params`` | a URL as text for a message or a span, its userinfo and credential params redacted |
+| ``redis_address`` | where a redis-py client connects, for a log line, without its password |
+| ``require`` | an optional package imported where your feature is made, or a ``MissingExtra`` naming what to install |
+| ``retry_after_seconds`` | a ``Retry-After`` value read as seconds to wait (RFC 9110) |
+| ``Envelope``, ``NextPage`` | the middleware that unwraps a listing's body into a ``Page``, and the protocol of a way to find the next page in it |
+"""
+
+from ._base.errors import redact_params, redact_url, redis_address, require
+from ._base.http import Origin, origin_of, retry_after_seconds
+from ._base.library import INVALID_URL, URL, Headers, Request, Response
+from ._endpoints.envelope import Envelope, NextPage
+
+__all__ = [
+    "INVALID_URL",
+    "URL",
+    "Envelope",
+    "Headers",
+    "NextPage",
+    "Origin",
+    "Request",
+    "Response",
+    "origin_of",
+    "redact_params",
+    "redact_url",
+    "redis_address",
+    "require",
+    "retry_after_seconds",
+]
