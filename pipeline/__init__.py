@@ -17,7 +17,12 @@ Trace one call top to bottom (the docs' concepts pages tell the whole story):
 from importlib.metadata import PackageNotFoundError as _NotInstalled
 from importlib.metadata import version as _version
 
-from ._base.credentials import CREDENTIAL_PARAMS, PUBLIC_HEADERS, STICKY_COOKIES
+from ._base.credentials import (
+    CREDENTIAL_PARAMS,
+    PUBLIC_HEADERS,
+    STICKY_COOKIES,
+    Credentials,
+)
 from ._base.effects import (
     Acquire,
     Blocking,
@@ -50,10 +55,9 @@ from ._base.errors import (
 )
 from ._base.http import IDEMPOTENT_METHODS, SAFE_METHODS, Form, Problem
 from ._cache.http_cache import HttpCache
-from ._chain.exchange import CallWatcher, EndpointView, Exchange
+from ._chain.exchange import CallNext, CallWatcher, EndpointView, Exchange
 from ._chain.identity import Sharing
 from ._chain.stack import (
-    CallNext,
     ErrorMiddleware,
     FlowMiddleware,
     Middleware,
@@ -99,7 +103,6 @@ from ._wire.header_params import (
     parse_content_disposition,
     parse_link_header,
 )
-from ._wire.hops import Credentials
 from ._wire.sse import ServerSentEvent
 
 try:

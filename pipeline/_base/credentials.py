@@ -35,13 +35,16 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from functools import lru_cache
+from typing import Literal
 
 __all__ = [
     "ALWAYS_SENSITIVE",
+    "CREDENTIALS",
     "CREDENTIAL_PARAMS",
     "PUBLIC_HEADERS",
     "RAW_NAMES",
     "STICKY_COOKIES",
+    "Credentials",
     "is_credential",
     "is_credential_param",
     "is_sticky",
@@ -49,6 +52,13 @@ __all__ = [
     "names_credential",
     "splits_header",
 ]
+
+#: A call's credentials mode, as ``fetch``'s ``credentials`` option has it:
+#: which hops send the jar's cookies and store the ones they are set
+#: (``"omit"``: none; ``"same-origin"``, the default: those before a redirect
+#: first leaves the call's origin; ``"include"``: all).
+Credentials = Literal["omit", "same-origin", "include"]
+CREDENTIALS: frozenset[str] = frozenset(("omit", "same-origin", "include"))
 
 #: Headers that carry a credential whatever anybody says.
 ALWAYS_SENSITIVE = frozenset({"authorization", "proxy-authorization", "cookie"})

@@ -46,11 +46,18 @@ a :class:`~restwire._watch.CallWatcher` with :meth:`watch` (``_watch``).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
-from .._base.credentials import ALWAYS_SENSITIVE, is_credential, splits_header
+from .._base.credentials import (
+    ALWAYS_SENSITIVE,
+    CREDENTIALS,
+    Credentials,
+    is_credential,
+    splits_header,
+)
+from .._base.effects import Flow
 from .._base.errors import (
     InvalidRequest,
     RequestBodyError,
@@ -62,9 +69,16 @@ from .._base.http import BODYLESS_METHODS, Origin, origin_of
 from .._base.library import URL, Cookies, Headers, Response, Timeout
 from .._wire.adapter import cookie_for as _cookie_for
 from .._wire.content import ContentKind, replayable, styled_body
-from .._wire.hops import CREDENTIALS, Credentials
 
-__all__ = ["Answered", "CallWatcher", "EndpointView", "Exchange"]
+__all__ = [
+    "Answered",
+    "CallNext",
+    "CallWatcher",
+    "EndpointView",
+    "Exchange",
+    "Handler",
+    "run_exchange",
+]
 
 
 class EndpointView(Protocol):
@@ -362,3 +376,47 @@ class Exchange:
             f"<Exchange {self.method} {redact_url(self.url)}{status} "
             f"headers={header_names(self.headers, hidden)}>"
         )
+
+
+#: The rest of the chain, as a flow middleware is given it. Its response is
+#: of the controller's library: to a type checker, httpx's or httpx2's.
+CallNext = Callable[[Exchange], Flow[Response]]
+Handler = Callable[[Exchange, CallNext], Flow[Response]]
+
+
+# -- running a call ----------------------------------------------------------------
+
+
+class _Next:
+    """``call_next`` for the handler at ``index``: the rest of the chain.
+    (Nothing public on it: a middleware reaches the rest of the chain by
+    calling it, never the controller or its client.)"""
+
+    __slots__ = ("_handlers", "_index", "_innermost")
+
+    def __init__(
+        self, handlers: tuple[Handler, ...], index: int, innermost: CallNext
+    ) -> None:
+        self._handlers = handlers
+        self._index = index
+        self._innermost = innermost
+
+    def __call__(self, exchange: Exchange) -> Flow[Response]:
+        handlers, index = self._handlers, self._index
+        if index == len(handlers):
+            return self._innermost(exchange)
+        return handlers[index](exchange, _Next(handlers, index + 1, self._innermost))
+
+
+def run_exchange(
+    exchange: Exchange, handlers: tuple[Handler, ...], innermost: CallNext
+) -> Flow[Response]:
+    """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
+    steps that send), then the endpoint's ``process``."""
+    if handlers:
+        response = yield from handlers[0](exchange, _Next(handlers, 1, innermost))
+    else:
+        response = yield from innermost(exchange)
+    if exchange.parse:
+        exchange.value = exchange.endpoint.process(exchange.value, exchange.params)
+    return response

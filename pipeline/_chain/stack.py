@@ -41,10 +41,8 @@ cookies, the credentials mode) may say so with a class attribute
 from its store in a few microseconds. Without it, a layer is assumed to send
 credentials: the chain runs up to the innermost step first (always safe).
 
-:func:`run_exchange` is a whole call as one flow: each handler of the stack in
-order, outermost first, then the innermost step it is given (the terminal,
-which sends; the chain does not import it), then the endpoint's ``process``.
-A driver (``_sync``, ``_async``) runs the flow.
+A stack is built once, where an endpoint is made; each call runs through
+its handlers with :func:`~restwire._chain.exchange.run_exchange`.
 """
 
 from __future__ import annotations
@@ -55,7 +53,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 from .._base.effects import Flow
 from .._base.errors import RestwireError, UsageError
 from .._base.library import Response
-from .exchange import Exchange
+from .exchange import CallNext, Exchange, Handler
 
 __all__ = [
     "CallNext",
@@ -67,13 +65,7 @@ __all__ = [
     "ResponseMiddleware",
     "Stack",
     "compile_handlers",
-    "run_exchange",
 ]
-
-#: The rest of the chain, as a flow middleware is given it. Its response is
-#: of the controller's library: to a type checker, httpx's or httpx2's.
-CallNext = Callable[[Exchange], Flow[Response]]
-Handler = Callable[[Exchange, CallNext], Flow[Response]]
 
 _HOOKS = ("handle", "on_request", "on_response", "on_error")
 
@@ -210,27 +202,38 @@ def compile_handlers(layers: tuple[Middleware, ...]) -> tuple[Handler, ...]:
 
 
 class Stack:
-    """An immutable, ordered sequence of middleware; the first is outermost."""
+    """An immutable, ordered sequence of middleware; the first is outermost.
+
+    What a call reads of it (its handlers, whether a layer may send
+    credentials) is worked out once, when the stack is made, and read as
+    plain attributes.
+    """
 
     __slots__ = (
-        "_handlers",
         "_hash",
-        "_layers",
-        "_sends_credentials",
-        "_takes_unparsed",
+        "handlers",
+        "layers",
+        "sends_credentials",
+        "takes_unparsed",
     )
 
-    _layers: tuple[Middleware, ...]
-    _handlers: tuple[Handler, ...]
-    _sends_credentials: bool
-    _takes_unparsed: bool
+    layers: tuple[Middleware, ...]
+    """The middleware, outermost first."""
+    handlers: tuple[Handler, ...]
+    """The layers as full-form handlers, outermost first (consecutive
+    simple-form layers share one)."""
+    sends_credentials: bool
+    """Whether some layer may change what a call sends as credentials
+    (every layer that does not say ``sends_credentials = False``)."""
+    takes_unparsed: bool
+    """Whether every layer says ``takes_unparsed = True``."""
     _hash: int
 
     def __init__(self, *layers: Middleware | Stack) -> None:
         flat: list[Middleware] = []
         for layer in layers:
             if isinstance(layer, Stack):
-                flat.extend(layer._layers)
+                flat.extend(layer.layers)
             elif any(hasattr(layer, hook) for hook in _HOOKS):
                 flat.append(layer)
             else:
@@ -238,44 +241,23 @@ class Stack:
                     f"{layer!r} is not a middleware: it needs one of "
                     f"{', '.join(_HOOKS)}"
                 )
-        object.__setattr__(self, "_layers", tuple(flat))
-        object.__setattr__(self, "_handlers", compile_handlers(tuple(flat)))
-        object.__setattr__(
+        made = object.__setattr__
+        made(self, "layers", tuple(flat))
+        made(self, "handlers", compile_handlers(tuple(flat)))
+        made(
             self,
-            "_sends_credentials",
+            "sends_credentials",
             any(getattr(layer, "sends_credentials", True) for layer in flat),
         )
-        object.__setattr__(
+        made(
             self,
-            "_takes_unparsed",
+            "takes_unparsed",
             all(getattr(layer, "takes_unparsed", False) for layer in flat),
         )
-        object.__setattr__(self, "_hash", hash(tuple(id(layer) for layer in flat)))
+        made(self, "_hash", hash(tuple(id(layer) for layer in flat)))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Stack is immutable; use + or use() for a new one")
-
-    @property
-    def layers(self) -> tuple[Middleware, ...]:
-        """The middleware, outermost first."""
-        return self._layers
-
-    @property
-    def sends_credentials(self) -> bool:
-        """Whether some layer may change what a call sends as credentials
-        (every layer that does not say ``sends_credentials = False``)."""
-        return self._sends_credentials
-
-    @property
-    def takes_unparsed(self) -> bool:
-        """Whether every layer says ``takes_unparsed = True``."""
-        return self._takes_unparsed
-
-    @property
-    def handlers(self) -> tuple[Handler, ...]:
-        """The layers as full-form handlers, outermost first (consecutive
-        simple-form layers share one)."""
-        return self._handlers
 
     def use(self, *middleware: Middleware | Stack) -> Stack:
         """A new stack with ``middleware`` added inside the current layers."""
@@ -287,61 +269,23 @@ class Stack:
         return NotImplemented
 
     def __iter__(self) -> Iterator[Middleware]:
-        return iter(self._layers)
+        return iter(self.layers)
 
     def __len__(self) -> int:
-        return len(self._layers)
+        return len(self.layers)
 
     def __getitem__(self, index: int) -> Middleware:
-        return self._layers[index]
+        return self.layers[index]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Stack):
             return NotImplemented
-        return len(self._layers) == len(other._layers) and all(
-            a is b for a, b in zip(self._layers, other._layers, strict=True)
+        return len(self.layers) == len(other.layers) and all(
+            a is b for a, b in zip(self.layers, other.layers, strict=True)
         )
 
     def __hash__(self) -> int:
         return self._hash
 
     def __repr__(self) -> str:
-        return f"Stack({', '.join(repr(layer) for layer in self._layers)})"
-
-
-# -- running a call ----------------------------------------------------------------
-
-
-class _Next:
-    """``call_next`` for the handler at ``index``: the rest of the chain.
-    (Nothing public on it: a middleware reaches the rest of the chain by
-    calling it, never the controller or its client.)"""
-
-    __slots__ = ("_handlers", "_index", "_innermost")
-
-    def __init__(
-        self, handlers: tuple[Handler, ...], index: int, innermost: CallNext
-    ) -> None:
-        self._handlers = handlers
-        self._index = index
-        self._innermost = innermost
-
-    def __call__(self, exchange: Exchange) -> Flow[Response]:
-        handlers, index = self._handlers, self._index
-        if index == len(handlers):
-            return self._innermost(exchange)
-        return handlers[index](exchange, _Next(handlers, index + 1, self._innermost))
-
-
-def run_exchange(
-    exchange: Exchange, handlers: tuple[Handler, ...], innermost: CallNext
-) -> Flow[Response]:
-    """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
-    steps that send), then the endpoint's ``process``."""
-    if handlers:
-        response = yield from handlers[0](exchange, _Next(handlers, 1, innermost))
-    else:
-        response = yield from innermost(exchange)
-    if exchange.parse:
-        exchange.value = exchange.endpoint.process(exchange.value, exchange.params)
-    return response
+        return f"Stack({', '.join(repr(layer) for layer in self.layers)})"

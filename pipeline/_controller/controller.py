@@ -56,7 +56,7 @@ from .._base.errors import (
 from .._base.http import origin_of
 from .._base.library import URL, AsyncClient, Client, QueryParams, Request, Response
 from .._cache.http_cache import HttpCache, Ticket, cache_key
-from .._chain.exchange import Exchange
+from .._chain.exchange import Exchange, run_exchange
 from .._chain.identity import (
     DEFAULT,
     Identity,
@@ -67,7 +67,6 @@ from .._chain.identity import (
     credential_params,
     identity_of,
 )
-from .._chain.stack import run_exchange
 from .._chain.watchers import tell_end
 from .._endpoints.endpoint import RestEndpoint, as_params
 from .._endpoints.resource import Resource
@@ -77,12 +76,25 @@ from .._store.store import EVERYONE, MISSING, Result, Store
 from .._wire.adapter import Adapter, cookie_header, merged_headers
 from .._wire.header_params import links_by_rel, parse_link_header
 from .._wire.sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
-from .calls import BOTH, FETCH, GET, PROBE, RAW, Job, Targets, plain_url, remember
-from .in_flight import PENDING, Flight, Flights
+from .calls import (
+    BOTH,
+    FETCH,
+    GET,
+    PENDING,
+    PROBE,
+    RAW,
+    EventT,
+    Flight,
+    Flights,
+    Job,
+    Targets,
+    plain_url,
+    remember,
+)
 from .managers import Manager, ManagerHooks, run_hooks
 from .polling import Poller, Pollers, Subscription
-from .sender import UNCHANGED, Terminal
-from .store_access import Keeper
+from .sender import UNCHANGED, Sender
+from .store_access import StoreAccess
 
 __all__ = ["BOTH", "FETCH", "GET", "RAW", "BaseController", "Params"]
 
@@ -97,7 +109,6 @@ ClientT = TypeVar("ClientT", Client, AsyncClient)
 #: Headers an endpoint may set that change how the jar gives cookies: then
 #: ``get`` takes the full path.
 _SET_BY_CALL = frozenset({b"host", b"cookie", b"cookie2"})
-EventT = TypeVar("EventT")
 
 
 def _auth_signs(identity: Hashable) -> bool:
@@ -140,11 +151,11 @@ class BaseController(Generic[ClientT, EventT]):
         self._cache = cache
         if cache is not None:
             cache.attach()
-        self._terminal = Terminal(adapter, cache, self._sharing.public_headers)
+        self._sender = Sender(adapter, cache, self._sharing.public_headers)
         self._managers = ManagerHooks.of(managers)
         self._clock = clock
         self._store = Store(max_store_bytes)
-        self._keeper = Keeper(self._store, clock)
+        self._store_access = StoreAccess(self._store, clock)
         self._flights: Flights[Any] = Flights(new_event)
         self._pollers = Pollers()
         self._targets = Targets(adapter.client, self._sharing.credential_params)
@@ -254,7 +265,7 @@ class BaseController(Generic[ClientT, EventT]):
 
     def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[Response]:
         """The innermost steps of ``job``'s chain, in order (see the module)."""
-        first = self._terminal.first_hop(exchange)
+        first = self._sender.first_hop(exchange)
         identity = self._identity(first.request, exchange)
         if job.mode == PROBE:
             yield from answered(_Answer(identity))
@@ -268,7 +279,7 @@ class BaseController(Generic[ClientT, EventT]):
         if not job.sent:
             shape = exchange.endpoint.shape
             if job.mode == GET:
-                stored = self._keeper.answer(identity, job.key, shape)
+                stored = self._store_access.answer(identity, job.key, shape)
                 if stored is not None:
                     job.answered = ("store", stored.error)
                     yield from answered(stored)
@@ -291,10 +302,10 @@ class BaseController(Generic[ClientT, EventT]):
         if self._cache is not None:
             ticket, stale = self._ticket(job, identity)
             unchanged = None if stale is None or stale.error else stale.digest
-        response = yield from self._terminal(exchange, first, ticket, unchanged)
+        response = yield from self._sender(exchange, first, ticket, unchanged)
         if exchange.value is UNCHANGED:
             assert stale is not None
-            renewed = self._keeper.renew(job, stale)
+            renewed = self._store_access.renew(job, stale)
             if renewed is None:  # its records are gone: read the body after all
                 exchange.value = exchange.endpoint.parse_response(response)
             else:
@@ -345,18 +356,18 @@ class BaseController(Generic[ClientT, EventT]):
             raise UsageError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
         exchange, _ = self._exchange(endpoint, call.params, call.body)
         exchange.credentials = "omit"
-        terminal = self._terminal
+        sender = self._sender
         public = self._sharing.public_headers
 
         def send(exchange: Exchange) -> Flow[Response]:
-            first = terminal.first_hop(exchange)
+            first = sender.first_hop(exchange)
             own = {name.lower() for name in exchange.headers}
             headers = first.request.headers
             for name in [name for name in headers if name.lower() not in own]:
                 if is_credential(name, exchange.sensitive, public):
                     del headers[name]  # a client default: who, for whom?
             first.policy.client_auth = False
-            return terminal(exchange, first)
+            return sender(exchange, first)
 
         response = yield from run_exchange(exchange, endpoint.middleware.handlers, send)
         return exchange.value, response
@@ -372,7 +383,7 @@ class BaseController(Generic[ClientT, EventT]):
             return _Answer(error=fresh_error(flight.error))
         if flight.value is PENDING:
             return None  # its leader was cancelled, or failed outside restwire
-        stored = self._keeper.answer(identity, job.key, shape)
+        stored = self._store_access.answer(identity, job.key, shape)
         return stored if stored is not None else _Answer(flight.value)
 
     def _ticket(
@@ -395,7 +406,7 @@ class BaseController(Generic[ClientT, EventT]):
         )
         stale = None
         if job.mode == GET and exchange.page is None:
-            stale = self._keeper.stale(job)
+            stale = self._store_access.stale(job)
         return ticket, stale
 
     def _finish(self, job: Job[EventT], outcome: Any) -> Any:
@@ -403,10 +414,10 @@ class BaseController(Generic[ClientT, EventT]):
         (normalized, kept, read back; for ``fetch_response`` the response
         itself; for ``fetch_with_response`` both), told to the managers."""
         if job.exchange.parse:
-            value = self._keeper.value(job)
+            value = self._store_access.value(job)
         else:
             value = outcome
-            self._keeper.expire(job)  # fetch_response: nothing kept, but expired
+            self._store_access.expire(job)  # fetch_response: nothing kept, but expired
         if self._managers.on_value:
             run_hooks(self._managers.on_value, "the value", self, job.exchange, value)
         if job.mode == BOTH:
@@ -419,7 +430,7 @@ class BaseController(Generic[ClientT, EventT]):
         flight the call leads landed and its waiters woken, the managers
         that heard it begin told it ended, then the call's watchers."""
         if isinstance(error, RestwireError):
-            self._keeper.error(job, error)
+            self._store_access.error(job, error)
             if job.sent and self._managers.on_error:
                 run_hooks(
                     self._managers.on_error,
@@ -465,7 +476,7 @@ class BaseController(Generic[ClientT, EventT]):
         identity = self._plain_identity(endpoint, url)
         if identity is None:
             return MISSING
-        answer = self._keeper.answer(
+        answer = self._store_access.answer(
             identity, f"{endpoint.method} {plain}", endpoint.shape
         )
         return MISSING if answer is None else answer.outcome()
@@ -611,7 +622,7 @@ class BaseController(Generic[ClientT, EventT]):
                 "identity=, or fetch instead"
             )
         key = f"{endpoint.method} {plain}"
-        stored = self._keeper.put(identity, key, endpoint, value, given)
+        stored = self._store_access.put(identity, key, endpoint, value, given)
         poller = self._pollers.find((key, identity, endpoint.shape))
         if poller is None:
             return stored, []
@@ -673,14 +684,14 @@ class BaseController(Generic[ClientT, EventT]):
     ) -> Any:
         """What ``stream`` yields for ``event``: the event itself, or, when
         the endpoint has a schema, its JSON data validated and normalized
-        into the store (see :meth:`Keeper.pushed`)."""
+        into the store (see :meth:`StoreAccess.pushed`)."""
         if job.exchange.endpoint.schema is None:
             return event
         try:
             data = event.json()
         except (ValueError, RecursionError):
             raise EventDataError(job.label, response, event) from None
-        return self._keeper.pushed(job, data)
+        return self._store_access.pushed(job, data)
 
     # -- pagination and downloads ---------------------------------------------------
 
@@ -799,5 +810,5 @@ class BaseController(Generic[ClientT, EventT]):
         let go (the last controller using it closes its storage)."""
         cache, self._cache = self._cache, None
         if cache is not None:
-            self._terminal.cache = None
+            self._sender.cache = None
             cache.detach()

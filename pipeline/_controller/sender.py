@@ -1,21 +1,41 @@
-"""The end of every chain: build the request, send it hop by hop, read, parse.
+"""The end of every chain: build the request, send it hop by hop under the
+credential policy, read, parse.
 
-A controller makes one :class:`Terminal` for its client (and its HTTP
+A controller makes one :class:`Sender` for its client (and its HTTP
 cache, if any) and gives it to every chain it runs as the innermost step.
 It is the only code that sends: each hop goes out as a ``_Send`` effect
-after the credential policy (``_hops.HopPolicy``) has fitted it, so no
+after the credential policy (:class:`HopPolicy`) has fitted it, so no
 middleware can send around it. A call with a cache ticket sends its first
-hop through the cache (``_http_cache``), which may answer it from storage.
+hop through the cache (``_cache.http_cache``), which may answer it from
+storage.
+
+**The credential policy of each hop.** Every redirect is a hop of its own,
+sent here. Whatever httpx would do, a call's credentials
+(``_base.credentials``: every header but the public ones) are scoped per
+hop from the origin (scheme, host, port) the call started at:
+
+- until a redirect first leaves that origin, every header is sent;
+- from then on, for the rest of the chain (even back at the first origin),
+  only public headers are sent, and the client's own ``auth`` does not apply;
+- cookies from the client's jar are sent, and cookies a response sets are
+  stored, as the call's credentials mode says: never (``"omit"``), on those
+  first hops only (``"same-origin"``, the default), or on every hop
+  (``"include"``, the jar's own domain rules applying).
+
+URL userinfo is sent as the Basic header it stands for
+(:func:`userinfo_as_basic`), so it is scoped like every credential.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import logging
+from collections.abc import Collection, Iterable
 from typing import Any, NamedTuple
 
-from .._base.credentials import PUBLIC_HEADERS
+from .._base.credentials import PUBLIC_HEADERS, Credentials, is_credential
 from .._base.effects import Flow, _Close, _Load, _Read, _Send
 from .._base.errors import (
     BodyTooLarge,
@@ -26,10 +46,14 @@ from .._base.errors import (
     TransportError,
     redact_url,
 )
+from .._base.http import origin_of
 from .._base.library import (
     INVALID_URL,
     REQUEST_ERRORS,
     STREAM_CONSUMED,
+    URL,
+    Cookies,
+    Headers,
     Request,
     Response,
 )
@@ -38,12 +62,19 @@ from .._chain.exchange import Exchange
 from .._chain.watchers import watched_send
 from .._endpoints.status_errors import status_error
 from .._store.unparsed import Unparsed
-from .._wire.adapter import Adapter, build_request, redirect_request
+from .._wire.adapter import Adapter, add_cookie_header, build_request, redirect_request
 from .._wire.content import BodyReader, Discard, body_arguments
-from .._wire.hops import HopPolicy, userinfo_as_basic
+from .._wire.fast_transport import WholeBody
 from .._wire.shortcuts import take_whole_body
 
-__all__ = ["UNCHANGED", "FirstHop", "Terminal", "read_body"]
+__all__ = [
+    "UNCHANGED",
+    "FirstHop",
+    "HopPolicy",
+    "Sender",
+    "read_body",
+    "userinfo_as_basic",
+]
 
 logger = logging.getLogger("restwire")
 
@@ -58,6 +89,90 @@ class _Unchanged:
 UNCHANGED: object = _Unchanged()
 
 
+# -- the credential policy of each hop ---------------------------------------------
+
+
+class HopPolicy:
+    """The credential policy of one call, applied to each of its hops."""
+
+    __slots__ = (
+        "_hops",
+        "client_auth",
+        "left_origin",
+        "mode",
+        "public",
+        "sensitive",
+        "start",
+    )
+
+    def __init__(
+        self,
+        start: URL,
+        mode: Credentials,
+        sensitive: Iterable[str],
+        public: Collection[str] = PUBLIC_HEADERS,
+    ):
+        #: The URL the call started at: its origin is worked out only when
+        #: a redirect needs comparing with it (most calls have none).
+        self.start = start
+        self.mode = mode
+        self.sensitive = frozenset(sensitive)
+        self.public = public
+        #: Whether a redirect has left the start origin (it never comes back).
+        self.left_origin = False
+        #: Whether the client's own ``auth`` may apply at all (not to a
+        #: middleware's side call: see ``BaseController._side_call``).
+        self.client_auth = True
+        self._hops = 0
+
+    @property
+    def cookies_allowed(self) -> bool:
+        """Whether the current hop sends and stores cookies."""
+        mode = self.mode
+        return mode == "include" or (mode == "same-origin" and not self.left_origin)
+
+    def prepare(self, request: Request, jar: Cookies) -> bool:
+        """Fit ``request``, the next hop, to the policy; return whether the
+        response may store the cookies it sets."""
+        if self._hops and not self.left_origin:
+            self.left_origin = origin_of(request.url) != origin_of(self.start)
+        if self.left_origin:
+            headers = request.headers
+            for name in [
+                name
+                for name in headers
+                if is_credential(name, self.sensitive, self.public)
+            ]:
+                headers.pop(name, None)
+        allowed = self.cookies_allowed
+        if self._hops and allowed:
+            add_cookie_header(jar.jar, request)
+        elif not allowed:
+            request.headers.pop("cookie", None)
+        self._hops += 1
+        return allowed
+
+    @property
+    def with_client_auth(self) -> bool:
+        """Whether the client's own ``auth`` applies to the current hop."""
+        return self.client_auth and not self.left_origin
+
+
+def userinfo_as_basic(url: URL, headers: Headers) -> URL:
+    """``url`` without its userinfo, which goes into ``headers`` as the Basic
+    ``Authorization`` httpx would derive from it (unless one is set): so it is
+    scoped like every credential, and the URL httpx logs carries no password."""
+    if not url.userinfo:
+        return url
+    if "authorization" not in headers:
+        pair = f"{url.username}:{url.password}".encode()
+        headers["authorization"] = f"Basic {base64.b64encode(pair).decode('ascii')}"
+    return url.copy_with(userinfo=b"")
+
+
+# -- sending -----------------------------------------------------------------------
+
+
 class FirstHop(NamedTuple):
     """A call's first hop, built and fitted to the credential policy: the
     request that will be sent, as the identity is read from it."""
@@ -67,7 +182,7 @@ class FirstHop(NamedTuple):
     store_cookies: bool
 
 
-class Terminal:
+class Sender:
     """Sends an exchange through ``adapter`` (and ``cache``): the innermost
     step of a chain, in two parts: :meth:`first_hop` builds the request
     (the controller reads the call's identity from it), then calling the
@@ -91,7 +206,7 @@ class Terminal:
         policy (cookies sent or not): exactly what would go out."""
         request = self._first_request(exchange)
         policy = HopPolicy(
-            exchange.origin, exchange.credentials, exchange.sensitive, self.public
+            exchange.url, exchange.credentials, exchange.sensitive, self.public
         )
         store_cookies = policy.prepare(request, self.adapter.client.cookies)
         return FirstHop(request, policy, store_cookies)
@@ -228,6 +343,7 @@ class Terminal:
                 headers,
                 endpoint.timeout,
                 arguments,
+                library=self.adapter.library,
             )
         except INVALID_URL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None
@@ -282,7 +398,8 @@ def read_body(response: Response, limit: int | None) -> Flow[None]:
     # Read whole by fast_transport(), sent as it is: already in memory with
     # nothing to undo, so read here, not through the driver's _Load (its
     # decoding wrapper and reader): then bounded as below.
-    take_whole_body(response)
+    if type(response.stream) is WholeBody:
+        take_whole_body(response)
     if response.is_stream_consumed:
         # A transport that built the response in memory (httpx.MockTransport)
         # hands it over already read: only the limit is left to apply.

@@ -7,12 +7,12 @@ as they are now. A read's error is kept too, for ``error_expiry_length``,
 so a failing ``get`` is not retried in a loop. Binary content is never
 normalized or kept; an endpoint with ``data_expiry_length=0`` keeps nothing.
 
-A value may come without a response: :meth:`Keeper.put` keeps one as an
-identity's answer (``controller.set``), and :meth:`Keeper.pushed` merges
+A value may come without a response: :meth:`StoreAccess.put` keeps one as an
+identity's answer (``controller.set``), and :meth:`StoreAccess.pushed` merges
 the entities of an event a stream pushed (no result kept).
 
-The other way round, :meth:`Keeper.answer` is the store's answer to a call
-of an identity that holds a fresh result, and :meth:`Keeper.renew` keeps a
+The other way round, :meth:`StoreAccess.answer` is the store's answer to a call
+of an identity that holds a fresh result, and :meth:`StoreAccess.renew` keeps a
 stale result for another expiry length when the HTTP cache gave the very
 body it was read from.
 """
@@ -37,7 +37,7 @@ from .._store.store import MISSING, Batch, Result, Store, denormalize, normalize
 from .._store.unparsed import Unparsed
 from .calls import Job
 
-__all__ = ["Keeper"]
+__all__ = ["StoreAccess"]
 
 
 def _body_length(response: Response) -> int | None:
@@ -49,7 +49,7 @@ def _body_length(response: Response) -> int | None:
         return None
 
 
-class Keeper:
+class StoreAccess:
     """A controller's store, as its calls write and read it."""
 
     __slots__ = ("clock", "store")

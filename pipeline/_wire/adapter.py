@@ -530,6 +530,7 @@ def build_request(
     headers: Headers,
     timeout: Timeout | None,
     arguments: dict[str, Any],
+    library: ModuleType | None = None,
 ) -> Request:
     """The request ``client.build_request`` would make for the absolute
     ``url``: the client's headers the call does not set, then the call's,
@@ -540,8 +541,10 @@ def build_request(
     (its string operations would make each new ``Headers`` work out its
     encoding first: twice the cost).
 
-    ``url``, ``headers`` and ``timeout`` are of ``client``'s library."""
-    library = library_of(client)
+    ``url``, ``headers`` and ``timeout`` are of ``client``'s library
+    (``library``, when the caller knows it)."""
+    if library is None:
+        library = library_of(client)
     if client.params:
         if timeout is None:
             wait: Any = library.USE_CLIENT_DEFAULT

@@ -524,7 +524,7 @@ def price_payload(count: int) -> list[dict[str, Any]]:
 
 def normalize_and_read(data: Any, store: Store | None = None) -> Any:
     """``data`` as a fetch of ``[Price]`` keeps it: normalized, merged into
-    ``store`` (a new one unless given) and read back (``Keeper.value``'s
+    ``store`` (a new one unless given) and read back (``StoreAccess.value``'s
     calls)."""
     store = Store() if store is None else store
     batch = Batch()

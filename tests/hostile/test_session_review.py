@@ -122,7 +122,7 @@ async def test_review_pushed_entities_grow_the_store_past_max_store_bytes(
     """The store's byte bound (``max_store_bytes``) counts results only:
     ``Store._commit`` adds a record's size only when a result is kept with
     it, and records are reclaimed only when a *result* is dropped. A
-    stream with a schema (``Keeper.pushed``) commits records with no
+    stream with a schema (``StoreAccess.pushed``) commits records with no
     result, so a server pushing entities with new primary keys grows that
     identity's partition without bound, while ``size_bytes`` says 0 and
     no eviction ever runs (the same holds for a side-effect create with a

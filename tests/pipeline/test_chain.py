@@ -297,7 +297,7 @@ def test_adding_gives_a_new_stack() -> None:
 
 def test_a_stack_is_immutable() -> None:
     with pytest.raises(AttributeError, match="immutable"):
-        Stack().layers = ()  # type: ignore[misc]
+        Stack().layers = ()
 
 
 def test_an_object_without_hooks_is_not_a_middleware() -> None:

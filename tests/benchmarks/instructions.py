@@ -1,0 +1,156 @@
+"""CPU instructions per call, counted by callgrind: the cost of a call that
+the machine's load does not move.
+
+    python -m tests.benchmarks.instructions            # both cases
+    python -m tests.benchmarks.instructions sync       # one of them
+
+A dev script, not a test. Wall-clock rates swing with whatever else the
+machine runs; instruction counts do not (the same binary, inputs and
+environment give the same count twice). Each case runs twice under
+``valgrind --tool=callgrind``, once making no call and once making ``N``,
+and the difference over ``N`` is one call's instructions (imports, setup
+and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
+
+- ``sync``: ``Controller(httpx.Client(transport=MockTransport))`` fetching
+  ``resource.get`` of an ``Entity``, each call to its own id, so no URL is
+  remembered (the cost of a call that a cache of URLs does not hide);
+- ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
+  (aiohttp's pool) fetching a list of four ``Entity`` records, 64 calls at
+  a time, from the load benchmark's server in another process (its CPU is
+  not counted).
+
+Needs valgrind (Debian's package); the figures go on the performance page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+#: Calls per case (the second run); the first makes none.
+CALLS = {"sync": 2000, "async": 2000}
+#: Calls before counting starts in both runs (caches filled, imports done).
+WARM = 200
+
+
+def _sync_calls(count: int) -> None:
+    import httpx
+
+    from restwire import Controller, Entity, RestEndpoint, resource
+
+    class Post(Entity):
+        id: str = ""
+        title: str = ""
+        user_id: int = 0
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, json={"id": request.url.path.rsplit("/", 1)[1], "title": "t"}
+        )
+
+    api = RestEndpoint(url_prefix="https://api.example.com")
+    posts = resource(path="/posts/:id", schema=Post, endpoint=api)
+    with Controller(httpx.Client(transport=httpx.MockTransport(respond))) as controller:
+        for number in range(WARM):
+            controller.fetch(posts.get, {"id": -number - 1})
+        for number in range(count):
+            controller.fetch(posts.get, {"id": number})
+
+
+def _async_calls(count: int, origin: str) -> None:
+    from restwire import AsyncController, Entity, RestEndpoint
+
+    class Record(Entity):
+        id: str = ""
+        name: str = ""
+        score: int = 0
+        tags: list[str] = []  # noqa: RUF012
+
+    endpoint = RestEndpoint(url_prefix=origin, path="/item/:n", schema=[Record])
+
+    async def main() -> None:
+        async with AsyncController() as controller:
+            numbers = iter(range(-WARM, count))
+
+            async def worker() -> None:
+                for number in numbers:
+                    await controller.fetch(endpoint, {"n": number})
+
+            await asyncio.gather(*(worker() for _ in range(64)))
+
+    asyncio.run(main())
+
+
+def _child(case: str, count: int, origin: str) -> None:
+    if case == "sync":
+        _sync_calls(count)
+    else:
+        _async_calls(count, origin)
+
+
+_TOTAL = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
+
+
+def _instructions(case: str, count: int, origin: str) -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                "-m",
+                "tests.benchmarks.instructions",
+                "--child",
+                case,
+                str(count),
+                origin,
+            ],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        found = _TOTAL.search(out.read_text(errors="replace"))
+        if found is None:
+            raise RuntimeError("callgrind wrote no total")
+        return int(found.group(1))
+
+
+def per_call(case: str, origin: str = "") -> float:
+    """One call's instructions in ``case`` (``"sync"`` or ``"async"``)."""
+    calls = CALLS[case]
+    return (_instructions(case, calls, origin) - _instructions(case, 0, origin)) / calls
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        _child(argv[1], int(argv[2]), argv[3] if len(argv) > 3 else "")
+        return 0
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (apt-get install valgrind)")
+        return 1
+    cases = argv or ["sync", "async"]
+    rows: list[tuple[str, Any]] = []
+    for case in cases:
+        if case == "async":
+            from tests.benchmarks.load import LoadServer
+
+            with LoadServer() as server:
+                rows.append((case, per_call(case, server.origin)))
+        else:
+            rows.append((case, per_call(case)))
+    for case, count in rows:
+        print(f"{case:6} {count / 1000:,.0f}k instructions per call")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
