@@ -83,9 +83,9 @@ from ._endpoints.status_errors import (
     UnauthorizedError,
     UnprocessableEntityError,
 )
+from ._store.deferred_parse import Unparsed
 from ._store.entity import Entity, EntityError
-from ._store.store import Invalidate
-from ._store.unparsed import Unparsed
+from ._store.schemas import Invalidate
 from ._wire.content import (
     Blob,
     BlobContent,

@@ -95,6 +95,12 @@ class EndpointView(Protocol):
     @property
     def schema(self) -> Any: ...
     @property
+    def plan(self) -> Any:
+        """How a value is normalized into the store and read back
+        (``_store.schemas``)."""
+        ...
+
+    @property
     def error_schema(self) -> Any:
         """What a 4xx or 5xx body is validated into, as ``error.data``."""
         ...

@@ -61,7 +61,7 @@ from .._cache.http_cache import HttpCache, Ticket, body_digest, from_cache
 from .._chain.exchange import Exchange
 from .._chain.watchers import watched_send
 from .._endpoints.status_errors import status_error
-from .._store.unparsed import Unparsed
+from .._store.deferred_parse import Unparsed
 from .._wire.adapter import Adapter, add_cookie_header, build_request, redirect_request
 from .._wire.content import BodyReader, Discard, body_arguments
 from .._wire.fast_transport import WholeBody

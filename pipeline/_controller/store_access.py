@@ -29,12 +29,11 @@ from .._cache.http_cache import body_digest
 from .._chain.exchange import EndpointView
 from .._chain.identity import Unshared
 from .._endpoints.endpoint import RestEndpoint, value_text
-from .._store.batch import EntityKey
+from .._store.deferred_parse import Unparsed
 from .._store.entity import EntityError
-from .._store.model_records import record_fields
-from .._store.models import plain_body
-from .._store.store import MISSING, Batch, Result, Store, denormalize, normalize
-from .._store.unparsed import Unparsed
+from .._store.models import plain_body, record_fields
+from .._store.schemas import MISSING, Batch, EntityKey
+from .._store.store import Result, Store
 from .calls import Job
 
 __all__ = ["StoreAccess"]
@@ -67,7 +66,7 @@ class StoreAccess:
             return None
         if result.error is not None:
             return _Answer(error=fresh_error(result.error))
-        value = store.read(identity, result.schema, result.value)
+        value = store.read(identity, result.plan, result.value)
         return None if value is MISSING else _Answer(value)
 
     def value(self, job: Job[Any]) -> Any:
@@ -93,7 +92,7 @@ class StoreAccess:
             normalized = (
                 read
                 if read is not None
-                else normalize(endpoint.schema, value, batch, exchange.params)
+                else endpoint.plan.normalize(value, batch, exchange.params)
             )
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__
@@ -102,7 +101,7 @@ class StoreAccess:
                 endpoint.label, None, "...", "nested too deeply to normalize"
             ).from_request(job.label) from None
         if not keeps or type(job.identity) is Unshared:
-            return denormalize(endpoint.schema, normalized, batch.records)
+            return endpoint.plan.read(normalized, batch.records)
         result = None
         body_bytes = None
         if not endpoint.side_effect:
@@ -117,7 +116,7 @@ class StoreAccess:
                 if "caching" in response.extensions:
                     digest = body_digest(response.content)  # see renew()
             result = Result(
-                endpoint.schema,
+                endpoint.plan,
                 normalized,
                 now,
                 expires,
@@ -135,7 +134,7 @@ class StoreAccess:
             shape,
             result,
             job.generation,
-            endpoint.schema,
+            endpoint.plan,
             normalized,
             body_bytes=body_bytes,
         )
@@ -143,7 +142,7 @@ class StoreAccess:
             self._add_to_lists(job, normalized, batch)
         if read is not MISSING:
             return read
-        return denormalize(endpoint.schema, normalized, batch.records)
+        return endpoint.plan.read(normalized, batch.records)
 
     def _add_to_lists(self, job: Job[Any], ref: EntityKey, batch: Batch) -> None:
         """A create's record joins the stored lists its endpoint
@@ -211,10 +210,10 @@ class StoreAccess:
         batch = Batch()
         normalized = _normalized(endpoint, key, value, batch, params)
         if endpoint.data_expiry_length <= 0:
-            return denormalize(endpoint.schema, normalized, batch.records)
+            return endpoint.plan.read(normalized, batch.records)
         now = self.clock()
         result = Result(
-            endpoint.schema,
+            endpoint.plan,
             normalized,
             now,
             now + endpoint.data_expiry_length,
@@ -246,7 +245,7 @@ class StoreAccess:
             return self._kept(
                 job.identity, batch, None, endpoint, None, job.generation, normalized
             )
-        return denormalize(endpoint.schema, normalized, batch.records)
+        return endpoint.plan.read(normalized, batch.records)
 
     def _kept(
         self,
@@ -271,13 +270,13 @@ class StoreAccess:
             endpoint.shape,
             result,
             generation,
-            endpoint.schema,
+            endpoint.plan,
             normalized,
             newest=newest,
         )
         if read is not MISSING:
             return read
-        return denormalize(endpoint.schema, normalized, batch.records)
+        return endpoint.plan.read(normalized, batch.records)
 
     def error(self, job: Job[Any], error: RestwireError) -> None:
         """Keep a sent read's error for its ``error_expiry_length``."""
@@ -291,7 +290,7 @@ class StoreAccess:
         ):
             now = self.clock()
             result = Result(
-                endpoint.schema,
+                endpoint.plan,
                 None,
                 now,
                 now + endpoint.error_expiry_length,
@@ -313,7 +312,7 @@ class StoreAccess:
         length since the HTTP cache gave the very body it was read from;
         ``None`` if it can no longer be read (its records were reclaimed)."""
         endpoint = job.exchange.endpoint
-        value = self.store.read(job.identity, stale.schema, stale.value)
+        value = self.store.read(job.identity, stale.plan, stale.value)
         if value is MISSING:
             return None
         now = self.clock()
@@ -336,7 +335,7 @@ def _normalized(
     """``value`` (an entity or model given as itself, or JSON) normalized by
     ``endpoint``'s schema into ``batch``; its errors name ``label``."""
     try:
-        return normalize(endpoint.schema, plain_body(value), batch, params)
+        return endpoint.plan.normalize(plain_body(value), batch, params)
     except EntityError as error:
         raise error.from_request(label) from error.__cause__
     except RecursionError:

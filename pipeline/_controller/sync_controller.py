@@ -61,7 +61,7 @@ from .._chain.identity import Sharing
 from .._endpoints.endpoint import RestEndpoint
 from .._endpoints.page import Page
 from .._store.retention import DEFAULT_MAX_BYTES
-from .._store.store import MISSING
+from .._store.schemas import MISSING
 from .._wire.adapter import Adapter
 from .._wire.downloads import Download, Progress, filename_from
 from .._wire.sse import (

@@ -67,7 +67,7 @@ from .._base.errors import (
 from .._base.http import SAFE_METHODS
 from .._chain.stack import Middleware, Stack
 from .._store.entity import Entity
-from .._store.store import Invalidate, check_schema
+from .._store.schemas import Invalidate, Plan, check_schema, plan_of
 from .._wire.content import ContentKind, JsonContent, content_kind, is_json_body
 from .._wire.header_merge import merge_headers, merge_sensitive, plain_headers
 from .._wire.param_styles import (
@@ -778,6 +778,15 @@ class RestEndpoint(Generic[ValueT]):
             )
             self.__dict__["_shape"] = shape
         return shape
+
+    @property
+    def plan(self) -> Plan:
+        """How a value of this endpoint is normalized into the store and read
+        back: its ``schema``'s plan (``_store.schemas``), made once."""
+        plan: Plan | None = self.__dict__.get("_plan")
+        if plan is None:
+            plan = self.__dict__["_plan"] = plan_of(self.schema)
+        return plan
 
     @property
     def defers_parse(self) -> bool:

@@ -56,8 +56,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 from .._base.errors import SettingError, UsageError
 from .._chain.stack import Stack
 from .._store.entity import Entity
-from .._store.model_records import record_of
-from .._store.store import Invalidate
+from .._store.models import record_of
+from .._store.schemas import Invalidate
 from .endpoint import RestEndpoint
 from .envelope import Envelope
 from .page import Page, paged

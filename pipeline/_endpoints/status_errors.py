@@ -33,8 +33,7 @@ from typing import Any
 
 from .._base.errors import NetworkError, redact_url
 from .._base.library import Response
-from .._store.batch import Batch
-from .._store.store import denormalize, normalize
+from .._store.schemas import Batch, denormalize, normalize
 
 __all__ = [
     "BadRequestError",

@@ -1,16 +1,16 @@
 """Entities and the normalized store: values normalized by a schema into
-records, results kept by request key and identity, and read back.
+records, results kept per identity and request key, and read back.
 
 | module | holds |
 |---|---|
 | ``entity`` | ``Entity``: a typed, read-only record with a primary key |
-| ``batch`` | what one response normalizes to |
-| ``columns`` | a list of flat entities normalized column by column |
-| ``store`` | normalizing by schema, the ``Store``, reading back |
-| ``retention`` | what the store keeps: expiry and a byte bound |
-| ``models`` | pydantic models, dataclasses and TypedDicts as schemas |
-| ``model_records`` | models that declare a primary key, kept as records |
-| ``unparsed`` | a JSON list of entities read straight from its bytes |
+| ``models`` | pydantic models, dataclasses and TypedDicts as schemas (and as records, when they declare a primary key) |
+| ``columns`` | a list of flat entities made into records column by column |
+| ``schemas`` | each kind of schema as a plan: normalize, read back, find references; the ``Batch`` one response makes |
+| ``deferred_parse`` | ``Unparsed``: a JSON list of entities read from its bytes straight into records |
+| ``store`` | the ``Store``: records and results per identity, merged and read back |
+| ``write_order`` | which write wins against a read in flight |
+| ``retention`` | what the store keeps: expiry, and a byte bound |
 
 May import: _base.
 """

@@ -10,9 +10,10 @@ the items, deserialized in one ``map``; the records are then made from the
 columns, one C call each (entities are compiled records), with no dict
 per record in between.
 
-:func:`entities_by_column` gives exactly what ``_store._entities`` gives one
-record at a time: the same records, in the same batch, under the same
-references, and the same :class:`EntityError` for bad data. It declines
+:func:`records_by_column` makes exactly what the record path
+(``schemas.EntityListPlan``) makes one record at a time: the same records,
+under the same references, and the same :class:`EntityError` for bad data;
+the plan then files them in its batch. It declines
 (returns ``None``, having changed nothing) whatever it does not handle:
 items that are not plain ``dict``\\ s, keys that are not fields (kept as
 ``extra_fields`` by the record path), and anything that makes a record's
@@ -27,15 +28,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from contextlib import suppress
 from itertools import repeat, starmap
 from operator import contains, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
-from .batch import Batch, EntityKey
-from .entity import _MUTABLE, Entity, _maker, build, deserializer_failed
+from .entity import _MUTABLE, Entity, EntityKey, _maker, deserializer_failed
 
-__all__ = ["SMALLEST", "entities_by_column", "records_from_columns"]
+__all__ = ["SMALLEST", "ColumnRecords", "records_by_column", "records_from_columns"]
 
 #: Below this many items, the record path is as fast: columns cost a few
 #: list allocations each.
@@ -44,11 +43,22 @@ SMALLEST = 8
 _NONE = type(None)
 
 
-def entities_by_column(
-    cls: type[Entity], values: list[Any] | tuple[Any, ...], batch: Batch
-) -> list[EntityKey] | None:
-    """The references of ``values`` as records of ``cls`` in ``batch``, or
-    ``None`` (``batch`` untouched) when the record path must do it."""
+class ColumnRecords(NamedTuple):
+    """What :func:`records_by_column` made of a list: the records, their
+    references in the same order, and whether every item held every field
+    of the class and nothing else (then a store may take the list whole)."""
+
+    instances: list[Entity]
+    keys: list[EntityKey]
+    complete: bool
+
+
+def records_by_column(
+    cls: type[Entity], values: list[Any] | tuple[Any, ...]
+) -> ColumnRecords | None:
+    """The records of ``values`` as ``cls``, made column by column, with
+    their references and whether every item held every field and nothing
+    else; or ``None`` when the record path must do it."""
     plan = cls._plan()
     count = len(values)
     defaults = plan.defaults
@@ -56,61 +66,52 @@ def entities_by_column(
         return None
     if set(map(type, values)) != {dict}:
         return None  # not plain objects: the record path checks each
-    # Every item has every field and nothing else (the usual case): as many
-    # keys as fields, and each field found in each item. Then the columns
-    # are taken as they are, with nothing to tell apart.
-    taken: list[list[Any]] | None = None
-    if set(map(len, values)) == {len(defaults)}:
-        with suppress(KeyError):  # a key that is not a field, in place of one
-            taken = [list(map(itemgetter(name), values)) for name in defaults]
-    complete = taken is not None
+    taken = _whole_columns(values, defaults)
     if taken is None and not all(map(plan.field_names.issuperset, values)):
         return None  # keys that are not fields: the record path keeps them apart
+    columns, present = (
+        (taken, [True] * len(taken))
+        if taken is not None
+        else _columns_with_defaults(values, defaults)
+    )
+    made = records_from_columns(cls, columns, count, values, present)
+    if made is None:
+        return None
+    instances, keys = made
+    return ColumnRecords(instances, keys, taken is not None)
+
+
+def _whole_columns(
+    values: list[Any] | tuple[Any, ...], defaults: dict[str, Any]
+) -> list[list[Any]] | None:
+    """Each field's column, when every item has every field and nothing
+    else (the usual case: as many keys as fields, and each field found in
+    each item); ``None`` otherwise."""
+    if set(map(len, values)) != {len(defaults)}:
+        return None
+    try:
+        return [list(map(itemgetter(name), values)) for name in defaults]
+    except KeyError:  # a key that is not a field, in place of one
+        return None
+
+
+def _columns_with_defaults(
+    values: list[Any] | tuple[Any, ...], defaults: dict[str, Any]
+) -> tuple[list[list[Any]], list[bool]]:
+    """Each field's column, its default where an item lacks it (a mutable
+    default copied, as the record path does), and whether every item had it."""
     columns: list[list[Any]] = []
     present: list[bool] = []
-    for position, (name, default) in enumerate(defaults.items()):
-        if taken is not None:
-            columns.append(taken[position])
-            present.append(True)
-            continue
+    for name, default in defaults.items():
         column = list(map(dict.get, values, repeat(name), repeat(default)))
         everywhere = all(map(contains, values, repeat(name)))
         if not everywhere and isinstance(default, _MUTABLE):
             for index, value in enumerate(values):
                 if name not in value:
-                    column[index] = copy.copy(default)  # as the record path does
+                    column[index] = copy.copy(default)
         columns.append(column)
         present.append(everywhere)
-    made = records_from_columns(cls, columns, count, values, present)
-    if made is None:
-        return None
-    instances, keys = made
-    records, deleted = batch.records, batch.deleted
-    before = len(records)
-    records.update(zip(keys, instances, strict=True))
-    if len(records) == before + count:
-        # every key new to the batch and none repeated (the usual case):
-        # the items are its raw data, never mutated (a repeat makes a copy)
-        batch.defer(keys, values)
-        if complete:
-            batch.took_whole(cls, keys, instances)
-    else:
-        # Rewrite every one of these records the record path's way: the
-        # first of a key as it is, a repeat merged over what came before
-        # (``seen``: the raw data of what earlier lists put in the batch).
-        seen = batch.data
-        for key, instance, value in zip(keys, instances, values, strict=True):
-            earlier = seen.get(key)
-            if earlier is None:
-                records[key] = instance
-                seen[key] = value
-            else:
-                merged = {**earlier, **value}
-                seen[key] = merged
-                records[key] = build(cls, merged, plan)
-    if deleted:
-        deleted.difference_update(keys)
-    return keys
+    return columns, present
 
 
 def records_from_columns(

@@ -68,7 +68,11 @@ import msgspec
 
 from .._base.errors import RestwireError, UsageError
 
-__all__ = ["Entity", "EntityError", "build", "deserializer_failed"]
+__all__ = ["Entity", "EntityError", "EntityKey", "build", "deserializer_failed"]
+
+#: An entity record's place in the store: its class's ``key`` and its ``pk()``
+#: (a record model's too: its ``__restwire_key__`` and primary key as text).
+EntityKey = tuple[str, str]
 
 EntityT = TypeVar("EntityT", bound="Entity")
 
@@ -508,6 +512,20 @@ def _check_for(annotation: Any) -> Callable[[Any], bool] | None:
     if annotation is None or annotation is type(None):
         return lambda value: value is None
     origin = get_origin(annotation)
+    if origin is not None:
+        return _check_for_generic(annotation, origin)
+    if annotation is float:
+        return lambda value: isinstance(value, int | float)
+    if annotation is complex:
+        return lambda value: isinstance(value, int | float | complex)
+    if isinstance(annotation, type):
+        return lambda value: isinstance(value, annotation)
+    return None
+
+
+def _check_for_generic(annotation: Any, origin: Any) -> Callable[[Any], bool] | None:
+    """The test of an annotation with an origin: ``Annotated``, a union,
+    ``Literal``, or a generic class checked by its origin."""
     if origin is Annotated:
         return _check_for(get_args(annotation)[0])
     if origin is Union or origin is types.UnionType:
@@ -521,18 +539,8 @@ def _check_for(annotation: Any) -> Callable[[Any], bool] | None:
         return lambda value: any(
             value == option and type(value) is type(option) for option in allowed
         )
-    if origin is not None:
-        return (
-            (lambda value: isinstance(value, origin))
-            if isinstance(origin, type)
-            else None
-        )
-    if annotation is float:
-        return lambda value: isinstance(value, int | float)
-    if annotation is complex:
-        return lambda value: isinstance(value, int | float | complex)
-    if isinstance(annotation, type):
-        return lambda value: isinstance(value, annotation)
+    if isinstance(origin, type):
+        return lambda value: isinstance(value, origin)
     return None
 
 

@@ -9,7 +9,7 @@ an :class:`EntityError` naming the model, the field's path (``items.0.title``)
 and what was wrong; the controller adds the URL.
 
 A model is a **value, not a record**, unless it declares its primary key
-(``__restwire_pk__``: see ``_model_records``): a value is not normalized
+(``__restwire_pk__``: see below): a value is not normalized
 into the store's records, so two endpoints returning the same object give
 two instances. A result is still kept (``data_expiry_length``) and shared
 like any other. A record model, or an :class:`Entity`, is kept once per
@@ -22,6 +22,58 @@ model is validated by one engine, the same way.
 As a request **body**, an ``Entity``, a pydantic model or a dataclass (or a
 list of them) is sent as its JSON object, before any middleware runs, so key
 casing and renaming apply to it as to a dict.
+
+**Models as records.** A model is a value unless its class says which
+field is its primary key, with the class attribute ``__restwire_pk__``::
+
+    class Post(pydantic.BaseModel):
+        __restwire_pk__ = "id"
+
+        id: int
+        title: str
+
+
+    @dataclasses.dataclass
+    class Point:
+        __restwire_pk__: ClassVar[str] = "name"
+
+        name: str
+        x: float
+
+Such a model is a **record**, kept like an ``Entity``: once per caller
+identity under ``(key, pk)`` (``key`` is ``__restwire_key__``, default the
+class name; ``pk`` the field's value as text), so every stored result that
+holds it reads the newest instance, a delete (``Invalidate(Post)``) drops
+it from stored lists, and a create joins them (``resource(new_items=)``).
+
+Why a dunder class attribute naming a field:
+
+- It reads the same in a pydantic model and a dataclass, and changes
+  neither: pydantic and ``dataclasses`` both leave a dunder (or
+  ``ClassVar``) attribute out of the fields, so the constructor, the JSON
+  and the types are the model's own, and ``resource(schema=Post)`` is still
+  a ``Resource[Post]`` whose values are ``Post`` instances.
+- A field name, not a ``pk()`` method as ``Entity`` has: restwire reads the
+  key from data that is not a whole model (a DELETE's params, a status
+  body), which no model validates; and ``pk`` is a name APIs use for a field.
+- Explicit: a model with an ``id`` field stays a value until it says
+  otherwise (an embedded snapshot with an id is not a record).
+
+What a record model guarantees, and what it does not:
+
+- The instance stored is the one validated from the response: reading it
+  back validates nothing again, and one read gives one instance per record.
+  Instances are shared; treat them as read-only, as every stored value.
+- A newer response **replaces** the whole record (a model is validated from
+  a whole object; no partial instance exists to merge field by field). An
+  API whose PATCH answers only the changed fields wants an ``Entity``.
+- A response whose pk field is ``None`` or empty is an ``EntityError``
+  naming the model (the controller adds the URL).
+- Only the value itself, a list's items and the models an object schema
+  names (``{"results": [Post]}``) are records. A record model held in a
+  field of another model is part of that model's value, not a record of
+  its own (normalizing inside a validated instance would mean rebuilding
+  it on every read).
 """
 
 from __future__ import annotations
@@ -32,13 +84,21 @@ import operator
 import sys
 import types
 from collections.abc import Mapping
-from typing import Any, is_typeddict
+from typing import Any, NamedTuple, is_typeddict
 
 from .._base.errors import UsageError, require
 from .._base.http import Form
 from .entity import Entity, EntityError
 
-__all__ = ["is_model", "plain_body", "validate", "validator"]
+__all__ = [
+    "ModelRecord",
+    "is_model",
+    "plain_body",
+    "record_fields",
+    "record_of",
+    "validate",
+    "validator",
+]
 
 
 def _is_pydantic_model(schema: type) -> bool:
@@ -188,3 +248,74 @@ def plain_body(body: Any) -> Any:
     if isinstance(body, list | tuple):
         return [_plain(item) for item in body] if body else body
     return _plain(body)
+
+
+# -- models as records ------------------------------------------------------------
+
+
+class ModelRecord(NamedTuple):
+    """How a record model is kept: its ``key`` in the store, the field that
+    is its primary key, the names that field may have in data (the field's
+    own, and a pydantic alias), and every field name."""
+
+    key: str
+    pk: str
+    wire_names: tuple[str, ...]
+    fields: frozenset[str]
+
+
+def record_of(schema: Any) -> ModelRecord | None:
+    """The record declaration of ``schema``, if it is a model that declares a
+    primary key (``__restwire_pk__``); ``None`` for any other schema.
+
+    A declaration that is not a text naming a field, or a ``__restwire_key__``
+    that is not text, is a ``TypeError`` naming the class: raised where an
+    endpoint is made (``check_schema``). Worked out once per class."""
+    return _record_of(schema) if isinstance(schema, type) else None
+
+
+@functools.cache
+def _record_of(schema: type) -> ModelRecord | None:
+    if not is_model(schema):
+        return None
+    pk = getattr(schema, "__restwire_pk__", None)
+    if pk is None:
+        return None
+    name = schema.__name__
+    if dataclasses.is_dataclass(schema):
+        fields = frozenset(field.name for field in dataclasses.fields(schema))
+        aliases: tuple[str, ...] = ()
+    elif "pydantic" in sys.modules and hasattr(schema, "model_fields"):
+        model_fields = schema.model_fields
+        fields = frozenset(model_fields)
+        info = model_fields.get(pk)
+        aliases = tuple(
+            {
+                alias: None
+                for alias in (
+                    getattr(info, "validation_alias", None),
+                    getattr(info, "alias", None),
+                )
+                if isinstance(alias, str) and alias != pk
+            }
+        )
+    else:  # a TypedDict cannot carry the attribute; nothing else is a model
+        raise UsageError(f"{name}.__restwire_pk__: a TypedDict cannot be a record")
+    if type(pk) is not str or pk not in fields:
+        raise UsageError(
+            f"{name}.__restwire_pk__ must name one of its fields "
+            f"{sorted(fields)}, not {pk!r}"
+        )
+    key = getattr(schema, "__restwire_key__", name)
+    if type(key) is not str or not key:
+        raise UsageError(f"{name}.__restwire_key__ must be text, not {key!r}")
+    return ModelRecord(key, pk, (pk, *aliases), fields)
+
+
+def record_fields(cls: type) -> frozenset[str]:
+    """The field names of a record class: an ``Entity``'s or a record model's."""
+    record = record_of(cls)
+    if record is not None:
+        return record.fields
+    plan = getattr(cls, "_plan", None)
+    return plan().field_names if plan is not None else frozenset()

@@ -38,6 +38,8 @@ from typing import Any
 
 from msgspec.structs import astuple as _astuple
 
+from .._base.errors import SettingError
+
 __all__ = ["DEFAULT_MAX_BYTES", "Retention", "Sizes", "Slot", "size_of"]
 
 #: The store's bound when a controller is given none.
@@ -166,6 +168,14 @@ class Retention:
     __slots__ = ("_expiry", "_order", "_sequence", "_touched", "bytes", "max_bytes")
 
     def __init__(self, max_bytes: int | None) -> None:
+        if max_bytes is not None and (
+            not isinstance(max_bytes, int)
+            or isinstance(max_bytes, bool)
+            or max_bytes < 0
+        ):
+            raise SettingError(
+                f"max_store_bytes must be a number of bytes or None, not {max_bytes!r}"
+            )
         self.max_bytes = max_bytes
         #: The bytes of every kept result, as estimated when it was kept.
         self.bytes = 0

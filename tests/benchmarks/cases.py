@@ -25,7 +25,8 @@ from restwire import (
     JsonContent,
     RestEndpoint,
 )
-from restwire._store.store import Batch, Store, normalize
+from restwire._store.schemas import Batch, normalize, plan_of
+from restwire._store.store import Store
 from restwire.middlewares import (
     AccessToken,
     CamelCaseKeys,
@@ -530,7 +531,7 @@ def normalize_and_read(data: Any, store: Store | None = None) -> Any:
     batch = Batch()
     normalized = normalize([Price], data, batch, {})
     return store.commit_and_read(
-        (), batch, None, None, None, store.generation, [Price], normalized
+        (), batch, None, None, None, store.generation, plan_of([Price]), normalized
     )
 
 

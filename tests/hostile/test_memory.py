@@ -130,17 +130,19 @@ class Node(Entity):
 Node.schema = {"child": Node}
 
 
-def nested(depth: int) -> dict[str, Any]:
-    value: dict[str, Any] = {"id": str(depth)}
-    for level in range(depth - 1, -1, -1):
-        value = {"id": str(level), "child": value}
-    return value
+def nested(depth: int) -> str:
+    """A node holding a node, ``depth`` times, as JSON text."""
+    return (
+        "".join(f'{{"id": "{level}", "child": ' for level in range(depth))
+        + f'{{"id": "{depth}"}}'
+        + "}" * depth
+    )
 
 
 async def test_deep_data_for_a_self_referencing_schema_is_a_typed_error(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
-    body = json.dumps(nested(400))
+    body = nested(600)  # (two frames a level: more than Python's 1,000)
     assert json.loads(body)  # the JSON parser itself reads it
     httpx_mock.add_response(
         content=body.encode(), headers={"content-type": "application/json"}

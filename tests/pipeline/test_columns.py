@@ -15,9 +15,8 @@ from typing import Any, ClassVar
 import pytest
 
 from restwire import Entity, EntityError
-from restwire._store.batch import Batch, EntityKey
-from restwire._store.columns import SMALLEST, entities_by_column
-from restwire._store.store import normalize
+from restwire._store.columns import SMALLEST
+from restwire._store.schemas import Batch, EntityKey, entities_by_column, normalize
 
 
 class Quote(Entity):

@@ -74,13 +74,13 @@ async def test_a_401_logs_out_the_refused_caller_alone(
 
 
 def test_a_forgotten_callers_call_in_flight_does_not_write_back() -> None:
-    from restwire._store.batch import Batch
+    from restwire._store.schemas import Batch, plan_of
     from restwire._store.store import Result, Store
 
     store = Store()
     began = store.generation  # ann's call begins
     store.forget("ann")  # ann is logged out meanwhile
-    result = Result(None, {"a": 1}, 0.0, 10.0, None, None)
+    result = Result(plan_of(None), {"a": 1}, 0.0, 10.0, None, None)
     assert not store.commit("ann", Batch(), "GET /x", None, result, began)
     assert store.commit("bob", Batch(), "GET /x", None, result, began)
     assert store.result("bob", "GET /x", None) is result

@@ -13,7 +13,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Entity, EntityError, Invalidate, RestEndpoint, resource
-from restwire._store.model_records import record_of
+from restwire._store.models import record_of
 
 pytestmark = pytest.mark.anyio
 

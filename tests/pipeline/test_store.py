@@ -21,7 +21,15 @@ from restwire import (
     resource,
 )
 from restwire._store import store as _store
-from restwire._store.store import MISSING, Batch, Ref, Store, denormalize, normalize
+from restwire._store.schemas import (
+    MISSING,
+    Batch,
+    Ref,
+    denormalize,
+    normalize,
+    plan_of,
+)
+from restwire._store.store import Store
 from restwire.middlewares import LinkPagination
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Article, ExchangePrice, Post, Stream, User
@@ -462,11 +470,18 @@ def test_commit_and_read_gives_what_commit_then_read_gives(
         normalized = normalize(schema, value, batch, {})
         if combined:
             read = store.commit_and_read(
-                "me", batch, None, None, None, store.generation, schema, normalized
+                "me",
+                batch,
+                None,
+                None,
+                None,
+                store.generation,
+                plan_of(schema),
+                normalized,
             )
         else:
             assert store.commit("me", batch, None, None, None, store.generation)
-            read = store.read("me", schema, normalized)
+            read = store.read("me", plan_of(schema), normalized)
         outcomes.append((read, dict(store.partitions["me"].records)))
     assert outcomes[0] == outcomes[1]
     read, records = outcomes[0]
@@ -482,9 +497,9 @@ def test_commit_and_read_gives_what_commit_then_read_gives(
 
 def test_what_marks_records_newer_than_reads_in_flight_is_bounded() -> None:
     """Every mutation's records are marked newer than the reads in flight
-    (``Store._written``); a store that has seen many keeps a bounded
+    (``WriteOrder.written``); a store that has seen many keeps a bounded
     number of marks, the newest, and forgetting a caller drops theirs."""
-    from restwire._store.store import _STAMPS
+    from restwire._store.write_order import _MARKS as _STAMPS
 
     store = Store()
     for start in range(0, 40_000, 100):
@@ -492,13 +507,13 @@ def test_what_marks_records_newer_than_reads_in_flight_is_bounded() -> None:
         items = [{"id": str(n), "title": "t"} for n in range(start, start + 100)]
         normalize([Post], items, batch, {})
         store.commit("me", batch, "POST /posts", None, None, store.generation)
-    marks = store._written["me"]
+    marks = store.order.written["me"]
     assert 0 < len(marks) <= _STAMPS
     assert ("Post", "39999") in marks  # the newest stay
     assert ("Post", "0") not in marks
     store.forget("me")
-    assert "me" not in store._written
-    assert store._stamps == 0
+    assert "me" not in store.order.written
+    assert store.order.marks == 0
 
 
 def test_a_large_write_keeps_the_newest_half_of_the_marks() -> None:
@@ -517,17 +532,17 @@ def test_a_large_write_keeps_the_newest_half_of_the_marks() -> None:
     write("you", range(10))
     write("me", range(50, 20_050))  # 50 older marks, then 20,000: 20,050
     last = store.generation
-    mine = store._written["me"]
+    mine = store.order.written["me"]
     assert list(mine) == [("Post", str(n)) for n in range(10_026, 20_050)]
     assert set(mine.values()) == {last}
-    assert list(store._written["you"]) == [("Post", str(n)) for n in range(6, 10)]
-    assert store._stamps == len(mine) + 4
+    assert list(store.order.written["you"]) == [("Post", str(n)) for n in range(6, 10)]
+    assert store.order.marks == len(mine) + 4
 
     store = Store()
     write("me", range(8_000))
     first = store.generation
     write("me", range(7_990, 8_300))  # 7,990 older marks, then 310: 8,300
-    mine = store._written["me"]
+    mine = store.order.written["me"]
     assert list(mine) == [("Post", str(n)) for n in range(4_151, 8_300)]
     assert {mine["Post", "4151"], mine["Post", "7989"]} == {first}
     assert {mine["Post", "7990"], mine["Post", "8299"]} == {store.generation}

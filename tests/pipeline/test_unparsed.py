@@ -20,7 +20,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Entity, JsonContent, RestEndpoint, RestwireError, Unparsed
-from restwire._store.store import Batch
+from restwire._store.schemas import Batch
 from restwire.middlewares import CamelCaseKeys, FillPrimaryKey, SnakeCaseKeys
 from restwire.middlewares.key_casing import convert_keys, to_camel
 

@@ -44,9 +44,9 @@ import msgspec
 
 from .._base.http import is_json_type
 from .._base.library import Response
-from .batch import Batch, EntityKey
 from .columns import SMALLEST, records_from_columns
 from .entity import Entity
+from .schemas import Batch, EntityKey
 
 __all__ = ["Unparsed"]
 
