@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
 import logging
 import os
 import sqlite3
@@ -49,20 +48,20 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from .._base.credentials import PUBLIC_HEADERS, is_credential, names_credential
+from .._base.credentials import is_credential, names_credential
 from .._base.effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from .._base.errors import BodyTooLarge, redact_url, redis_address, require
 from .._base.library import Headers, Request, Response, library_of
-from .._chain.identity import Identity
 from .fill_locks import FileLocks, FillLocks, RedisLocks, private_folder
+from .keys import Ticket
 
 if TYPE_CHECKING:
     import hishel
     import redis
 
-__all__ = ["HttpCache", "Ticket", "body_digest", "cache_key", "from_cache"]
+__all__ = ["HttpCache", "from_cache"]
 
 logger = logging.getLogger("restwire")
 
@@ -74,49 +73,6 @@ _FIRST_POLL = 0.005
 _LAST_POLL = 0.05
 #: Response headers never stored (besides those whose name says credential).
 _NOT_STORED = frozenset({"set-cookie", "set-cookie2", "transfer-encoding"})
-
-
-@dataclass(frozen=True, slots=True)
-class Ticket:
-    """What lets a hop into the cache: its key, and the header names that
-    are credentials for this call (besides those the rule names)."""
-
-    key: str
-    marked: frozenset[str]
-    public: frozenset[str] = PUBLIC_HEADERS
-
-    def __repr__(self) -> str:
-        return "Ticket([redacted])"
-
-
-def cache_key(identity: Identity, url: str) -> str:
-    """The cache key of a call: a SHA-256 digest of its identity and ``url``
-    (without userinfo). Equal for equal credentials in every process (no
-    per-process salt), so processes sharing a storage share entries; the
-    key shows neither."""
-    credentials, params, mode, auth, caller = cast(_IdentityParts, identity)
-    digest = hashlib.sha256(b"restwire-cache-3\0")
-    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
-    for name, value in (*credentials, *signed):
-        digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
-    for param, text in params:
-        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
-    if caller is not None:  # the name a controller gave its caller
-        digest.update(b"c\0" + repr(caller).encode() + b"\0")
-    digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
-    return digest.hexdigest()
-
-
-#: What ``_identity.identity_of`` puts in an identity.
-_IdentityParts = tuple[
-    tuple[tuple[bytes, bytes], ...], tuple[tuple[str, str], ...], str, object, object
-]
-
-
-def body_digest(content: bytes) -> bytes:
-    """A body's fingerprint, to know a cached body for the one a stored
-    value was read from."""
-    return hashlib.blake2b(content, digest_size=16).digest()
 
 
 def from_cache(response: Response) -> bool:

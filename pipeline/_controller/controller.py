@@ -55,7 +55,8 @@ from .._base.errors import (
 )
 from .._base.http import origin_of
 from .._base.library import URL, AsyncClient, Client, QueryParams, Request, Response
-from .._cache.http_cache import HttpCache, Ticket, cache_key
+from .._cache.http_cache import HttpCache
+from .._cache.keys import Ticket, cache_key
 from .._chain.exchange import Exchange, run_exchange
 from .._chain.identity import (
     DEFAULT,
