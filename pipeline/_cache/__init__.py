@@ -4,6 +4,7 @@ process fill an entry while others wait.
 | module | holds |
 |---|---|
 | ``http_cache`` | ``HttpCache``: hishel's state machine, storages reached through effects |
+| ``conversion`` | between httpx (or httpx2) and hishel: what is stored of a request and a response, and the response a call gets |
 | ``keys`` | a call's cache key and the ``Ticket`` that carries it; a body's digest |
 | ``fill_locks`` | per-key fill locks, in files or in Redis |
 

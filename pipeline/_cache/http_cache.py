@@ -45,15 +45,25 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._base.credentials import is_credential, names_credential
 from .._base.effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
-from .._base.errors import BodyTooLarge, redact_url, redis_address, require
-from .._base.library import Headers, Request, Response, library_of
+from .._base.errors import redis_address, require
+from .._base.library import Request, Response
+from .conversion import (
+    RawBody,
+    decoded_headers,
+    drained,
+    from_entry,
+    from_upstream,
+    hishel_request,
+    hishel_response,
+    readable,
+    with_changes,
+)
 from .fill_locks import FileLocks, FillLocks, RedisLocks, private_folder
 from .keys import Ticket
 
@@ -61,7 +71,7 @@ if TYPE_CHECKING:
     import hishel
     import redis
 
-__all__ = ["HttpCache", "from_cache"]
+__all__ = ["HttpCache"]
 
 logger = logging.getLogger("restwire")
 
@@ -71,166 +81,13 @@ _FILLED = frozenset({"GET", "HEAD"})
 #: first, and at most (seconds); each pause is half again the last.
 _FIRST_POLL = 0.005
 _LAST_POLL = 0.05
-#: Response headers never stored (besides those whose name says credential).
-_NOT_STORED = frozenset({"set-cookie", "set-cookie2", "transfer-encoding"})
-
-
-def from_cache(response: Response) -> bool:
-    """Whether the cache answered with a body it holds (fresh, or
-    revalidated with a 304)."""
-    status = response.extensions.get("caching")
-    return isinstance(status, dict) and bool(
-        status.get("from_cache") or status.get("revalidated")
-    )
-
-
-# -- between httpx (or httpx2) and hishel --------------------------------------------------------
-
-
-def _stored_request(request: Request, ticket: Ticket) -> Any:
-    """``request`` as hishel sees and stores it: public headers only, and
-    its URL's credential params redacted."""
-    import hishel
-
-    grouped: dict[str, list[str]] = {}
-    for name, value in request.headers.multi_items():
-        if not is_credential(name, ticket.marked, ticket.public):
-            grouped.setdefault(name, []).append(value)
-    return hishel.Request(
-        method=request.method,
-        url=redact_url(request.url),
-        headers=hishel.Headers(grouped),
-    )
-
-
-def _stored_response(response: Response, raw: bytes) -> Any:
-    """``response`` as hishel stores it: its raw (still encoded) body, and no
-    header that sets or carries a credential."""
-    import hishel
-
-    grouped: dict[str, list[str]] = {}
-    for name, value in response.headers.multi_items():
-        if name not in _NOT_STORED and not names_credential(name):
-            grouped.setdefault(name, []).append(value)
-    return hishel.Response(
-        status_code=response.status_code,
-        headers=hishel.Headers(grouped),
-        stream=iter([raw]),
-    )
-
-
-def _decoded_headers(headers: Headers, body: bytes) -> Headers:
-    """``headers`` of a body already decoded: no ``Content-Encoding``, and
-    the length it now has."""
-    if "content-encoding" not in headers:
-        return headers
-    kept = [
-        (name, value)
-        for name, value in headers.raw
-        if name.lower() not in (b"content-encoding", b"content-length")
-    ]
-    return type(headers)([*kept, (b"Content-Length", str(len(body)).encode())])
-
-
-def _with_changes(request: Request, wanted: Any) -> Request:
-    """``request`` with the headers hishel changed (a revalidation's
-    ``If-None-Match``): every other header as it was, credentials included."""
-    changed = {
-        name: value
-        for name, value in wanted.items()
-        if request.headers.get(name) != value
-    }
-    if not changed:
-        return request
-    headers = type(request.headers)(request.headers)
-    for name, value in changed.items():
-        headers[name] = value
-    changed_request: Request = type(request)(
-        request.method,
-        request.url,  # type: ignore[arg-type]
-        headers=headers,
-        stream=request.stream,  # type: ignore[arg-type]
-        extensions=request.extensions,
-    )
-    return changed_request
-
-
-def _live(
-    request: Request,
-    status: int,
-    headers: Any,
-    raw: bytes,
-    caching: dict[str, bool],
-    encoding: str,
-) -> Response:
-    """The response a call gets: ``raw`` body (still encoded: the terminal
-    decodes it, bounded), marked with what the cache did; of ``request``'s
-    library (httpx or httpx2)."""
-    library = library_of(request)
-    response: Response = library.Response(
-        status,
-        headers=headers,
-        stream=library.ByteStream(raw),
-        request=request,
-        extensions={"caching": caching},
-    )
-    response.default_encoding = encoding
-    return response
 
 
 def _since(started: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=time.perf_counter() - started)
 
 
-def _headers_list(headers: Any) -> list[tuple[str, str]]:
-    return [(name, value) for name in headers for value in headers.get_list(name)]
-
-
-class _RawBody:
-    """A ``_Read`` sink that keeps a body as it came (still encoded), for
-    storage; past ``limit`` bytes it is refused, as the body would be."""
-
-    __slots__ = ("_limit", "_request", "chunks", "size")
-
-    def __init__(self, request: Request, limit: int | None) -> None:
-        self._request = request
-        self._limit = limit
-        self.chunks: list[bytes] = []
-        self.size = 0
-
-    def feed(self, chunk: bytes) -> bool:
-        self.size += len(chunk)
-        if self._limit is not None and self.size > self._limit:
-            raise BodyTooLarge(self._request.method, self._request.url, self._limit)
-        self.chunks.append(chunk)
-        return True
-
-
 # -- storage, reached in worker threads -----------------------------------------------
-
-
-def _drained(stream: Iterator[bytes] | AsyncIterator[bytes] | None) -> bytes:
-    """A stored body, read (a sync storage's streams are sync iterators)."""
-    if stream is None:
-        return b""
-    if not isinstance(stream, Iterator):
-        raise TypeError("a stored body is not a sync stream")
-    return b"".join(stream)
-
-
-def _readable(entry: Any) -> Any:
-    """``entry`` with its body read (it is small: each was read whole, under
-    an endpoint's ``max_body_size``), checked for what a live response
-    needs; raises if it is malformed."""
-    response = entry.response
-    status = response.status_code
-    if type(status) is not int or not 100 <= status <= 599:
-        raise ValueError("a stored status code is not one")
-    for name, value in _headers_list(response.headers):
-        if not (isinstance(name, str) and isinstance(value, str)):
-            raise TypeError("a stored header is not text")
-    body = _drained(response.stream)
-    return replace(entry, response=replace(response, stream=iter([body])))
 
 
 @dataclass(slots=True)
@@ -483,7 +340,7 @@ class HttpCache:
         stored. One worker-thread hop looks up (and locks); one stores (and
         unlocks). A storage that fails makes it a miss (see the class)."""
         started = time.perf_counter()
-        stored_request = _stored_request(request, ticket)
+        stored_request = hishel_request(request, ticket)
         key = ticket.key
         start = _Start()
         fill: _Fill | None = None
@@ -552,20 +409,18 @@ class HttpCache:
         while True:
             if isinstance(state, hishel.CacheMiss | hishel.NeedRevalidation):
                 revalidated = isinstance(state, hishel.NeedRevalidation)
-                upstream = yield from send(
-                    _with_changes(request, state.request.headers)
-                )
+                upstream = yield from send(with_changes(request, state.request.headers))
                 if upstream.is_stream_consumed:
                     # built in memory by the transport (a mock), and so already
                     # decoded: kept as it is, its Content-Encoding dropped
                     raw = upstream.content
-                    upstream.headers = _decoded_headers(upstream.headers, raw)
+                    upstream.headers = decoded_headers(upstream.headers, raw)
                 else:
-                    sink = _RawBody(request, limit)
+                    sink = RawBody(request, limit)
                     yield _Read(upstream, sink)
                     raw = b"".join(sink.chunks)
                 try:
-                    state = state.next(_stored_response(upstream, raw))
+                    state = state.next(hishel_response(upstream, raw))
                 except Exception as error:  # on the stored entries it compared
                     self._entry_fault(error)
                     if found is not None:
@@ -573,9 +428,7 @@ class HttpCache:
                             yield from self._write(
                                 fill, found.storage, found.storage.remove_entry, each.id
                             )
-                    return _from_upstream(
-                        request, upstream, raw, False, False, encoding
-                    )
+                    return from_upstream(request, upstream, raw, False, False, encoding)
             elif isinstance(state, hishel.StoreAndUse):
                 assert upstream is not None
                 stored = found is not None
@@ -589,24 +442,16 @@ class HttpCache:
                         state.response,
                         key,
                     )
-                return _from_upstream(
+                return from_upstream(
                     request, upstream, raw, revalidated, stored, encoding
                 )
             elif isinstance(state, hishel.CouldNotBeStored):
                 assert upstream is not None
-                return _from_upstream(
+                return from_upstream(
                     request, upstream, raw, revalidated, False, encoding
                 )
             elif isinstance(state, hishel.FromCache):
-                entry = state.entry.response
-                return _live(
-                    request,
-                    entry.status_code,
-                    _headers_list(entry.headers),
-                    _drained(entry.stream),
-                    {"from_cache": True, "revalidated": revalidated, "stored": False},
-                    encoding,
-                )
+                return from_entry(request, state.entry, revalidated, encoding)
             elif isinstance(state, hishel.NeedToBeUpdated):
                 if found is not None:
                     for updating in state.updating_entries:
@@ -712,10 +557,10 @@ class HttpCache:
             except Exception as error:
                 self._failed(error, first)
                 return None
-            readable: list[Any] = []
+            kept: list[Any] = []
             for entry in entries:
                 try:
-                    readable.append(_readable(entry))
+                    kept.append(readable(entry))
                 except Exception as error:
                     if isinstance(error, self._storage_errors):
                         self._failed(error, first)  # (Redis gone mid-body)
@@ -725,7 +570,7 @@ class HttpCache:
         if self._swallowed(caught, first, storage):
             return None
         self._answered(first)
-        return _Found(storage, readable)
+        return _Found(storage, kept)
 
     def _call(self, storage: Any, function: Callable[..., Any], *args: Any) -> None:
         """``function(*args)``, a write to ``storage``, unless it is known
@@ -852,26 +697,6 @@ class _Start:
     busy: bool = False
 
 
-def _from_upstream(
-    request: Request,
-    upstream: Response,
-    raw: bytes,
-    revalidated: bool,
-    stored: bool,
-    encoding: str,
-) -> Response:
-    """The response a call gets from what the server sent (``raw``, its body
-    as read), saying whether it revalidated an entry and was stored."""
-    return _live(
-        request,
-        upstream.status_code,
-        upstream.headers.raw,
-        raw,
-        {"from_cache": False, "revalidated": revalidated, "stored": stored},
-        encoding,
-    )
-
-
 def _answers(state: Any) -> bool:
     """Whether hishel's ``state`` answers from storage (fresh)."""
     return isinstance(state, _hishel().FromCache)
@@ -880,7 +705,7 @@ def _answers(state: Any) -> bool:
 def _store(storage: Any, request: Any, response: Any, key: str) -> None:
     """Store ``response`` for ``request`` under ``key``."""
     entry = storage.create_entry(request, response, key)
-    _drained(entry.response.stream)  # saving as it is read
+    drained(entry.response.stream)  # saving as it is read
 
 
 class _Fill:

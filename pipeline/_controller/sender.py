@@ -57,7 +57,8 @@ from .._base.library import (
     Request,
     Response,
 )
-from .._cache.http_cache import HttpCache, from_cache
+from .._cache.conversion import from_cache
+from .._cache.http_cache import HttpCache
 from .._cache.keys import Ticket, body_digest
 from .._chain.exchange import Exchange
 from .._chain.watchers import watched_send
