@@ -6,6 +6,7 @@ process fill an entry while others wait.
 | ``http_cache`` | ``HttpCache``: hishel's state machine, storages reached through effects |
 | ``conversion`` | between httpx (or httpx2) and hishel: what is stored of a request and a response, and the response a call gets |
 | ``keys`` | a call's cache key and the ``Ticket`` that carries it; a body's digest |
+| ``backends`` | the SQLite and Redis storages: how each is opened, what each raises when it fails |
 | ``fill_locks`` | per-key fill locks, in files or in Redis |
 
 May import: _base, _chain.

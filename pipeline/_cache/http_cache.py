@@ -41,8 +41,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
-import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -53,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from .._base.effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from .._base.errors import redis_address, require
 from .._base.library import Request, Response
+from .backends import redis_connector, redis_storage, sqlite_storage, storage_errors
 from .conversion import (
     RawBody,
     decoded_headers,
@@ -64,12 +63,11 @@ from .conversion import (
     readable,
     with_changes,
 )
-from .fill_locks import FileLocks, FillLocks, RedisLocks, private_folder
+from .fill_locks import FileLocks, FillLocks, RedisLocks
 from .keys import Ticket
 
 if TYPE_CHECKING:
     import hishel
-    import redis
 
 __all__ = ["HttpCache"]
 
@@ -145,20 +143,6 @@ def _fault_of(record: logging.LogRecord) -> BaseException:
     return RuntimeError(record.getMessage())
 
 
-def _storage_errors() -> tuple[type[BaseException], ...]:
-    """What a storage raises when it, not one entry, fails: the OS's, SQLite's
-    and redis-py's errors (a lost connection, a timeout, a locked or
-    unreadable file)."""
-    errors: list[type[BaseException]] = [OSError, sqlite3.Error]
-    try:
-        from redis import RedisError
-    except ImportError:  # pragma: no cover - the [redis] extra is missing
-        pass
-    else:
-        errors.append(RedisError)
-    return tuple(errors)
-
-
 # -- the cache --------------------------------------------------------------------
 
 
@@ -210,7 +194,7 @@ class HttpCache:
         self.options: hishel.CacheOptions = (
             options if options is not None else {"shared": False}
         )
-        self._storage_errors = _storage_errors()
+        self._storage_errors = storage_errors()
         # The circuit breaker: since when the storage fails (None: it
         # answers), when a call may try it next, and the pause until then.
         self._down = False
@@ -235,17 +219,9 @@ class HttpCache:
         another that is filling the same entry before it goes to the server
         itself."""
         require("hishel", "HttpCache.sqlite()")
-        import hishel
-
         location = Path(path)
-
-        def storage() -> hishel.BaseStorage:
-            return hishel.SqliteStorage(
-                connection=_private_sqlite(location), **storage_options
-            )
-
         return cls(
-            storage,
+            sqlite_storage(location, storage_options),
             where=f"sqlite:{location}",
             locks=FileLocks(location.with_name(location.name + ".locks")),
             fill_wait=fill_wait,
@@ -271,19 +247,10 @@ class HttpCache:
         miss, never a hung call)."""
         require("hishel", "HttpCache.redis()")
         require("redis", "HttpCache.redis()")
-        import hishel
-        import redis as redis_module
-
-        def client() -> redis.Redis:
-            return redis_module.Redis.from_url(
-                url, socket_timeout=timeout, socket_connect_timeout=timeout
-            )
-
+        client = redis_connector(url, timeout)
         locks = client()
         return cls(
-            lambda: hishel.RedisStorage(
-                client=client(), key_prefix=key_prefix, **storage_options
-            ),
+            redis_storage(client, key_prefix, storage_options),
             where=f"redis:{redis_address(locks)} {key_prefix!r}",
             locks=RedisLocks(locks, key_prefix, fill_lease),
             fill_wait=fill_wait,
@@ -737,12 +704,3 @@ def _hishel() -> Any:
     import hishel
 
     return hishel
-
-
-def _private_sqlite(path: Path) -> Any:
-    """A connection to the SQLite file at ``path``, the file readable and
-    writable by its owner alone (SQLite gives its ``-wal`` and ``-shm``
-    files the same mode), its missing folders made 0700."""
-    private_folder(path.parent)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    return sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
