@@ -6,6 +6,7 @@ process fill an entry while others wait.
 | ``http_cache`` | ``HttpCache``: hishel's state machine, storages reached through effects |
 | ``conversion`` | between httpx (or httpx2) and hishel: what is stored of a request and a response, and the response a call gets |
 | ``keys`` | a call's cache key and the ``Ticket`` that carries it; a body's digest |
+| ``storage_access`` | the storage as calls reach it: opened and closed, faults counted in one line each, left alone while it fails |
 | ``backends`` | the SQLite and Redis storages: how each is opened, what each raises when it fails |
 | ``fill_locks`` | per-key fill locks, in files or in Redis |
 

@@ -38,12 +38,9 @@ imported when a cache is made.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import logging
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from .._base.effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
 from .._base.errors import redis_address, require
 from .._base.library import Request, Response
-from .backends import redis_connector, redis_storage, sqlite_storage, storage_errors
+from .backends import redis_connector, redis_storage, sqlite_storage
 from .conversion import (
     RawBody,
     decoded_headers,
@@ -60,18 +57,17 @@ from .conversion import (
     from_upstream,
     hishel_request,
     hishel_response,
-    readable,
     with_changes,
 )
 from .fill_locks import FileLocks, FillLocks, RedisLocks
 from .keys import Ticket
+from .storage_access import Found, StorageAccess
 
 if TYPE_CHECKING:
     import hishel
 
 __all__ = ["HttpCache"]
 
-logger = logging.getLogger("restwire")
 
 #: The methods whose misses are filled by one process at a time.
 _FILLED = frozenset({"GET", "HEAD"})
@@ -83,64 +79,6 @@ _LAST_POLL = 0.05
 
 def _since(started: float) -> datetime.timedelta:
     return datetime.timedelta(seconds=time.perf_counter() - started)
-
-
-# -- storage, reached in worker threads -----------------------------------------------
-
-
-@dataclass(slots=True)
-class _Found:
-    """What storage held under a key: its entries (bodies read, for one run
-    of the state machine), and the storage they came from."""
-
-    storage: Any
-    entries: list[Any]
-
-
-class _Swallowed(logging.Filter):
-    """Takes the records hishel's storages log, in the thread where restwire
-    is calling one, about the faults they swallow (they answer as if
-    nothing were stored, and log each fault with its traceback, on every
-    call): restwire counts those faults itself, in one line per kind.
-    Records logged anywhere else pass untouched."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._local = threading.local()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        caught: list[logging.LogRecord] | None = getattr(self._local, "caught", None)
-        if caught is None or record.levelno < logging.WARNING:
-            return True
-        caught.append(record)
-        return False
-
-    @contextlib.contextmanager
-    def catching(self) -> Iterator[list[logging.LogRecord]]:
-        """The records taken in this thread until the block ends."""
-        outer = getattr(self._local, "caught", None)
-        caught: list[logging.LogRecord] = []
-        self._local.caught = caught
-        try:
-            yield caught
-        finally:
-            self._local.caught = outer
-
-    def watch(self, storage: object) -> None:
-        """Take the records of the modules ``storage``'s class is made in."""
-        for kind in type(storage).__mro__:
-            if kind.__module__.split(".")[0] not in ("builtins", "abc"):
-                logging.getLogger(kind.__module__).addFilter(self)  # once
-
-
-_SWALLOWED = _Swallowed()
-
-
-def _fault_of(record: logging.LogRecord) -> BaseException:
-    """The exception a swallowed fault's record was logged with."""
-    if record.exc_info and record.exc_info[1] is not None:
-        return record.exc_info[1]
-    return RuntimeError(record.getMessage())
 
 
 # -- the cache --------------------------------------------------------------------
@@ -183,10 +121,6 @@ class HttpCache:
         options: hishel.CacheOptions | None = None,
     ) -> None:
         require("hishel", "HttpCache")
-        self._new_storage = storage
-        self._storage: hishel.BaseStorage | None = None
-        self._lock = threading.Lock()
-        self._users = 0
         self.where = where
         self.locks = locks
         self.fill_wait = fill_wait
@@ -194,13 +128,8 @@ class HttpCache:
         self.options: hishel.CacheOptions = (
             options if options is not None else {"shared": False}
         )
-        self._storage_errors = storage_errors()
-        # The circuit breaker: since when the storage fails (None: it
-        # answers), when a call may try it next, and the pause until then.
-        self._down = False
-        self._retry_at = 0.0
-        self._pause = 0.0
-        self._said: set[str] = set()
+        # Reads where and the recheck pauses from this cache at each use.
+        self._access = StorageAccess(storage, self)
 
     @classmethod
     def sqlite(
@@ -260,30 +189,16 @@ class HttpCache:
 
     def attach(self) -> None:
         """A controller starts using the cache."""
-        with self._lock:
-            self._users += 1
+        self._access.attach()
 
     def detach(self) -> None:
         """A controller closed: the last one closes the storage (a later
         user opens it again)."""
-        with self._lock:
-            self._users -= 1
-            storage = self._storage if self._users <= 0 else None
-            if storage is not None:
-                self._storage = None
-        if storage is not None:
-            try:
-                storage.close()
-            except Exception as error:  # closing: nothing left to lose
-                logger.debug("HTTP cache %s not closed cleanly: %r", self.where, error)
+        self._access.detach()
 
     def storage(self) -> hishel.BaseStorage:
         """The storage, opened on first use (blocking: in a worker thread)."""
-        with self._lock:
-            if self._storage is None:
-                self._storage = self._new_storage()
-                _SWALLOWED.watch(self._storage)
-            return self._storage
+        return self._access.storage()
 
     # -- one hop through it -----------------------------------------------------------
 
@@ -311,7 +226,7 @@ class HttpCache:
         key = ticket.key
         start = _Start()
         fill: _Fill | None = None
-        if not self._usable():
+        if not self._access.usable():
             start.state = (
                 _hishel().IdleClient(options=self.options).next(stored_request, [])
             )
@@ -389,7 +304,7 @@ class HttpCache:
                 try:
                     state = state.next(hishel_response(upstream, raw))
                 except Exception as error:  # on the stored entries it compared
-                    self._entry_fault(error)
+                    self._access.entry_fault(error)
                     if found is not None:
                         for each in found.entries:
                             yield from self._write(
@@ -452,7 +367,7 @@ class HttpCache:
         if fill is not None:
             fill.writes.append((storage, function, args))
         else:
-            yield Blocking(self._call, (storage, function, *args))
+            yield Blocking(self._access.call, (storage, function, *args))
 
     # -- storage calls: in worker threads, faults counted, never raised ----------------
 
@@ -474,10 +389,12 @@ class HttpCache:
             try:
                 lease = self.locks.try_acquire(key)
             except Exception as error:  # go on unlocked
-                self._lock_fault(error)
+                self._access.lock_fault(error, self.locks)
                 lock = False
         try:
-            start.found, start.state = self._state(request, self._look(key, first))
+            start.found, start.state = self._state(
+                request, self._access.look(key, first)
+            )
         except BaseException:
             if lease is not None:
                 self._give_back(lease)
@@ -496,9 +413,9 @@ class HttpCache:
         try:
             lease.release()
         except Exception as error:
-            self._lock_fault(error)
+            self._access.lock_fault(error, self.locks)
 
-    def _state(self, request: Any, found: _Found | None) -> tuple[_Found | None, Any]:
+    def _state(self, request: Any, found: Found | None) -> tuple[Found | None, Any]:
         """hishel's first state for ``request`` and the entries ``found``.
         Entries it cannot handle are removed, and it starts without them."""
         idle = _hishel().IdleClient(options=self.options)
@@ -507,146 +424,10 @@ class HttpCache:
         try:
             return found, idle.next(request, found.entries)
         except Exception as error:
-            self._entry_fault(error)
+            self._access.entry_fault(error)
             for entry in found.entries:
-                self._call(found.storage, found.storage.remove_entry, entry.id)
-            return _Found(found.storage, []), idle.next(request, [])
-
-    def _look(self, key: str, first: bool) -> _Found | None:
-        """The entries under ``key``; ``None`` if the storage fails (or,
-        unless this is the ``first`` look of a call, is known to be down)."""
-        if self._down and not first:
-            return None
-        with _SWALLOWED.catching() as caught:
-            try:
-                storage = self.storage()
-                entries = storage.get_entries(key)
-            except Exception as error:
-                self._failed(error, first)
-                return None
-            kept: list[Any] = []
-            for entry in entries:
-                try:
-                    kept.append(readable(entry))
-                except Exception as error:
-                    if isinstance(error, self._storage_errors):
-                        self._failed(error, first)  # (Redis gone mid-body)
-                        return None
-                    self._entry_fault(error)
-                    self._call(storage, storage.remove_entry, entry.id)
-        if self._swallowed(caught, first, storage):
-            return None
-        self._answered(first)
-        return _Found(storage, kept)
-
-    def _call(self, storage: Any, function: Callable[..., Any], *args: Any) -> None:
-        """``function(*args)``, a write to ``storage``, unless it is known
-        to be down; a fault it raises or hishel swallows is counted."""
-        if self._down:
-            return
-        with _SWALLOWED.catching() as caught:
-            try:
-                function(*args)
-            except Exception as error:
-                if storage is self._storage:  # (else closed meanwhile: no fault)
-                    if isinstance(error, self._storage_errors):
-                        self._failed(error, False)
-                    else:
-                        self._entry_fault(error)
-                return
-        self._swallowed(caught, False, storage)
-
-    # -- faults: one line each, and the circuit breaker -----------------------------------
-
-    def _swallowed(
-        self, caught: list[logging.LogRecord], first: bool, storage: Any
-    ) -> bool:
-        """Count the faults hishel swallowed (``caught``); whether the
-        storage itself failed."""
-        failed = False
-        for record in caught:
-            error = _fault_of(record)
-            if storage is not self._storage:
-                continue  # closed meanwhile: not a fault
-            if isinstance(error, self._storage_errors):
-                failed = True
-                self._failed(error, first)
-            else:
-                self._entry_fault(error)
-        return failed
-
-    def _usable(self) -> bool:
-        """Whether this call may use the storage: yes, unless it failed
-        lately; once each pause has passed, one call tries it again."""
-        if not self._down:
-            return True
-        with self._lock:
-            if not self._down:
-                return True
-            now = time.monotonic()
-            if now < self._retry_at:
-                return False
-            self._retry_at = now + self._pause  # the others wait for this try
-            return True
-
-    def _failed(self, error: BaseException, first: bool) -> None:
-        """The storage failed (in a call's ``first`` look: the one that may
-        be a try after a pause)."""
-        with self._lock:
-            if self._down:
-                if first:  # a try after a pause: pause longer
-                    self._pause = min(self._pause * 2, self.recheck_most)
-                    self._retry_at = time.monotonic() + self._pause
-                return
-            self._down = True
-            self._pause = self.recheck_after
-            self._retry_at = time.monotonic() + self._pause
-        logger.warning(
-            "restwire: HTTP cache %s unavailable (%s): calls go to the server, "
-            "uncached, until it answers again",
-            self.where,
-            type(error).__name__,
-        )
-
-    def _answered(self, first: bool) -> None:
-        """A call's ``first`` look went through: the storage is back, if it
-        was down."""
-        if not (self._down and first):
-            return
-        with self._lock:
-            if not self._down:
-                return
-            self._down = False
-        logger.warning("restwire: HTTP cache %s answers again", self.where)
-
-    def _entry_fault(self, error: BaseException) -> None:
-        self._say_once(
-            "entry",
-            "restwire: HTTP cache %s: an entry it could not read (%s) was "
-            "removed, and the call went to the server (said once)",
-            type(error).__name__,
-        )
-
-    def _lock_fault(self, error: BaseException) -> None:
-        """The store of fill locks failed: a storage fault where it is the
-        storage's own server (Redis), else said once."""
-        if getattr(self.locks, "shares_storage", False):
-            self._failed(error, False)
-            return
-        self._say_once(
-            "lock",
-            "restwire: HTTP cache %s: fill locks unavailable (%s): entries are "
-            "filled without them (said once)",
-            type(error).__name__,
-        )
-
-    def _say_once(self, kind: str, message: str, *args: object) -> None:
-        with self._lock:
-            first = kind not in self._said
-            self._said.add(kind)
-        logger.log(
-            logging.WARNING if first else logging.DEBUG, message, self.where, *args
-        )
+                self._access.call(found.storage, found.storage.remove_entry, entry.id)
+            return Found(found.storage, []), idle.next(request, [])
 
     def __repr__(self) -> str:
         return f"HttpCache({self.where})"
@@ -659,7 +440,7 @@ class _Start:
     left alone), hishel's first state, and whether another process holds
     the key's fill lock."""
 
-    found: _Found | None = None
+    found: Found | None = None
     state: Any = None
     busy: bool = False
 
@@ -693,7 +474,7 @@ class _Fill:
         writes, self.writes = self.writes, []
         try:
             for storage, function, args in writes:
-                self._cache._call(storage, function, *args)
+                self._cache._access.call(storage, function, *args)
         finally:
             lease, self._lease = self._lease, None
             if lease is not None:
