@@ -20,7 +20,7 @@ INTERNAL = {
     ("pipeline/_cache/conversion.py", "a stored body is not a sync stream"),
     ("pipeline/_cache/conversion.py", "a stored status code is not one"),
     ("pipeline/_cache/conversion.py", "a stored header is not text"),
-    ("pipeline/_http_cache.py", "unknown cache state"),
+    ("pipeline/_cache/cached_hop.py", "unknown cache state"),
     ("pipeline/_async.py", "an answer ends a flow"),
     ("pipeline/_sync.py", "an answer ends a flow"),
 }

@@ -12,7 +12,7 @@ these steps, each a module of its own:
 | store lookup | ``_keep`` | ``get``: a fresh result of that identity answers |
 | in-flight join | ``_flights`` | a read joins an identical one in the air |
 | notify | ``_managers`` | ``on_call``, then ``on_value`` / ``on_error``, ``on_done`` |
-| HTTP cache | ``_http_cache`` | the first hop through RFC 9111 caching |
+| HTTP cache | ``_cache.cached_hop`` | the first hop through RFC 9111 caching |
 | the wire | ``_terminal`` | build, send hop by hop (``_hops``, ``_adapter``), read, parse |
 | keep | ``_keep`` | normalize, write the store, read back |
 

@@ -223,7 +223,7 @@ class Sender:
         """Send ``first``, follow redirects, read and parse the body.
 
         With ``ticket``, the first hop goes through the HTTP cache
-        (``_http_cache``); with ``unchanged`` too, a body the cache gives
+        (``_cache.http_cache``); with ``unchanged`` too, a body the cache gives
         whose digest is ``unchanged`` is not parsed: the value is
         :data:`UNCHANGED`, and the caller keeps what it has.
         """
