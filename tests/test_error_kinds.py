@@ -17,10 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Raises of Python's own errors that never leave restwire: checks of what
 #: restwire itself stored or built, caught where they are raised.
 INTERNAL = {
-    ("pipeline/_http_cache.py", "a stored body is not a sync stream"),
-    ("pipeline/_http_cache.py", "a stored status code is not one"),
-    ("pipeline/_http_cache.py", "a stored header is not text"),
-    ("pipeline/_http_cache.py", "unknown cache state"),
+    ("pipeline/_cache/conversion.py", "a stored body is not a sync stream"),
+    ("pipeline/_cache/conversion.py", "a stored status code is not one"),
+    ("pipeline/_cache/conversion.py", "a stored header is not text"),
+    ("pipeline/_cache/cached_hop.py", "unknown cache state"),
     ("pipeline/_async.py", "an answer ends a flow"),
     ("pipeline/_sync.py", "an answer ends a flow"),
 }

@@ -24,7 +24,7 @@ Guarantees:
 - Waiting never holds a thread: under the async driver only each short
   try runs in a worker thread.
 - A lock store that fails raises from :meth:`FillLocks.try_acquire`; the
-  cache (``_http_cache``) counts the fault (one log line) and goes on
+  cache (``storage_access``) counts the fault (one log line) and goes on
   without the lock.
 """
 

@@ -7,25 +7,27 @@ core), with the storage reached through ``Blocking`` effects: one
 definition for both drivers, one storage for sync and async controllers,
 and nothing installed on the client. Then:
 
-- Each call's first hop carries a :class:`Ticket`: its cache key, a digest
-  of the call's identity (its credentials, the URL's userinfo, the cookies
-  it may send, its credentials mode) and URL, never of the method, so that
-  an unsafe request finds and invalidates the entries of its URL, as RFC
-  9111 section 4.4 asks. Calls of different identities never share an
-  entry, whatever ``Vary`` the server sends; within one identity the cache
-  is a private cache (``Cache-Control: private`` is stored, for that
+- Each call's first hop carries a ``Ticket`` (``keys``): its cache key, a
+  digest of the call's identity (its credentials, the URL's userinfo, the
+  cookies it may send, its credentials mode) and URL, never of the method,
+  so that an unsafe request finds and invalidates the entries of its URL,
+  as RFC 9111 section 4.4 asks. Calls of different identities never share
+  an entry, whatever ``Vary`` the server sends; within one identity the
+  cache is a private cache (``Cache-Control: private`` is stored, for that
   identity alone; ``no-store`` never is).
 - A hop without a ticket (a redirect's later hops, a client with its own
   ``auth``, a streamed body, a request the user sends on the client
   outside restwire) never meets the cache.
-- Nothing credential-bearing is stored: hishel sees the request without
-  its credential headers (the same rule as everywhere: ``_credentials``),
-  and the stored response has no ``Set-Cookie`` (nor any header whose name
-  says credential). The live response keeps them. A SQLite file or a Redis
-  shared by machines holds bodies and the key's digest, no token or cookie.
-- A GET or HEAD miss is filled by one process at a time (``_fill_lock``);
-  the others wait (without a thread, in short sleeps) up to ``fill_wait``
-  and then find the entry.
+- Nothing credential-bearing is stored (``conversion``): hishel sees the
+  request without its credential headers, and the stored response has no
+  ``Set-Cookie`` (nor any header whose name says credential). The live
+  response keeps them. A SQLite file or a Redis shared by machines holds
+  bodies and the key's digest, no token or cookie.
+- A GET or HEAD miss is filled by one process at a time (``cached_hop``,
+  ``fill_locks``); the others wait (without a thread, in short sleeps) up
+  to ``fill_wait`` and then find the entry.
+- A storage that fails, or an entry that cannot be read, is a miss and one
+  log line, never an error (``storage_access``).
 
 The controller spares the parse too: a stale ``get`` goes through the
 cache, and when the body it gets is the one its stored value was read from
@@ -38,315 +40,23 @@ imported when a cache is made.
 
 from __future__ import annotations
 
-import contextlib
-import datetime
-import hashlib
-import logging
-import os
-import sqlite3
-import threading
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from .._base.credentials import PUBLIC_HEADERS, is_credential, names_credential
-from .._base.effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
-from .._base.errors import BodyTooLarge, redact_url, redis_address, require
-from .._base.library import Headers, Request, Response, library_of
-from .._chain.identity import Identity
-from .fill_locks import FileLocks, FillLocks, RedisLocks, private_folder
+from .._base.effects import Flow
+from .._base.errors import redis_address, require
+from .._base.library import Request, Response
+from .backends import redis_connector, redis_storage, sqlite_storage
+from .cached_hop import CachedHop
+from .fill_locks import FileLocks, FillLocks, RedisLocks
+from .keys import Ticket
+from .storage_access import StorageAccess
 
 if TYPE_CHECKING:
     import hishel
-    import redis
 
-__all__ = ["HttpCache", "Ticket", "body_digest", "cache_key", "from_cache"]
-
-logger = logging.getLogger("restwire")
-
-#: The methods whose misses are filled by one process at a time.
-_FILLED = frozenset({"GET", "HEAD"})
-#: How long a process waiting for another's fill sleeps between tries:
-#: first, and at most (seconds); each pause is half again the last.
-_FIRST_POLL = 0.005
-_LAST_POLL = 0.05
-#: Response headers never stored (besides those whose name says credential).
-_NOT_STORED = frozenset({"set-cookie", "set-cookie2", "transfer-encoding"})
-
-
-@dataclass(frozen=True, slots=True)
-class Ticket:
-    """What lets a hop into the cache: its key, and the header names that
-    are credentials for this call (besides those the rule names)."""
-
-    key: str
-    marked: frozenset[str]
-    public: frozenset[str] = PUBLIC_HEADERS
-
-    def __repr__(self) -> str:
-        return "Ticket([redacted])"
-
-
-def cache_key(identity: Identity, url: str) -> str:
-    """The cache key of a call: a SHA-256 digest of its identity and ``url``
-    (without userinfo). Equal for equal credentials in every process (no
-    per-process salt), so processes sharing a storage share entries; the
-    key shows neither."""
-    credentials, params, mode, auth, caller = cast(_IdentityParts, identity)
-    digest = hashlib.sha256(b"restwire-cache-3\0")
-    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
-    for name, value in (*credentials, *signed):
-        digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
-    for param, text in params:
-        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
-    if caller is not None:  # the name a controller gave its caller
-        digest.update(b"c\0" + repr(caller).encode() + b"\0")
-    digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
-    return digest.hexdigest()
-
-
-#: What ``_identity.identity_of`` puts in an identity.
-_IdentityParts = tuple[
-    tuple[tuple[bytes, bytes], ...], tuple[tuple[str, str], ...], str, object, object
-]
-
-
-def body_digest(content: bytes) -> bytes:
-    """A body's fingerprint, to know a cached body for the one a stored
-    value was read from."""
-    return hashlib.blake2b(content, digest_size=16).digest()
-
-
-def from_cache(response: Response) -> bool:
-    """Whether the cache answered with a body it holds (fresh, or
-    revalidated with a 304)."""
-    status = response.extensions.get("caching")
-    return isinstance(status, dict) and bool(
-        status.get("from_cache") or status.get("revalidated")
-    )
-
-
-# -- between httpx (or httpx2) and hishel --------------------------------------------------------
-
-
-def _stored_request(request: Request, ticket: Ticket) -> Any:
-    """``request`` as hishel sees and stores it: public headers only, and
-    its URL's credential params redacted."""
-    import hishel
-
-    grouped: dict[str, list[str]] = {}
-    for name, value in request.headers.multi_items():
-        if not is_credential(name, ticket.marked, ticket.public):
-            grouped.setdefault(name, []).append(value)
-    return hishel.Request(
-        method=request.method,
-        url=redact_url(request.url),
-        headers=hishel.Headers(grouped),
-    )
-
-
-def _stored_response(response: Response, raw: bytes) -> Any:
-    """``response`` as hishel stores it: its raw (still encoded) body, and no
-    header that sets or carries a credential."""
-    import hishel
-
-    grouped: dict[str, list[str]] = {}
-    for name, value in response.headers.multi_items():
-        if name not in _NOT_STORED and not names_credential(name):
-            grouped.setdefault(name, []).append(value)
-    return hishel.Response(
-        status_code=response.status_code,
-        headers=hishel.Headers(grouped),
-        stream=iter([raw]),
-    )
-
-
-def _decoded_headers(headers: Headers, body: bytes) -> Headers:
-    """``headers`` of a body already decoded: no ``Content-Encoding``, and
-    the length it now has."""
-    if "content-encoding" not in headers:
-        return headers
-    kept = [
-        (name, value)
-        for name, value in headers.raw
-        if name.lower() not in (b"content-encoding", b"content-length")
-    ]
-    return type(headers)([*kept, (b"Content-Length", str(len(body)).encode())])
-
-
-def _with_changes(request: Request, wanted: Any) -> Request:
-    """``request`` with the headers hishel changed (a revalidation's
-    ``If-None-Match``): every other header as it was, credentials included."""
-    changed = {
-        name: value
-        for name, value in wanted.items()
-        if request.headers.get(name) != value
-    }
-    if not changed:
-        return request
-    headers = type(request.headers)(request.headers)
-    for name, value in changed.items():
-        headers[name] = value
-    changed_request: Request = type(request)(
-        request.method,
-        request.url,  # type: ignore[arg-type]
-        headers=headers,
-        stream=request.stream,  # type: ignore[arg-type]
-        extensions=request.extensions,
-    )
-    return changed_request
-
-
-def _live(
-    request: Request,
-    status: int,
-    headers: Any,
-    raw: bytes,
-    caching: dict[str, bool],
-    encoding: str,
-) -> Response:
-    """The response a call gets: ``raw`` body (still encoded: the terminal
-    decodes it, bounded), marked with what the cache did; of ``request``'s
-    library (httpx or httpx2)."""
-    library = library_of(request)
-    response: Response = library.Response(
-        status,
-        headers=headers,
-        stream=library.ByteStream(raw),
-        request=request,
-        extensions={"caching": caching},
-    )
-    response.default_encoding = encoding
-    return response
-
-
-def _since(started: float) -> datetime.timedelta:
-    return datetime.timedelta(seconds=time.perf_counter() - started)
-
-
-def _headers_list(headers: Any) -> list[tuple[str, str]]:
-    return [(name, value) for name in headers for value in headers.get_list(name)]
-
-
-class _RawBody:
-    """A ``_Read`` sink that keeps a body as it came (still encoded), for
-    storage; past ``limit`` bytes it is refused, as the body would be."""
-
-    __slots__ = ("_limit", "_request", "chunks", "size")
-
-    def __init__(self, request: Request, limit: int | None) -> None:
-        self._request = request
-        self._limit = limit
-        self.chunks: list[bytes] = []
-        self.size = 0
-
-    def feed(self, chunk: bytes) -> bool:
-        self.size += len(chunk)
-        if self._limit is not None and self.size > self._limit:
-            raise BodyTooLarge(self._request.method, self._request.url, self._limit)
-        self.chunks.append(chunk)
-        return True
-
-
-# -- storage, reached in worker threads -----------------------------------------------
-
-
-def _drained(stream: Iterator[bytes] | AsyncIterator[bytes] | None) -> bytes:
-    """A stored body, read (a sync storage's streams are sync iterators)."""
-    if stream is None:
-        return b""
-    if not isinstance(stream, Iterator):
-        raise TypeError("a stored body is not a sync stream")
-    return b"".join(stream)
-
-
-def _readable(entry: Any) -> Any:
-    """``entry`` with its body read (it is small: each was read whole, under
-    an endpoint's ``max_body_size``), checked for what a live response
-    needs; raises if it is malformed."""
-    response = entry.response
-    status = response.status_code
-    if type(status) is not int or not 100 <= status <= 599:
-        raise ValueError("a stored status code is not one")
-    for name, value in _headers_list(response.headers):
-        if not (isinstance(name, str) and isinstance(value, str)):
-            raise TypeError("a stored header is not text")
-    body = _drained(response.stream)
-    return replace(entry, response=replace(response, stream=iter([body])))
-
-
-@dataclass(slots=True)
-class _Found:
-    """What storage held under a key: its entries (bodies read, for one run
-    of the state machine), and the storage they came from."""
-
-    storage: Any
-    entries: list[Any]
-
-
-class _Swallowed(logging.Filter):
-    """Takes the records hishel's storages log, in the thread where restwire
-    is calling one, about the faults they swallow (they answer as if
-    nothing were stored, and log each fault with its traceback, on every
-    call): restwire counts those faults itself, in one line per kind.
-    Records logged anywhere else pass untouched."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._local = threading.local()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        caught: list[logging.LogRecord] | None = getattr(self._local, "caught", None)
-        if caught is None or record.levelno < logging.WARNING:
-            return True
-        caught.append(record)
-        return False
-
-    @contextlib.contextmanager
-    def catching(self) -> Iterator[list[logging.LogRecord]]:
-        """The records taken in this thread until the block ends."""
-        outer = getattr(self._local, "caught", None)
-        caught: list[logging.LogRecord] = []
-        self._local.caught = caught
-        try:
-            yield caught
-        finally:
-            self._local.caught = outer
-
-    def watch(self, storage: object) -> None:
-        """Take the records of the modules ``storage``'s class is made in."""
-        for kind in type(storage).__mro__:
-            if kind.__module__.split(".")[0] not in ("builtins", "abc"):
-                logging.getLogger(kind.__module__).addFilter(self)  # once
-
-
-_SWALLOWED = _Swallowed()
-
-
-def _fault_of(record: logging.LogRecord) -> BaseException:
-    """The exception a swallowed fault's record was logged with."""
-    if record.exc_info and record.exc_info[1] is not None:
-        return record.exc_info[1]
-    return RuntimeError(record.getMessage())
-
-
-def _storage_errors() -> tuple[type[BaseException], ...]:
-    """What a storage raises when it, not one entry, fails: the OS's, SQLite's
-    and redis-py's errors (a lost connection, a timeout, a locked or
-    unreadable file)."""
-    errors: list[type[BaseException]] = [OSError, sqlite3.Error]
-    try:
-        from redis import RedisError
-    except ImportError:  # pragma: no cover - the [redis] extra is missing
-        pass
-    else:
-        errors.append(RedisError)
-    return tuple(errors)
-
-
-# -- the cache --------------------------------------------------------------------
+__all__ = ["HttpCache"]
 
 
 class HttpCache:
@@ -386,10 +96,6 @@ class HttpCache:
         options: hishel.CacheOptions | None = None,
     ) -> None:
         require("hishel", "HttpCache")
-        self._new_storage = storage
-        self._storage: hishel.BaseStorage | None = None
-        self._lock = threading.Lock()
-        self._users = 0
         self.where = where
         self.locks = locks
         self.fill_wait = fill_wait
@@ -397,13 +103,8 @@ class HttpCache:
         self.options: hishel.CacheOptions = (
             options if options is not None else {"shared": False}
         )
-        self._storage_errors = _storage_errors()
-        # The circuit breaker: since when the storage fails (None: it
-        # answers), when a call may try it next, and the pause until then.
-        self._down = False
-        self._retry_at = 0.0
-        self._pause = 0.0
-        self._said: set[str] = set()
+        # Reads where and the recheck pauses from this cache at each use.
+        self._access = StorageAccess(storage, self)
 
     @classmethod
     def sqlite(
@@ -422,17 +123,9 @@ class HttpCache:
         another that is filling the same entry before it goes to the server
         itself."""
         require("hishel", "HttpCache.sqlite()")
-        import hishel
-
         location = Path(path)
-
-        def storage() -> hishel.BaseStorage:
-            return hishel.SqliteStorage(
-                connection=_private_sqlite(location), **storage_options
-            )
-
         return cls(
-            storage,
+            sqlite_storage(location, storage_options),
             where=f"sqlite:{location}",
             locks=FileLocks(location.with_name(location.name + ".locks")),
             fill_wait=fill_wait,
@@ -458,19 +151,10 @@ class HttpCache:
         miss, never a hung call)."""
         require("hishel", "HttpCache.redis()")
         require("redis", "HttpCache.redis()")
-        import hishel
-        import redis as redis_module
-
-        def client() -> redis.Redis:
-            return redis_module.Redis.from_url(
-                url, socket_timeout=timeout, socket_connect_timeout=timeout
-            )
-
+        client = redis_connector(url, timeout)
         locks = client()
         return cls(
-            lambda: hishel.RedisStorage(
-                client=client(), key_prefix=key_prefix, **storage_options
-            ),
+            redis_storage(client, key_prefix, storage_options),
             where=f"redis:{redis_address(locks)} {key_prefix!r}",
             locks=RedisLocks(locks, key_prefix, fill_lease),
             fill_wait=fill_wait,
@@ -480,30 +164,16 @@ class HttpCache:
 
     def attach(self) -> None:
         """A controller starts using the cache."""
-        with self._lock:
-            self._users += 1
+        self._access.attach()
 
     def detach(self) -> None:
         """A controller closed: the last one closes the storage (a later
         user opens it again)."""
-        with self._lock:
-            self._users -= 1
-            storage = self._storage if self._users <= 0 else None
-            if storage is not None:
-                self._storage = None
-        if storage is not None:
-            try:
-                storage.close()
-            except Exception as error:  # closing: nothing left to lose
-                logger.debug("HTTP cache %s not closed cleanly: %r", self.where, error)
+        self._access.detach()
 
     def storage(self) -> hishel.BaseStorage:
         """The storage, opened on first use (blocking: in a worker thread)."""
-        with self._lock:
-            if self._storage is None:
-                self._storage = self._new_storage()
-                _SWALLOWED.watch(self._storage)
-            return self._storage
+        return self._access.storage()
 
     # -- one hop through it -----------------------------------------------------------
 
@@ -526,442 +196,18 @@ class HttpCache:
         looks again under it, and gives it back once its response is
         stored. One worker-thread hop looks up (and locks); one stores (and
         unlocks). A storage that fails makes it a miss (see the class)."""
-        started = time.perf_counter()
-        stored_request = _stored_request(request, ticket)
-        key = ticket.key
-        start = _Start()
-        fill: _Fill | None = None
-        if not self._usable():
-            start.state = (
-                _hishel().IdleClient(options=self.options).next(stored_request, [])
-            )
-        elif request.method in _FILLED:
-            fill, start = yield from self._start_fill(key, stored_request)
-        else:
-            yield Blocking(self._begin, (key, stored_request, start, True, False))
-        try:
-            response = yield from self._answer(
-                request, stored_request, key, start, fill, send, limit, encoding
-            )
-        except Exception:
-            if fill is not None:
-                yield ReleaseLease(fill)
-            raise
-        if fill is not None:
-            yield ReleaseLease(fill)  # what it filled stored, then the key freed
-        response.elapsed = _since(started)
-        return response
-
-    def _start_fill(self, key: str, request: Any) -> Flow[tuple[_Fill | None, _Start]]:
-        """Look ``key`` up, and if the call must go to the server, take its
-        fill lock: while another process holds it, look again in sleeps
-        that grow from 5 to 50 ms (a waiter costs a worker thread only for
-        each short try), until the entry it fills is found, the lock is
-        free, or ``fill_wait`` has passed (then the call goes on without)."""
-        deadline = time.monotonic() + self.fill_wait
-        pause = _FIRST_POLL
-        first = True
-        while True:
-            start = _Start()
-            fill: _Fill | None = yield TakeLease(
-                self._begin, (key, request, start, first, True)
-            )
-            first = False
-            left = deadline - time.monotonic()
-            if not start.busy or left <= 0:
-                return fill, start
-            yield Sleep(min(pause, left))
-            pause = min(pause * 1.5, _LAST_POLL)
-
-    def _answer(
-        self,
-        request: Request,
-        stored_request: Any,
-        key: str,
-        start: _Start,
-        fill: _Fill | None,
-        send: Callable[[Request], Flow[Response]],
-        limit: int | None,
-        encoding: str,
-    ) -> Flow[Response]:
-        """Run hishel's state machine from where ``start`` left it: the
-        response. Storage is written only if it answered this call (what
-        it found is not ``None``); with a ``fill``, as the lock is given
-        back."""
-        hishel = _hishel()
-        state, found = start.state, start.found
-        revalidated = False
-        upstream: Response | None = None
-        raw = b""
-        while True:
-            if isinstance(state, hishel.CacheMiss | hishel.NeedRevalidation):
-                revalidated = isinstance(state, hishel.NeedRevalidation)
-                upstream = yield from send(
-                    _with_changes(request, state.request.headers)
-                )
-                if upstream.is_stream_consumed:
-                    # built in memory by the transport (a mock), and so already
-                    # decoded: kept as it is, its Content-Encoding dropped
-                    raw = upstream.content
-                    upstream.headers = _decoded_headers(upstream.headers, raw)
-                else:
-                    sink = _RawBody(request, limit)
-                    yield _Read(upstream, sink)
-                    raw = b"".join(sink.chunks)
-                try:
-                    state = state.next(_stored_response(upstream, raw))
-                except Exception as error:  # on the stored entries it compared
-                    self._entry_fault(error)
-                    if found is not None:
-                        for each in found.entries:
-                            yield from self._write(
-                                fill, found.storage, found.storage.remove_entry, each.id
-                            )
-                    return _from_upstream(
-                        request, upstream, raw, False, False, encoding
-                    )
-            elif isinstance(state, hishel.StoreAndUse):
-                assert upstream is not None
-                stored = found is not None
-                if found is not None:
-                    yield from self._write(
-                        fill,
-                        found.storage,
-                        _store,
-                        found.storage,
-                        stored_request,
-                        state.response,
-                        key,
-                    )
-                return _from_upstream(
-                    request, upstream, raw, revalidated, stored, encoding
-                )
-            elif isinstance(state, hishel.CouldNotBeStored):
-                assert upstream is not None
-                return _from_upstream(
-                    request, upstream, raw, revalidated, False, encoding
-                )
-            elif isinstance(state, hishel.FromCache):
-                entry = state.entry.response
-                return _live(
-                    request,
-                    entry.status_code,
-                    _headers_list(entry.headers),
-                    _drained(entry.stream),
-                    {"from_cache": True, "revalidated": revalidated, "stored": False},
-                    encoding,
-                )
-            elif isinstance(state, hishel.NeedToBeUpdated):
-                if found is not None:
-                    for updating in state.updating_entries:
-                        yield from self._write(
-                            fill,
-                            found.storage,
-                            found.storage.update_headers,
-                            updating.id,
-                            updating.response.headers,
-                        )
-                state = state.next()
-            elif isinstance(state, hishel.InvalidateEntries):
-                if found is not None:
-                    for entry_id in state.entry_ids:
-                        yield from self._write(
-                            fill, found.storage, found.storage.remove_entry, entry_id
-                        )
-                state = state.next()
-            else:  # pragma: no cover - hishel's states are closed
-                raise TypeError(f"unknown cache state {state!r}")
-
-    def _write(
-        self,
-        fill: _Fill | None,
-        storage: Any,
-        function: Callable[..., Any],
-        *args: Any,
-    ) -> Flow[None]:
-        """Write to ``storage`` with ``function(*args)``: as ``fill`` is
-        given back (before its key is free), or now."""
-        if fill is not None:
-            fill.writes.append((storage, function, args))
-        else:
-            yield Blocking(self._call, (storage, function, *args))
-
-    # -- storage calls: in worker threads, faults counted, never raised ----------------
-
-    def _begin(
-        self, key: str, request: Any, start: _Start, first: bool, lock: bool
-    ) -> _Fill | None:
-        """Look ``key`` up and put hishel's first state for ``request`` in
-        ``start``; with ``lock``, under the key's fill lock, tried first
-        (so no other process can have filled the entry between the look
-        and the lock). The fill, if the call must go to the server and
-        holds the lock; else ``None``: no lock needed (the entry answers,
-        or the storage failed: nothing will be stored), or ``start.busy``
-        (another process is filling it: the caller waits and tries again;
-        the entry is looked up all the same, so a fresh one answers at
-        once). ``first``: the call's first look (the one that may try a
-        storage after a pause)."""
-        lease: Lease | None = None
-        if lock:
-            try:
-                lease = self.locks.try_acquire(key)
-            except Exception as error:  # go on unlocked
-                self._lock_fault(error)
-                lock = False
-        try:
-            start.found, start.state = self._state(request, self._look(key, first))
-        except BaseException:
-            if lease is not None:
-                self._give_back(lease)
-            raise
-        if start.found is None or _answers(start.state) or not lock:
-            if lease is not None:
-                self._give_back(lease)  # nothing to fill, or to store
-            return None
-        if lease is None:
-            start.busy = True
-            return None
-        return _Fill(self, lease)
-
-    def _give_back(self, lease: Lease) -> None:
-        """Give a fill lock back; a fault is counted, never raised."""
-        try:
-            lease.release()
-        except Exception as error:
-            self._lock_fault(error)
-
-    def _state(self, request: Any, found: _Found | None) -> tuple[_Found | None, Any]:
-        """hishel's first state for ``request`` and the entries ``found``.
-        Entries it cannot handle are removed, and it starts without them."""
-        idle = _hishel().IdleClient(options=self.options)
-        if found is None or not found.entries:
-            return found, idle.next(request, [])
-        try:
-            return found, idle.next(request, found.entries)
-        except Exception as error:
-            self._entry_fault(error)
-            for entry in found.entries:
-                self._call(found.storage, found.storage.remove_entry, entry.id)
-            return _Found(found.storage, []), idle.next(request, [])
-
-    def _look(self, key: str, first: bool) -> _Found | None:
-        """The entries under ``key``; ``None`` if the storage fails (or,
-        unless this is the ``first`` look of a call, is known to be down)."""
-        if self._down and not first:
-            return None
-        with _SWALLOWED.catching() as caught:
-            try:
-                storage = self.storage()
-                entries = storage.get_entries(key)
-            except Exception as error:
-                self._failed(error, first)
-                return None
-            readable: list[Any] = []
-            for entry in entries:
-                try:
-                    readable.append(_readable(entry))
-                except Exception as error:
-                    if isinstance(error, self._storage_errors):
-                        self._failed(error, first)  # (Redis gone mid-body)
-                        return None
-                    self._entry_fault(error)
-                    self._call(storage, storage.remove_entry, entry.id)
-        if self._swallowed(caught, first, storage):
-            return None
-        self._answered(first)
-        return _Found(storage, readable)
-
-    def _call(self, storage: Any, function: Callable[..., Any], *args: Any) -> None:
-        """``function(*args)``, a write to ``storage``, unless it is known
-        to be down; a fault it raises or hishel swallows is counted."""
-        if self._down:
-            return
-        with _SWALLOWED.catching() as caught:
-            try:
-                function(*args)
-            except Exception as error:
-                if storage is self._storage:  # (else closed meanwhile: no fault)
-                    if isinstance(error, self._storage_errors):
-                        self._failed(error, False)
-                    else:
-                        self._entry_fault(error)
-                return
-        self._swallowed(caught, False, storage)
-
-    # -- faults: one line each, and the circuit breaker -----------------------------------
-
-    def _swallowed(
-        self, caught: list[logging.LogRecord], first: bool, storage: Any
-    ) -> bool:
-        """Count the faults hishel swallowed (``caught``); whether the
-        storage itself failed."""
-        failed = False
-        for record in caught:
-            error = _fault_of(record)
-            if storage is not self._storage:
-                continue  # closed meanwhile: not a fault
-            if isinstance(error, self._storage_errors):
-                failed = True
-                self._failed(error, first)
-            else:
-                self._entry_fault(error)
-        return failed
-
-    def _usable(self) -> bool:
-        """Whether this call may use the storage: yes, unless it failed
-        lately; once each pause has passed, one call tries it again."""
-        if not self._down:
-            return True
-        with self._lock:
-            if not self._down:
-                return True
-            now = time.monotonic()
-            if now < self._retry_at:
-                return False
-            self._retry_at = now + self._pause  # the others wait for this try
-            return True
-
-    def _failed(self, error: BaseException, first: bool) -> None:
-        """The storage failed (in a call's ``first`` look: the one that may
-        be a try after a pause)."""
-        with self._lock:
-            if self._down:
-                if first:  # a try after a pause: pause longer
-                    self._pause = min(self._pause * 2, self.recheck_most)
-                    self._retry_at = time.monotonic() + self._pause
-                return
-            self._down = True
-            self._pause = self.recheck_after
-            self._retry_at = time.monotonic() + self._pause
-        logger.warning(
-            "restwire: HTTP cache %s unavailable (%s): calls go to the server, "
-            "uncached, until it answers again",
-            self.where,
-            type(error).__name__,
+        hop = CachedHop(
+            self._access,
+            self.locks,
+            self.fill_wait,
+            self.options,
+            request,
+            ticket,
+            send,
+            limit,
+            encoding,
         )
-
-    def _answered(self, first: bool) -> None:
-        """A call's ``first`` look went through: the storage is back, if it
-        was down."""
-        if not (self._down and first):
-            return
-        with self._lock:
-            if not self._down:
-                return
-            self._down = False
-        logger.warning("restwire: HTTP cache %s answers again", self.where)
-
-    def _entry_fault(self, error: BaseException) -> None:
-        self._say_once(
-            "entry",
-            "restwire: HTTP cache %s: an entry it could not read (%s) was "
-            "removed, and the call went to the server (said once)",
-            type(error).__name__,
-        )
-
-    def _lock_fault(self, error: BaseException) -> None:
-        """The store of fill locks failed: a storage fault where it is the
-        storage's own server (Redis), else said once."""
-        if getattr(self.locks, "shares_storage", False):
-            self._failed(error, False)
-            return
-        self._say_once(
-            "lock",
-            "restwire: HTTP cache %s: fill locks unavailable (%s): entries are "
-            "filled without them (said once)",
-            type(error).__name__,
-        )
-
-    def _say_once(self, kind: str, message: str, *args: object) -> None:
-        with self._lock:
-            first = kind not in self._said
-            self._said.add(kind)
-        logger.log(
-            logging.WARNING if first else logging.DEBUG, message, self.where, *args
-        )
+        return (yield from hop.run())
 
     def __repr__(self) -> str:
         return f"HttpCache({self.where})"
-
-
-@dataclass(slots=True)
-class _Start:
-    """How a call through the cache starts (see ``HttpCache._begin``):
-    what storage holds under its key (``None``: the storage failed, or is
-    left alone), hishel's first state, and whether another process holds
-    the key's fill lock."""
-
-    found: _Found | None = None
-    state: Any = None
-    busy: bool = False
-
-
-def _from_upstream(
-    request: Request,
-    upstream: Response,
-    raw: bytes,
-    revalidated: bool,
-    stored: bool,
-    encoding: str,
-) -> Response:
-    """The response a call gets from what the server sent (``raw``, its body
-    as read), saying whether it revalidated an entry and was stored."""
-    return _live(
-        request,
-        upstream.status_code,
-        upstream.headers.raw,
-        raw,
-        {"from_cache": False, "revalidated": revalidated, "stored": stored},
-        encoding,
-    )
-
-
-def _answers(state: Any) -> bool:
-    """Whether hishel's ``state`` answers from storage (fresh)."""
-    return isinstance(state, _hishel().FromCache)
-
-
-def _store(storage: Any, request: Any, response: Any, key: str) -> None:
-    """Store ``response`` for ``request`` under ``key``."""
-    entry = storage.create_entry(request, response, key)
-    _drained(entry.response.stream)  # saving as it is read
-
-
-class _Fill:
-    """A key's fill lock as the cache step holds it, with the writes the
-    fill makes. Giving it back writes them first (the entry
-    stored, or its headers renewed by a 304), so that the key is free only
-    once a waiter can find what was filled. However the call ends it is
-    given back (the driver holds it), and giving it back never raises."""
-
-    __slots__ = ("_cache", "_lease", "writes")
-
-    def __init__(self, cache: HttpCache, lease: Lease) -> None:
-        self._cache = cache
-        self._lease: Lease | None = lease
-        self.writes: list[tuple[Any, Callable[..., Any], tuple[Any, ...]]] = []
-
-    def release(self) -> None:
-        writes, self.writes = self.writes, []
-        try:
-            for storage, function, args in writes:
-                self._cache._call(storage, function, *args)
-        finally:
-            lease, self._lease = self._lease, None
-            if lease is not None:
-                self._cache._give_back(lease)
-
-
-def _hishel() -> Any:
-    import hishel
-
-    return hishel
-
-
-def _private_sqlite(path: Path) -> Any:
-    """A connection to the SQLite file at ``path``, the file readable and
-    writable by its owner alone (SQLite gives its ``-wal`` and ``-shm``
-    files the same mode), its missing folders made 0700."""
-    private_folder(path.parent)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    return sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)

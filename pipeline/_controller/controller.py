@@ -12,7 +12,7 @@ these steps, each a module of its own:
 | store lookup | ``_keep`` | ``get``: a fresh result of that identity answers |
 | in-flight join | ``_flights`` | a read joins an identical one in the air |
 | notify | ``_managers`` | ``on_call``, then ``on_value`` / ``on_error``, ``on_done`` |
-| HTTP cache | ``_http_cache`` | the first hop through RFC 9111 caching |
+| HTTP cache | ``_cache.cached_hop`` | the first hop through RFC 9111 caching |
 | the wire | ``_terminal`` | build, send hop by hop (``_hops``, ``_adapter``), read, parse |
 | keep | ``_keep`` | normalize, write the store, read back |
 
@@ -55,7 +55,8 @@ from .._base.errors import (
 )
 from .._base.http import origin_of
 from .._base.library import URL, AsyncClient, Client, QueryParams, Request, Response
-from .._cache.http_cache import HttpCache, Ticket, cache_key
+from .._cache.http_cache import HttpCache
+from .._cache.keys import Ticket, cache_key
 from .._chain.exchange import Exchange, run_exchange
 from .._chain.identity import (
     DEFAULT,

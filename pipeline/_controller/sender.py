@@ -57,7 +57,9 @@ from .._base.library import (
     Request,
     Response,
 )
-from .._cache.http_cache import HttpCache, Ticket, body_digest, from_cache
+from .._cache.conversion import from_cache
+from .._cache.http_cache import HttpCache
+from .._cache.keys import Ticket, body_digest
 from .._chain.exchange import Exchange
 from .._chain.watchers import watched_send
 from .._endpoints.status_errors import status_error
@@ -221,7 +223,7 @@ class Sender:
         """Send ``first``, follow redirects, read and parse the body.
 
         With ``ticket``, the first hop goes through the HTTP cache
-        (``_http_cache``); with ``unchanged`` too, a body the cache gives
+        (``_cache.http_cache``); with ``unchanged`` too, a body the cache gives
         whose digest is ``unchanged`` is not parsed: the value is
         :data:`UNCHANGED`, and the caller keeps what it has.
         """

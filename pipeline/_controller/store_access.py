@@ -25,7 +25,7 @@ from typing import Any
 from .._base.effects import _Answer
 from .._base.errors import RestwireError, fresh_error
 from .._base.library import RESPONSE_NOT_READ, Response
-from .._cache.http_cache import body_digest
+from .._cache.keys import body_digest
 from .._chain.exchange import EndpointView
 from .._chain.identity import Unshared
 from .._endpoints.endpoint import RestEndpoint, value_text

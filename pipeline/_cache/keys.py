@@ -1,0 +1,64 @@
+"""What a controller gives the cache for a call, and the fingerprint it
+keeps of a body: the call's cache key (a digest of its identity and URL)
+in a :class:`Ticket`, and :func:`body_digest`.
+
+The key is how calls of different identities never share an entry: it
+digests the call's credentials, the URL's userinfo, the cookies it may
+send and its credentials mode, with its URL, never its method (so that an
+unsafe request finds and invalidates the entries of its URL, as RFC 9111
+section 4.4 asks). It shows neither credentials nor URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import cast
+
+from .._base.credentials import PUBLIC_HEADERS
+from .._chain.identity import Identity
+
+__all__ = ["Ticket", "body_digest", "cache_key"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """What lets a hop into the cache: its key, and the header names that
+    are credentials for this call (besides those the rule names)."""
+
+    key: str
+    marked: frozenset[str]
+    public: frozenset[str] = PUBLIC_HEADERS
+
+    def __repr__(self) -> str:
+        return "Ticket([redacted])"
+
+
+def cache_key(identity: Identity, url: str) -> str:
+    """The cache key of a call: a SHA-256 digest of its identity and ``url``
+    (without userinfo). Equal for equal credentials in every process (no
+    per-process salt), so processes sharing a storage share entries; the
+    key shows neither."""
+    credentials, params, mode, auth, caller = cast(_IdentityParts, identity)
+    digest = hashlib.sha256(b"restwire-cache-3\0")
+    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
+    for name, value in (*credentials, *signed):
+        digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
+    for param, text in params:
+        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
+    if caller is not None:  # the name a controller gave its caller
+        digest.update(b"c\0" + repr(caller).encode() + b"\0")
+    digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
+    return digest.hexdigest()
+
+
+#: What ``_chain.identity.identity_of`` puts in an identity.
+_IdentityParts = tuple[
+    tuple[tuple[bytes, bytes], ...], tuple[tuple[str, str], ...], str, object, object
+]
+
+
+def body_digest(content: bytes) -> bytes:
+    """A body's fingerprint, to know a cached body for the one a stored
+    value was read from."""
+    return hashlib.blake2b(content, digest_size=16).digest()
