@@ -23,7 +23,7 @@ yours can.
 from ._base.errors import redact_params, redact_url, redis_address, require
 from ._base.http import Origin, origin_of, retry_after_seconds
 from ._base.library import INVALID_URL, URL, Headers, Request, Response
-from ._endpoints.envelope import Envelope, NextPage
+from ._endpoints.pages import Envelope, NextPage
 
 __all__ = [
     "INVALID_URL",

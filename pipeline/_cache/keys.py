@@ -12,13 +12,15 @@ section 4.4 asks). It shows neither credentials nor URL.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from .._base.credentials import PUBLIC_HEADERS
-from .._chain.identity import Identity
+from .._chain.exchange import Exchange
+from .._chain.identity import Identity, Sharing, Unshared, auth_signs, plain_url
 
-__all__ = ["Ticket", "body_digest", "cache_key"]
+__all__ = ["Ticket", "body_digest", "cache_key", "ticket_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,28 @@ class Ticket:
 
     def __repr__(self) -> str:
         return "Ticket([redacted])"
+
+
+def ticket_for(
+    identity: Hashable, exchange: Exchange, client_auth: Any, sharing: Sharing
+) -> Ticket | None:
+    """The ticket of a call of ``identity`` whose first hop ``exchange``
+    builds, on a client with ``client_auth``; ``None`` when it passes by the
+    cache: an identity restwire cannot see whole, a streamed body, or a
+    client's auth that put no credential on the first hop (Digest answers a
+    challenge), which then cannot key the entry."""
+    if (
+        type(identity) is Unshared
+        or exchange.endpoint.content.streamed
+        or (client_auth is not None and not auth_signs(identity))
+    ):
+        return None
+    plain = plain_url(exchange.url, sharing.credential_params)
+    return Ticket(
+        cache_key(cast(Identity, identity), plain),
+        frozenset(exchange.sensitive),
+        sharing.public_headers,
+    )
 
 
 def cache_key(identity: Identity, url: str) -> str:

@@ -26,14 +26,21 @@ caller's credential (give the caller's name with ``identity=`` otherwise).
 
 An :class:`Identity` compares exactly and is never shown: it holds
 credential values.
+
+A controller works identities out with its :class:`Identities`: from the
+request of a call's first hop (:meth:`Identities.of`), or, for a call
+whose middleware all say they send no credential, from the headers that
+request would carry, without running the chain
+(:meth:`Identities.without_chain`: a ``get`` answered from the store in a
+few microseconds).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .._base.credentials import (
     CREDENTIAL_PARAMS,
@@ -44,18 +51,28 @@ from .._base.credentials import (
     learn,
     names_credential,
 )
-from .._base.errors import SettingError, declare_credential_params
-from .._base.library import URL, Auth, Request, library_of
+from .._base.errors import (
+    SettingError,
+    UsageError,
+    declare_credential_params,
+    redact_params,
+)
+from .._base.library import URL, AsyncClient, Auth, Client, Headers, Request, library_of
+from .._wire.adapter import cookie_header, merged_headers
+from .exchange import Exchange
 
 __all__ = [
     "DEFAULT",
+    "Identities",
     "Identity",
     "Sharing",
     "Unshared",
     "auth_part",
+    "auth_signs",
     "credential_headers",
     "credential_params",
     "identity_of",
+    "plain_url",
 ]
 
 logger = logging.getLogger("restwire")
@@ -193,6 +210,16 @@ def credential_params(
     )
 
 
+def plain_url(url: URL, credential_params: Collection[str] = CREDENTIAL_PARAMS) -> str:
+    """``url`` as request-key text: userinfo left out and the values of
+    ``credential_params`` (the controller's: part of the identity instead)
+    redacted."""
+    if url.userinfo:
+        url = url.copy_with(userinfo=b"")
+    text = str(url)
+    return redact_params(text, names=credential_params) if url.query else text
+
+
 def _without_sticky(value: bytes, sharing: Sharing) -> bytes:
     """A ``Cookie`` header's value without the stickiness cookies."""
     if not sharing.sticky_cookies:
@@ -231,3 +258,149 @@ def auth_part(auth: Auth | None, request: Request) -> Hashable:
     before = set(request.headers.raw)
     changed = tuple(item for item in sent.headers.raw if item not in before)
     return (auth, changed)
+
+
+def auth_signs(identity: Hashable) -> bool:
+    """Whether the client's auth put a credential on the first hop (a
+    Bearer or Basic header), which then keys the HTTP cache; an auth that
+    adds none at first (Digest answers a challenge) passes by the cache."""
+    part = identity[3] if isinstance(identity, tuple) else None
+    return isinstance(part, tuple) and bool(part[1])
+
+
+# -- a controller's identities ----------------------------------------------------
+
+
+class Endpoint(Protocol):
+    """What an endpoint is to :meth:`Identities.without_chain`: a
+    ``RestEndpoint``."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def sensitive_headers(self) -> frozenset[str]: ...
+    def shared_headers(self, body: Any) -> Headers: ...
+
+
+#: Headers an endpoint may set that change how the jar gives cookies: then
+#: only the full path can tell the identity.
+_SET_BY_CALL = frozenset({b"host", b"cookie", b"cookie2"})
+#: How many endpoints' credentials :meth:`Identities.without_chain` keeps.
+_KEPT = 1024
+
+
+class Identities:
+    """Who the calls of one controller are (see the module).
+
+    ``caller``: a function naming the caller (``Controller(identity=...)``),
+    which every identity then holds; ``sharing``: what may tell callers apart.
+    """
+
+    __slots__ = ("_caller", "_client", "_plain", "_warned", "sharing")
+
+    def __init__(
+        self,
+        client: Client | AsyncClient,
+        caller: Callable[[], Hashable] | None,
+        sharing: Sharing,
+    ) -> None:
+        if caller is not None and not callable(caller):
+            raise UsageError(
+                f"identity= takes a function naming the caller (a user id, say), "
+                f"not {type(caller).__name__}"
+            )
+        self._client = client
+        self._caller = caller
+        self.sharing = sharing
+        self._warned = False
+        #: endpoint -> (the client's headers, the credentials of a call of
+        #: it with those and no cookie), bounded
+        self._plain: dict[Any, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]] = {}
+
+    def of(self, request: Request, exchange: Exchange) -> Hashable:
+        """Who the call whose first hop is ``request`` says it is."""
+        client = self._client
+        caller = None
+        if self._caller is not None:
+            caller = self._caller()
+        elif client.event_hooks["request"]:
+            return self.unseen("request event hooks, which may change a request")
+        auth = auth_part(client.auth, request) if client.auth is not None else None
+        if type(auth) is Unshared:
+            return self.unseen("an auth whose flow restwire cannot run")
+        return identity_of(
+            request,
+            exchange.sensitive,
+            exchange.credentials,
+            auth,
+            self.sharing,
+            caller=caller,
+        )
+
+    def unseen(self, what: str) -> Unshared:
+        """A call restwire cannot see whole: shared with nobody (said once)."""
+        if not self._warned:
+            self._warned = True
+            logger.warning(
+                "restwire: this controller's client has %s after restwire keyed "
+                "it, so its calls share nothing (store, calls in flight, HTTP "
+                "cache, pollers); pass Controller(identity=...) to name the "
+                "caller, and they are shared between calls of one caller",
+                what,
+            )
+        return Unshared()
+
+    def without_chain(self, endpoint: Endpoint, url: URL) -> Identity | None:
+        """The identity of a call of ``endpoint`` to ``url`` whose middleware
+        add no credential, read from the headers its first hop would carry;
+        ``None`` where only the full path can tell (userinfo in the URL, a
+        ``Host`` or ``Cookie`` the endpoint sets itself, the client's auth or
+        request hooks)."""
+        client = self._client
+        if url.userinfo or client.auth is not None:
+            return None
+        caller = None
+        if self._caller is not None:
+            caller = self._caller()
+        elif client.event_hooks["request"]:
+            return None
+        raw = client.headers.raw
+        jar = client.cookies.jar
+        if not len(jar):
+            # the common case, worked out once per endpoint while the
+            # client's headers stay as they were (compared whole each time)
+            kept = self._plain.get(endpoint)
+            if kept is not None and kept[0] == raw:
+                credentials = kept[1]
+            else:
+                headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
+                credentials = credential_headers(
+                    headers, endpoint.sensitive_headers, self.sharing
+                )
+                if len(self._plain) >= _KEPT:
+                    self._plain.clear()
+                self._plain[endpoint] = (raw, credentials)
+            return Identity(
+                (
+                    credentials,
+                    credential_params(url, self.sharing),
+                    "same-origin",
+                    None,
+                    caller,
+                )
+            )
+        headers, names = merged_headers(raw, endpoint.shared_headers(None).raw)
+        if not names.isdisjoint(_SET_BY_CALL):
+            return None
+        cookie = cookie_header(jar, endpoint.method, url)
+        if cookie is not None:
+            headers.append((b"Cookie", cookie))
+        return identity_of(
+            headers,
+            endpoint.sensitive_headers,
+            "same-origin",
+            None,
+            self.sharing,
+            url=url,
+            caller=caller,
+        )

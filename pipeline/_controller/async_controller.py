@@ -84,7 +84,7 @@ from .._base.library import AsyncBaseTransport, AsyncClient, Response
 from .._cache.http_cache import HttpCache
 from .._chain.identity import Sharing
 from .._endpoints.endpoint import RestEndpoint
-from .._endpoints.page import Page
+from .._endpoints.pages import Page, next_page, page_items
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.schemas import MISSING
 from .._wire.adapter import Adapter
@@ -100,8 +100,9 @@ from .._wire.sse import (
 from .calls import BOTH, GET, RAW, Job
 from .controller import BaseController, Params, logger
 from .managers import Manager
-from .polling import ErrorCallback, Poller, Subscription, Wait
+from .polling import ErrorCallback, Poller, Subscription, Wait, deliveries, frequency_of
 from .sender import read_body
+from .streams import open_connection, pushed, stream_endpoint
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -401,9 +402,9 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
             job.exchange.page = page
             seen.add(str(job.exchange.url))
             value = await self._run(job)
-            for each in self._page_items(job, value) if items else (value,):
+            for each in page_items(job.label, value) if items else (value,):
                 yield each
-            following = self._next_page(job, seen, cross_origin)
+            following = next_page(job.exchange, job.label, seen, cross_origin)
             if following is None:
                 return
             job = self._job(endpoint, params, None, url=following)
@@ -432,7 +433,12 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         """
         target = Download(to)
         try:
-            job = self._job(self._download_endpoint(endpoint), params, None, RAW)
+            streamed = (
+                endpoint
+                if endpoint.content.streamed
+                else endpoint.extend(content="stream")
+            )
+            job = self._job(streamed, params, None, RAW)
             response = await self._run(job)
             limit = endpoint.max_body_size if max_size == "endpoint" else max_size
             await run_async(
@@ -456,7 +462,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
     ) -> AsyncIterator[ValueT]:
         """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
         seconds, until the controller closes. Errors are raised."""
-        interval = self._frequency(endpoint, frequency)
+        interval = frequency_of(endpoint, frequency)
         while not self._closing.is_set():
             started = self._clock()
             yield await self.fetch(endpoint, params)
@@ -482,32 +488,10 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         )
         if poller is not None:
             self._background.start(
-                functools.partial(self._run_poller, poller),
+                functools.partial(_run_poller, self, poller),
                 name=f"restwire poll {poller.request_key}",
             )
         return subscription
-
-    async def _run_poller(self, poller: Poller) -> None:
-        waker = AsyncWaker()
-        poller.wake = waker.wake
-        while True:
-            for step in poller.steps():
-                if isinstance(step, Wait):
-                    await waker.wait(step.seconds)
-                    continue
-                try:
-                    value = await self.fetch(poller.endpoint, poller.params)
-                except Exception as error:
-                    deliveries = self._deliveries(poller, None, error)
-                else:
-                    deliveries = self._deliveries(poller, value, None)
-                for function, argument in deliveries:
-                    try:
-                        await acall(function, argument)
-                    except Exception:
-                        logger.exception("subscriber of %s failed", poller.request_key)
-            if self._pollers.done(poller):
-                return
 
     async def set(
         self, endpoint: RestEndpoint[ValueT], value: Any, params: Params = None
@@ -525,12 +509,8 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         worked out without sending; only that identity sees the value. A
         side-effect endpoint (POST, ...) is refused (``InvalidRequest``).
         """
-        stored, deliveries = self._set(endpoint, value, params)
-        for function, argument in deliveries:
-            try:
-                await acall(function, argument)
-            except Exception:
-                logger.exception("subscriber of %s failed", endpoint.label)
+        stored, told = self._set(endpoint, value, params)
+        await _deliver(told, endpoint.label)
         value_set: ValueT = stored
         return value_set
 
@@ -568,13 +548,13 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         the loop with ``break`` leaves closing to the generator's clean-up
         (at once in CPython, once nothing refers to the iterator).
         """
-        streamed = self._stream_endpoint(
-            endpoint, max_event_size, max_reconnects, retry
-        )
+        streamed = stream_endpoint(endpoint, max_event_size, max_reconnects, retry)
         parser = EventParser(max_event_size)
         reconnection = Reconnection(parser, retry, max_reconnects)
         while not self._closing.is_set():
-            job = self._stream_job(streamed, params, parser.last_event_id)
+            job = open_connection(
+                self._job(streamed, params, None, RAW), parser.last_event_id
+            )
             try:
                 response = await self._run(job)
             except TransportError as error:
@@ -617,7 +597,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
                             reader.end() if chunk is None else reader.events(chunk)
                         ):
                             reconnection.received()
-                            yield self._pushed(job, response, event)
+                            yield pushed(self._store_access, job, response, event)
                         if chunk is None:
                             break
                 finally:
@@ -656,3 +636,34 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+async def _run_poller(controller: AsyncController, poller: Poller) -> None:
+    """The task of one poller (``subscribe``): fetch at its steps and tell
+    its subscribers, until none is left or the controller closes."""
+    waker = AsyncWaker()
+    poller.wake = waker.wake
+    while True:
+        for step in poller.steps():
+            if isinstance(step, Wait):
+                await waker.wait(step.seconds)
+                continue
+            try:
+                value = await controller.fetch(poller.endpoint, poller.params)
+            except Exception as error:
+                told = deliveries(poller, None, error)
+            else:
+                told = deliveries(poller, value, None)
+            await _deliver(told, poller.request_key)
+        if controller._pollers.done(poller):
+            return
+
+
+async def _deliver(told: list[tuple[Callable[[Any], object], Any]], what: str) -> None:
+    """Hand each subscriber its value or error (a coroutine function is
+    awaited); one that raises is logged, and the others are still told."""
+    for function, argument in told:
+        try:
+            await acall(function, argument)
+        except Exception:
+            logger.exception("subscriber of %s failed", what)

@@ -39,10 +39,11 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from .._base.credentials import CREDENTIAL_PARAMS
-from .._base.effects import _Await
-from .._base.errors import InvalidRequest, RestwireError, redact_params
+from .._base.effects import _Answer, _Await
+from .._base.errors import InvalidRequest, RestwireError, fresh_error
 from .._base.library import INVALID_URL, URL, AsyncClient, Client, library_of
 from .._chain.exchange import Answered, Exchange, Handler
+from .._chain.identity import plain_url
 from .._endpoints.endpoint import RestEndpoint, join_url
 from .._wire.shortcuts import parse_url
 
@@ -57,7 +58,6 @@ __all__ = [
     "Flights",
     "Job",
     "Targets",
-    "plain_url",
     "remember",
 ]
 
@@ -74,18 +74,11 @@ class _Event(Protocol):
     def set(self) -> None: ...
 
 
+#: A flight's value before its leader lands.
+PENDING: Any = object()
+
 #: The event a call in flight is waited for with (the controller's kind).
 EventT = TypeVar("EventT", bound=_Event)
-
-
-def plain_url(url: URL, credential_params: Collection[str] = CREDENTIAL_PARAMS) -> str:
-    """``url`` as request-key text: userinfo left out and the values of
-    ``credential_params`` (the controller's: part of the identity instead)
-    redacted."""
-    if url.userinfo:
-        url = url.copy_with(userinfo=b"")
-    text = str(url)
-    return redact_params(text, names=credential_params) if url.query else text
 
 
 class Job(Generic[EventT]):
@@ -148,6 +141,19 @@ class Job(Generic[EventT]):
         say): it is keyed by what it sends, not by where it started."""
         self.url, self.method = exchange.url, exchange.method
         self.key = f"{exchange.method} {plain_url(exchange.url, credential_params)}"
+
+    def land(
+        self,
+        flights: Flights[Any],
+        value: Any = PENDING,
+        error: BaseException | None = None,
+    ) -> None:
+        """Land the flight this job leads, if it leads one: identical calls
+        waiting for it are woken to its ``value`` (or ``error``)."""
+        flight = self.flight
+        if flight is not None:
+            self.flight = None
+            flights.land(self.flight_key, flight, self.identity, value, error)
 
     @property
     def label(self) -> str:
@@ -282,10 +288,6 @@ class Targets:
 # -- calls in flight ------------------------------------------------------------
 
 
-#: A flight's value before its leader lands.
-PENDING: Any = object()
-
-
 class Flight(Generic[EventT]):
     """One request in flight; ``event`` exists once somebody waits for it."""
 
@@ -297,6 +299,19 @@ class Flight(Generic[EventT]):
         self.error: RestwireError | None = None
         #: The identity of the request the leader finally sent.
         self.identity: Hashable = None
+
+    def answer_for(self, identity: Hashable) -> _Answer | None:
+        """A waiter's answer, once the flight landed: its error (a fresh
+        copy) or its value; ``None`` when the waiter must join again (the
+        leader was sent as another identity after all, or was cancelled,
+        or failed outside restwire)."""
+        if self.identity != identity:
+            return None  # sent as another identity after all: not ours
+        if self.error is not None:
+            return _Answer(error=fresh_error(self.error))
+        if self.value is PENDING:
+            return None  # its leader was cancelled, or failed outside restwire
+        return _Answer(self.value)
 
 
 class Flights(Generic[EventT]):

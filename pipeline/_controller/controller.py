@@ -1,24 +1,26 @@
 """What both controllers are: a call's steps, wired together in one place.
 
-``Controller`` (``_sync``) and ``AsyncController`` (``_async``) derive from
-:class:`BaseController`; they add only what waits. A job goes through
-these steps, each a module of its own:
+``Controller`` (``sync_controller``) and ``AsyncController``
+(``async_controller``) derive from :class:`BaseController`; they add only
+what waits. A call (a job) goes through these steps, each a module of its
+own:
 
 | step | module | does |
 |---|---|---|
-| target | ``_job`` | the absolute URL and the request key (``"GET https://host/path"``) |
-| chain | ``_chain`` | every middleware, outermost first, then the innermost steps below |
-| identity | ``_identity`` | who the job says it is, from what it would send |
-| store lookup | ``_keep`` | ``get``: a fresh result of that identity answers |
-| in-flight join | ``_flights`` | a read joins an identical one in the air |
-| notify | ``_managers`` | ``on_call``, then ``on_value`` / ``on_error``, ``on_done`` |
-| HTTP cache | ``_cache.cached_hop`` | the first hop through RFC 9111 caching |
-| the wire | ``_terminal`` | build, send hop by hop (``_hops``, ``_adapter``), read, parse |
-| keep | ``_keep`` | normalize, write the store, read back |
+| target | ``calls`` | the absolute URL and the request key (``"GET https://host/path"``) |
+| chain | ``_chain.exchange`` | every middleware, outermost first, then the innermost steps below |
+| identity | ``_chain.identity`` | who the job says it is, from what it would send |
+| store lookup | ``store_access`` | ``get``: a fresh result of that identity answers |
+| in-flight join | ``calls`` | a read joins an identical one in the air |
+| notify | ``managers`` | ``on_call``, then ``on_value`` / ``on_error``, ``on_done`` |
+| HTTP cache | ``_cache`` | the first hop through RFC 9111 caching |
+| the wire | ``sender`` | build, send hop by hop under the credential policy, read, parse |
+| keep | ``store_access`` | normalize, write the store, read back |
 
-``set`` takes only the identity step (worked out without sending) and the
-keep step; each connection of a ``stream`` is a job that takes every step
-but the store lookup and the join, and keeps the entities its events push.
+Each feature's own glue is in its module: ``set`` in ``store_access``
+(with its identity worked out here, sending nothing), streams in
+``streams``, polling in ``polling``, pages in ``_endpoints.pages``, a
+middleware's side call in ``sender``.
 
 A ``get`` whose middleware all say ``sends_credentials = False`` knows its
 identity without running the chain, and takes only the first steps
@@ -37,36 +39,20 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import fields
 from typing import Any, Generic, TypeVar
 
-from multidict import MultiDict, MultiMapping
-
-from .._base.credentials import is_credential
-from .._base.durations import check_seconds
 from .._base.effects import Flow, SideCall, _Answer, answered
-from .._base.errors import (
-    InvalidRequest,
-    RestwireError,
-    SettingError,
-    UsageError,
-    fresh_error,
-    redact_url,
-)
-from .._base.http import origin_of
-from .._base.library import URL, AsyncClient, Client, QueryParams, Request, Response
+from .._base.errors import RestwireError, UsageError
+from .._base.library import URL, AsyncClient, Client, QueryParams, Response
 from .._cache.http_cache import HttpCache
-from .._cache.keys import Ticket, cache_key
+from .._cache.keys import Ticket, ticket_for
 from .._chain.exchange import Exchange, run_exchange
 from .._chain.identity import (
     DEFAULT,
-    Identity,
+    Identities,
     Sharing,
     Unshared,
-    auth_part,
-    credential_headers,
-    credential_params,
-    identity_of,
+    plain_url,
 )
 from .._chain.watchers import tell_end
 from .._endpoints.endpoint import RestEndpoint, as_params
@@ -75,9 +61,7 @@ from .._store.models import plain_body
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.schemas import MISSING
 from .._store.store import EVERYONE, Result, Store
-from .._wire.adapter import Adapter, cookie_header, merged_headers
-from .._wire.header_params import links_by_rel, parse_link_header
-from .._wire.sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
+from .._wire.adapter import Adapter
 from .calls import (
     BOTH,
     FETCH,
@@ -86,17 +70,14 @@ from .calls import (
     PROBE,
     RAW,
     EventT,
-    Flight,
     Flights,
     Job,
     Targets,
-    plain_url,
-    remember,
 )
 from .managers import Manager, ManagerHooks, run_hooks
-from .polling import Poller, Pollers, Subscription
+from .polling import Poller, Pollers, Subscription, frequency_of
 from .sender import UNCHANGED, Sender
-from .store_access import StoreAccess
+from .store_access import StoreAccess, check_settable
 
 __all__ = ["BOTH", "FETCH", "GET", "RAW", "BaseController", "Params"]
 
@@ -107,18 +88,6 @@ logger = logging.getLogger("restwire")
 Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | QueryParams | None
 
 ClientT = TypeVar("ClientT", Client, AsyncClient)
-
-#: Headers an endpoint may set that change how the jar gives cookies: then
-#: ``get`` takes the full path.
-_SET_BY_CALL = frozenset({b"host", b"cookie", b"cookie2"})
-
-
-def _auth_signs(identity: Hashable) -> bool:
-    """Whether the client's auth put a credential on the first hop (a
-    Bearer or Basic header), which then keys the HTTP cache; an auth that
-    adds none at first (Digest answers a challenge) passes by the cache."""
-    part = identity[3] if isinstance(identity, tuple) else None
-    return isinstance(part, tuple) and bool(part[1])
 
 
 class BaseController(Generic[ClientT, EventT]):
@@ -135,19 +104,8 @@ class BaseController(Generic[ClientT, EventT]):
         sharing: Sharing | None = None,
         max_store_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
-        if identity is not None and not callable(identity):
-            raise UsageError(
-                f"identity= takes a function naming the caller (a user id, say), "
-                f"not {type(identity).__name__}"
-            )
-        self._caller = identity
         self._sharing = sharing if sharing is not None else DEFAULT
-        self._warned_unseen = False
-        #: endpoint -> (the client's headers, the credentials of a call of
-        #: it with those and no cookie): what ``_plain_identity`` worked out
-        self._plain_headers: dict[
-            RestEndpoint, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]
-        ] = {}
+        self._identities = Identities(adapter.client, identity, self._sharing)
         self._adapter = adapter
         self._client: ClientT = adapter.client  # type: ignore[assignment]
         self._cache = cache
@@ -197,9 +155,9 @@ class BaseController(Generic[ClientT, EventT]):
         path), or every member of a ``resource()``. How many results were
         forgotten; the next ``get`` of each fetches."""
         if isinstance(target, Resource):
-            members = [getattr(target, field.name) for field in fields(target)]
+            members = target.endpoints
         elif isinstance(target, RestEndpoint):
-            members = [target]
+            members = (target,)
         else:
             raise UsageError(
                 f"invalidate_all() takes an endpoint or a resource, not {target!r}"
@@ -268,38 +226,19 @@ class BaseController(Generic[ClientT, EventT]):
     def _steps(self, job: Job[EventT], exchange: Exchange) -> Flow[Response]:
         """The innermost steps of ``job``'s chain, in order (see the module)."""
         first = self._sender.first_hop(exchange)
-        identity = self._identity(first.request, exchange)
+        identity = self._identities.of(first.request, exchange)
         if job.mode == PROBE:
             yield from answered(_Answer(identity))
         job.identity = exchange.identity = identity
         if exchange.url is not job.url or exchange.method != job.method:
             job.rekey(exchange, self._sharing.credential_params)  # re-routed
-        if type(identity) is Unshared:
-            job.sent = True  # nothing to share: straight to the wire
-            if self._managers.on_call:
-                run_hooks(self._managers.on_call, "the call", self, exchange)
-        if not job.sent:
-            shape = exchange.endpoint.shape
-            if job.mode == GET:
-                stored = self._store_access.answer(identity, job.key, shape)
-                if stored is not None:
-                    job.answered = ("store", stored.error)
-                    yield from answered(stored)
-            if job.shared:
-                key = (job.key, identity, shape)
-                while True:
-                    flight, wait = self._flights.join(key)
-                    if wait is None:  # it leads
-                        job.flight, job.flight_key = flight, key
-                        break
-                    yield wait
-                    joined = self._from_flight(job, flight, identity, shape)
-                    if joined is not None:
-                        job.answered = ("flight", joined.error)
-                        yield from answered(joined)
+        if type(identity) is Unshared:  # nothing to share: straight to the wire
             job.sent = True
-            if self._managers.on_call:
-                run_hooks(self._managers.on_call, "the call", self, exchange)
+            self._calling(exchange)
+        elif not job.sent:
+            yield from self._share(job, identity)
+            job.sent = True
+            self._calling(exchange)
         ticket = stale = unchanged = None
         if self._cache is not None:
             ticket, stale = self._ticket(job, identity)
@@ -311,9 +250,41 @@ class BaseController(Generic[ClientT, EventT]):
             if renewed is None:  # its records are gone: read the body after all
                 exchange.value = exchange.endpoint.parse_response(response)
             else:
-                self._land(job, renewed.value)
+                job.land(self._flights, renewed.value)
                 yield from answered(renewed)
         return response
+
+    def _share(self, job: Job[EventT], identity: Hashable) -> Flow[None]:
+        """A read answered by a fresh stored result (``get``) or by an
+        identical call in flight, which ends the flow; or, when neither
+        answers, the flight this job leads."""
+        shape = job.exchange.endpoint.shape
+        if job.mode == GET:
+            stored = self._store_access.answer(identity, job.key, shape)
+            if stored is not None:
+                job.answered = ("store", stored.error)
+                yield from answered(stored)
+        if not job.shared:
+            return
+        key = (job.key, identity, shape)
+        while True:
+            flight, wait = self._flights.join(key)
+            if wait is None:  # it leads
+                job.flight, job.flight_key = flight, key
+                return
+            yield wait
+            joined = flight.answer_for(identity)  # None: it must join again
+            if joined is not None:
+                if joined.error is None:  # read as this caller's store has it
+                    stored = self._store_access.answer(identity, job.key, shape)
+                    joined = stored if stored is not None else joined
+                job.answered = ("flight", joined.error)
+                yield from answered(joined)
+
+    def _calling(self, exchange: Exchange) -> None:
+        """The call is about to be sent: its managers hear it."""
+        if self._managers.on_call:
+            run_hooks(self._managers.on_call, "the call", self, exchange)
 
     def _exchange(
         self,
@@ -346,47 +317,19 @@ class BaseController(Generic[ClientT, EventT]):
 
     def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
         """A middleware's ``SideCall`` as a flow: the endpoint's own chain
-        then the terminal, on this controller's client; no identity, store,
-        flight, HTTP cache or manager (its value is the middleware's alone).
-
-        It carries only what its own endpoint and middleware set: made on
-        behalf of one caller (a token request for one user), it sends no
-        cookie of the shared jar and stores none, no credential among the
-        client's default headers, and not the client's own ``auth``."""
+        then the sender's side-call step (``Sender.side_call``), on this
+        controller's client; no identity, store, flight, HTTP cache or
+        manager (its value is the middleware's alone), no cookie of the
+        shared jar sent or stored."""
         endpoint = call.endpoint
         if not isinstance(endpoint, RestEndpoint):
             raise UsageError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
         exchange, _ = self._exchange(endpoint, call.params, call.body)
         exchange.credentials = "omit"
-        sender = self._sender
-        public = self._sharing.public_headers
-
-        def send(exchange: Exchange) -> Flow[Response]:
-            first = sender.first_hop(exchange)
-            own = {name.lower() for name in exchange.headers}
-            headers = first.request.headers
-            for name in [name for name in headers if name.lower() not in own]:
-                if is_credential(name, exchange.sensitive, public):
-                    del headers[name]  # a client default: who, for whom?
-            first.policy.client_auth = False
-            return sender(exchange, first)
-
-        response = yield from run_exchange(exchange, endpoint.middleware.handlers, send)
+        response = yield from run_exchange(
+            exchange, endpoint.middleware.handlers, self._sender.side_call
+        )
         return exchange.value, response
-
-    def _from_flight(
-        self, job: Job[EventT], flight: Flight[Any], identity: Hashable, shape: Hashable
-    ) -> _Answer | None:
-        """A waiter's answer from the flight it waited for; ``None`` when it
-        must join again (see ``_flights``)."""
-        if flight.identity != identity:
-            return None  # sent as another identity after all: not ours
-        if flight.error is not None:
-            return _Answer(error=fresh_error(flight.error))
-        if flight.value is PENDING:
-            return None  # its leader was cancelled, or failed outside restwire
-        stored = self._store_access.answer(identity, job.key, shape)
-        return stored if stored is not None else _Answer(flight.value)
 
     def _ticket(
         self, job: Job[EventT], identity: Hashable
@@ -394,20 +337,9 @@ class BaseController(Generic[ClientT, EventT]):
         """The HTTP cache's ticket for ``job`` (``None``: it passes by), and
         the stale result a ``get`` may keep if the cache gives its body."""
         exchange = job.exchange
-        if (
-            type(identity) is Unshared
-            or exchange.endpoint.content.streamed
-            or (self._client.auth is not None and not _auth_signs(identity))
-        ):
-            return None, None
-        plain = plain_url(exchange.url, self._sharing.credential_params)
-        ticket = Ticket(
-            cache_key(identity, plain),  # type: ignore[arg-type]
-            frozenset(exchange.sensitive),
-            self._sharing.public_headers,
-        )
+        ticket = ticket_for(identity, exchange, self._client.auth, self._sharing)
         stale = None
-        if job.mode == GET and exchange.page is None:
+        if ticket is not None and job.mode == GET and exchange.page is None:
             stale = self._store_access.stale(job)
         return ticket, stale
 
@@ -441,7 +373,7 @@ class BaseController(Generic[ClientT, EventT]):
                     job.exchange,
                     error,
                 )
-        self._land(job, PENDING if error is not None else value, error)
+        job.land(self._flights, PENDING if error is not None else value, error)
         if job.sent and self._managers.on_done:
             run_hooks(self._managers.on_done, "the end", self, job.exchange)
         if job.exchange.watchers:
@@ -452,14 +384,6 @@ class BaseController(Generic[ClientT, EventT]):
                 error if error is not None else kept,
                 how,
             )
-
-    def _land(
-        self, job: Job[EventT], value: Any, error: BaseException | None = None
-    ) -> None:
-        flight = job.flight
-        if flight is not None:
-            job.flight = None
-            self._flights.land(job.flight_key, flight, job.identity, value, error)
 
     # -- get, answered from the store alone --------------------------------------
 
@@ -475,100 +399,13 @@ class BaseController(Generic[ClientT, EventT]):
         if endpoint.middleware.sends_credentials:
             return MISSING
         url, plain = self._targets(endpoint, as_params(params, endpoint.label))
-        identity = self._plain_identity(endpoint, url)
+        identity = self._identities.without_chain(endpoint, url)
         if identity is None:
             return MISSING
         answer = self._store_access.answer(
             identity, f"{endpoint.method} {plain}", endpoint.shape
         )
         return MISSING if answer is None else answer.outcome()
-
-    def _identity(self, request: Request, exchange: Exchange) -> Hashable:
-        """Who the call whose first hop is ``request`` says it is (see
-        ``_identity``)."""
-        client = self._client
-        caller = None
-        if self._caller is not None:
-            caller = self._caller()
-        elif client.event_hooks["request"]:
-            return self._unseen("request event hooks, which may change a request")
-        auth = auth_part(client.auth, request) if client.auth is not None else None
-        if type(auth) is Unshared:
-            return self._unseen("an auth whose flow restwire cannot run")
-        return identity_of(
-            request,
-            exchange.sensitive,
-            exchange.credentials,
-            auth,
-            self._sharing,
-            caller=caller,
-        )
-
-    def _unseen(self, what: str) -> Unshared:
-        """A call restwire cannot see whole: shared with nobody (said once)."""
-        if not self._warned_unseen:
-            self._warned_unseen = True
-            logger.warning(
-                "restwire: this controller's client has %s after restwire keyed "
-                "it, so its calls share nothing (store, calls in flight, HTTP "
-                "cache, pollers); pass Controller(identity=...) to name the "
-                "caller, and they are shared between calls of one caller",
-                what,
-            )
-        return Unshared()
-
-    def _plain_identity(self, endpoint: RestEndpoint, url: URL) -> Identity | None:
-        """The identity of a call of ``endpoint`` to ``url`` whose middleware
-        add no credential, read from the headers its first hop would carry;
-        ``None`` where only the full path can tell (userinfo in the URL, a
-        ``Host`` or ``Cookie`` the endpoint sets itself, the client's auth or
-        request hooks)."""
-        client = self._client
-        if url.userinfo or client.auth is not None:
-            return None
-        caller = None
-        if self._caller is not None:
-            caller = self._caller()
-        elif client.event_hooks["request"]:
-            return None
-        raw = client.headers.raw
-        jar = client.cookies.jar
-        if not len(jar):
-            # the common case, worked out once per endpoint while the
-            # client's headers stay as they were (compared whole each time)
-            kept = self._plain_headers.get(endpoint)
-            if kept is not None and kept[0] == raw:
-                credentials = kept[1]
-            else:
-                headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
-                credentials = credential_headers(
-                    headers, endpoint.sensitive_headers, self._sharing
-                )
-                remember(self._plain_headers, endpoint, (raw, credentials))
-            return Identity(
-                (
-                    credentials,
-                    credential_params(url, self._sharing),
-                    "same-origin",
-                    None,
-                    caller,
-                )
-            )
-        headers, names = merged_headers(raw, endpoint.shared_headers(None).raw)
-        if not names.isdisjoint(_SET_BY_CALL):
-            return None
-        cookie = cookie_header(jar, endpoint.method, url)
-        if cookie is not None:
-            headers.append((b"Cookie", cookie))
-        return identity_of(
-            headers,
-            endpoint.sensitive_headers,
-            "same-origin",
-            None,
-            self._sharing,
-            url=url,
-            caller=caller,
-        )
 
     def _probe(self, endpoint: RestEndpoint, params: Params) -> Hashable:
         """The identity a call would have, found by running its middleware up
@@ -582,7 +419,7 @@ class BaseController(Generic[ClientT, EventT]):
             flow.close()
         return effect.value if isinstance(effect, _Answer) else object()
 
-    # -- set, and event streams -----------------------------------------------------
+    # -- set, subscriptions -----------------------------------------------------
 
     def _set(
         self, endpoint: RestEndpoint, value: Any, params: Params
@@ -595,171 +432,18 @@ class BaseController(Generic[ClientT, EventT]):
         ``get`` works it out (the headers its first hop would carry, or its
         middleware run up to the wire, sending nothing): never another's.
         """
-        if not isinstance(endpoint, RestEndpoint):
-            raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
-        if endpoint.side_effect:
-            raise InvalidRequest(
-                f"{endpoint.label}: set() keeps what a read answers; a "
-                f"{endpoint.method} changes data on the server and nothing of "
-                "it is stored (set the read endpoint that returns the data)"
-            )
-        if endpoint.content.binary:
-            raise InvalidRequest(
-                f"{endpoint.label}: set() keeps what the store holds, and "
-                f"{endpoint.content.name} content is never stored"
-            )
+        check_settable(endpoint)
         given = as_params(params, endpoint.label)
         url, plain = self._targets(endpoint, given)
         identity: Hashable = None
         if not endpoint.middleware.sends_credentials:
-            identity = self._plain_identity(endpoint, url)
+            identity = self._identities.without_chain(endpoint, url)
         if identity is None:
             identity = self._probe(endpoint, params)
-        if not isinstance(identity, Identity):
-            raise InvalidRequest(
-                f"{endpoint.label}: set() cannot tell who this call would be "
-                "sent as without sending it (a middleware waits on the way, "
-                "or the client changes requests restwire cannot see), so no "
-                "get could read the value back; name the caller with "
-                "identity=, or fetch instead"
-            )
+        check_settable(endpoint, identity)
         key = f"{endpoint.method} {plain}"
         stored = self._store_access.put(identity, key, endpoint, value, given)
-        poller = self._pollers.find((key, identity, endpoint.shape))
-        if poller is None:
-            return stored, []
-        poller.answered()
-        return stored, self._deliveries(poller, stored, None)
-
-    @staticmethod
-    def _stream_endpoint(
-        endpoint: RestEndpoint,
-        max_event_size: int | None,
-        max_reconnects: int,
-        retry: float,
-    ) -> RestEndpoint:
-        """The endpoint as ``stream`` calls it (its body an event stream,
-        read as it comes), once its options are checked."""
-        if not isinstance(endpoint, RestEndpoint):
-            raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
-        if endpoint.side_effect:
-            raise InvalidRequest(
-                f"{endpoint.label}: stream() opens an event stream with a read "
-                f"(GET), which it may send again to reconnect; not a {endpoint.method}"
-            )
-        if max_event_size is not None and (
-            not isinstance(max_event_size, int) or max_event_size <= 0
-        ):
-            raise SettingError(
-                f"{endpoint.label}: max_event_size must be a number of bytes "
-                f"above 0 (or None), not {max_event_size!r}"
-            )
-        if not isinstance(max_reconnects, int) or max_reconnects < 0:
-            raise SettingError(
-                f"{endpoint.label}: max_reconnects must be 0 or more, "
-                f"not {max_reconnects!r}"
-            )
-        if not isinstance(retry, int | float) or not 0 <= retry <= MAX_RETRY_DELAY:
-            raise SettingError(
-                f"{endpoint.label}: retry must be seconds between 0 and "
-                f"{MAX_RETRY_DELAY:g}, not {retry!r}"
-            )
-        if endpoint.content is EVENT_STREAM:
-            return endpoint
-        return endpoint.extend(content=EVENT_STREAM)
-
-    def _stream_job(
-        self, endpoint: RestEndpoint, params: Params, last_event_id: str
-    ) -> Job[EventT]:
-        """One connection of a stream: never joined with another call,
-        nothing kept; ``Last-Event-ID`` sent when an event had an ID."""
-        job = self._job(endpoint, params, None, RAW)
-        headers = job.exchange.headers
-        headers["cache-control"] = "no-cache"
-        # (an ID that is not printable ASCII is not sent: no header holds it)
-        if last_event_id and last_event_id.isascii() and last_event_id.isprintable():
-            headers["last-event-id"] = last_event_id
-        return job
-
-    def _pushed(
-        self, job: Job[EventT], response: Response, event: ServerSentEvent
-    ) -> Any:
-        """What ``stream`` yields for ``event``: the event itself, or, when
-        the endpoint has a schema, its JSON data validated and normalized
-        into the store (see :meth:`StoreAccess.pushed`)."""
-        if job.exchange.endpoint.schema is None:
-            return event
-        try:
-            data = event.json()
-        except (ValueError, RecursionError):
-            raise EventDataError(job.label, response, event) from None
-        return self._store_access.pushed(job, data)
-
-    # -- pagination and downloads ---------------------------------------------------
-
-    @staticmethod
-    def _next_page(job: Job[Any], seen: set[str], cross_origin: bool) -> URL | None:
-        """The ``rel="next"`` URL of a page just fetched (from the links a
-        pagination middleware found, in the ``Link`` header or the body; else
-        from the header); ``None`` at the end, or when it would revisit a page
-        (a cycle of next links)."""
-        response = job.exchange.response
-        if response is None:
-            return None
-        links = job.exchange.state.get("links")  # a pagination middleware's
-        if links is None:
-            links = links_by_rel(
-                parse_link_header(response.headers.get("link"), response.request.url)
-            )
-        following = links.get("next")
-        if following is None:
-            return None
-        url = type(job.exchange.url)(following.url)  # of the controller's library
-        if str(url) in seen:
-            logger.warning(
-                "%s: next link %s was already fetched; stopping",
-                job.label,
-                redact_url(url),
-            )
-            return None
-        if not cross_origin and origin_of(url) != job.exchange.origin:
-            raise InvalidRequest(
-                f"{job.label}: next link {redact_url(url)} is on another origin; "
-                "pass cross_origin=True to follow it"
-            )
-        return url
-
-    @staticmethod
-    def _page_items(job: Job[Any], value: Any) -> list[Any]:
-        """The items of a page: a list, or the ``results`` of a dict."""
-        if isinstance(value, dict) and isinstance(value.get("results"), list):
-            return list(value["results"])
-        if isinstance(value, list):
-            return value
-        raise RestwireError(
-            f"{job.label}: paginate(items=True) needs a list or a dict with a "
-            f"'results' list, got {type(value).__name__}"
-        )
-
-    @staticmethod
-    def _download_endpoint(endpoint: RestEndpoint) -> RestEndpoint:
-        """The endpoint as ``download`` calls it: body streamed, nothing kept."""
-        if endpoint.content.streamed:
-            return endpoint
-        return endpoint.extend(content="stream")
-
-    # -- polling ----------------------------------------------------------------------
-
-    def _frequency(self, endpoint: RestEndpoint, frequency: float | None) -> float:
-        if frequency is not None:
-            check_seconds("frequency", frequency)
-        chosen = frequency if frequency is not None else endpoint.poll_frequency
-        if chosen is None or chosen <= 0:
-            raise SettingError(
-                f"{endpoint.label}: no poll frequency; set poll_frequency on the "
-                "endpoint or pass frequency="
-            )
-        return float(chosen)
+        return stored, self._pollers.answered((key, identity, endpoint.shape), stored)
 
     def _subscribe(
         self,
@@ -773,33 +457,19 @@ class BaseController(Generic[ClientT, EventT]):
         subscription), and the poller if it is new and needs running."""
         if callback is None:
             raise UsageError("subscribe() needs a callback")
-        seconds = self._frequency(endpoint, frequency)
+        seconds = frequency_of(endpoint, frequency)
         request_key = self.key(endpoint, params)
-        key = (request_key, self._probe(endpoint, params), endpoint.shape)
+        identity = self._probe(endpoint, params)
         given = as_params(params, endpoint.label)
-        kept: Mapping[str, Any] = (
-            MultiDict(given) if isinstance(given, MultiMapping) else dict(given)
+        return self._pollers.subscribe(
+            (request_key, identity, endpoint.shape),
+            endpoint,
+            given,
+            self._clock,
+            (seconds, callback, on_error),
         )
 
-        def make() -> Poller:
-            return Poller(key, request_key, endpoint, kept, self._clock)
-
-        return self._pollers.add(key, make, seconds, callback, on_error)
-
-    @staticmethod
-    def _deliveries(
-        poller: Poller, value: Any, error: Exception | None
-    ) -> list[tuple[Callable[[Any], object], Any]]:
-        """The calls that hand a poll's outcome to its subscribers: each
-        one's callback with the value, or its ``on_error`` with the error
-        (an error nobody hears is logged)."""
-        listeners = poller.listeners()
-        if error is None:
-            return [(each.callback, value) for each in listeners]
-        calls = [(each.on_error, error) for each in listeners if each.on_error]
-        if not calls:
-            logger.warning("poll of %s failed: %s", poller.request_key, error)
-        return calls
+    # -- closing ----------------------------------------------------------------
 
     def _stopping(self) -> None:
         """The first part of closing, under both kinds: pollers stop at their

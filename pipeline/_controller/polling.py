@@ -11,15 +11,31 @@ one per request key, identity and value shape.
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Callable, Generator, Hashable
+from collections.abc import Callable, Generator, Hashable, Mapping
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
 
+from multidict import MultiDict, MultiMapping
+
+from .._base.durations import check_seconds
+from .._base.errors import SettingError
 from .._endpoints.endpoint import RestEndpoint
 
-__all__ = ["FETCH", "Poller", "Pollers", "Subscriber", "Subscription", "Wait"]
+__all__ = [
+    "FETCH",
+    "Poller",
+    "Pollers",
+    "Subscriber",
+    "Subscription",
+    "Wait",
+    "deliveries",
+    "frequency_of",
+]
+
+logger = logging.getLogger("restwire")
 
 Callback = Callable[[Any], Any]
 ErrorCallback = Callable[[Exception], Any]
@@ -147,10 +163,44 @@ class Pollers:
             ident = poller.add(frequency, callback, on_error)
         return Subscription(poller, ident), poller if new else None
 
+    def subscribe(
+        self,
+        key: tuple[str, Hashable, Hashable],
+        endpoint: RestEndpoint,
+        params: Mapping[str, Any],
+        clock: Callable[[], float],
+        subscriber: tuple[float, Callback, ErrorCallback | None],
+    ) -> tuple[Subscription, Poller | None]:
+        """Subscribe ``subscriber`` (its interval, callback and ``on_error``)
+        to the poller of ``key`` (request key, identity, shape), made for
+        ``endpoint`` with ``params`` (kept as they are now) when there is
+        none; the subscription, and the poller if it is new and needs
+        running."""
+        kept: Mapping[str, Any] = (
+            MultiDict(params) if isinstance(params, MultiMapping) else dict(params)
+        )
+
+        def make() -> Poller:
+            return Poller(key, key[0], endpoint, kept, clock)
+
+        return self.add(key, make, *subscriber)
+
     def find(self, key: Hashable) -> Poller | None:
         """The poller of ``key`` (request key, identity, shape), if one runs."""
         with self._lock:
             return self._pollers.get(key)
+
+    def answered(
+        self, key: Hashable, value: Any
+    ) -> list[tuple[Callable[[Any], object], Any]]:
+        """``value`` came for ``key`` without a fetch (``controller.set``):
+        the calls that hand it to the subscribers of its poller, if one
+        runs, whose next fetch is then a whole interval away."""
+        poller = self.find(key)
+        if poller is None:
+            return []
+        poller.answered()
+        return deliveries(poller, value, None)
 
     def done(self, poller: Poller) -> bool:
         """True if ``poller`` may end (nobody listens); then it is forgotten."""
@@ -182,6 +232,35 @@ class Pollers:
                 and (interval := poller.interval()) is not None
             ]
         return min(intervals, default=None)
+
+
+def frequency_of(endpoint: RestEndpoint, frequency: float | None) -> float:
+    """The seconds between polls of ``endpoint``: ``frequency`` if given,
+    else its ``poll_frequency``; a :class:`SettingError` if neither says."""
+    if frequency is not None:
+        check_seconds("frequency", frequency)
+    chosen = frequency if frequency is not None else endpoint.poll_frequency
+    if chosen is None or chosen <= 0:
+        raise SettingError(
+            f"{endpoint.label}: no poll frequency; set poll_frequency on the "
+            "endpoint or pass frequency="
+        )
+    return float(chosen)
+
+
+def deliveries(
+    poller: Poller, value: Any, error: Exception | None
+) -> list[tuple[Callable[[Any], object], Any]]:
+    """The calls that hand a poll's outcome to its subscribers: each
+    one's callback with the value, or its ``on_error`` with the error
+    (an error nobody hears is logged)."""
+    listeners = poller.listeners()
+    if error is None:
+        return [(each.callback, value) for each in listeners]
+    calls = [(each.on_error, error) for each in listeners if each.on_error]
+    if not calls:
+        logger.warning("poll of %s failed: %s", poller.request_key, error)
+    return calls
 
 
 class Subscription:

@@ -223,8 +223,8 @@ class Sender:
         """Send ``first``, follow redirects, read and parse the body.
 
         With ``ticket``, the first hop goes through the HTTP cache
-        (``_cache.http_cache``); with ``unchanged`` too, a body the cache gives
-        whose digest is ``unchanged`` is not parsed: the value is
+        (``_cache``); with ``unchanged`` too, a body the cache gives whose
+        digest is ``unchanged`` is not parsed: the value is
         :data:`UNCHANGED`, and the caller keeps what it has.
         """
         endpoint = exchange.endpoint
@@ -234,41 +234,18 @@ class Sender:
         # Each hop: fitted to the policy, sent (the first through the HTTP
         # cache, with a ticket), and followed while it redirects.
         request, policy, store_cookies = first
-        jar = self.adapter.client.cookies
         history: list[Response] = []
-        redirects = 0
-        watchers = exchange.watchers  # (most calls have none: ``_watch``)
         while True:
             if history:  # (the first hop came prepared)
-                store_cookies = policy.prepare(request, jar)
+                store_cookies = policy.prepare(request, self.adapter.client.cookies)
             exchange.hops.append(request.url)
             with_auth = policy.with_client_auth
-            if ticket is not None and self.cache is not None and not history:
-                send = functools.partial(
-                    _send, with_client_auth=with_auth, store_cookies=store_cookies
+            cached = ticket if not history and self.cache is not None else None
+            if cached is not None or exchange.watchers:
+                response = yield from self._send_seen(
+                    exchange, request, with_auth, store_cookies, cached
                 )
-                if watchers:
-                    send = functools.partial(
-                        watched_send, watchers, exchange, send=send, public=self.public
-                    )
-                response = yield from self.cache.exchange(
-                    request,
-                    ticket,
-                    send,
-                    endpoint.max_body_size,
-                    self.adapter.default_encoding,
-                )
-            elif watchers:
-                response = yield from watched_send(
-                    watchers,
-                    exchange,
-                    request,
-                    functools.partial(
-                        _send, with_client_auth=with_auth, store_cookies=store_cookies
-                    ),
-                    self.public,
-                )
-            else:
+            else:  # the usual hop: no generator of its own
                 try:
                     response = yield _Send(request, with_auth, store_cookies)
                 except _HOP_ERRORS as error:
@@ -283,38 +260,61 @@ class Sender:
             if not (endpoint.follow_redirects and response.has_redirect_location):
                 response.history = history  # type: ignore[assignment]  # the hops before it
                 break
-            if redirects >= endpoint.max_redirects:
-                yield _Close(response)
-                raise TooManyRedirects(
-                    exchange.method, exchange.url, endpoint.max_redirects
-                )
-            yield from _discard(response)
+            yield from _leave(exchange, response, len(history))
             history.append(response)
             request = redirect_request(request, response)
-            redirects += 1
         # The last hop's body: read (bounded) and parsed.
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
             yield from read_body(response, endpoint.max_body_size)
-        unfollowed = response.has_redirect_location and not endpoint.follow_redirects
-        if not response.is_success and not (unfollowed and not exchange.parse):
-            # A redirect the endpoint was told not to follow is what
-            # fetch_response returns; a value needs a 2xx.
-            raise status_error(response, endpoint.error_schema, exchange.params)
-        if exchange.parse:
-            if (
-                unchanged is not None
-                and from_cache(response)
-                and body_digest(response.content) == unchanged
-            ):
-                exchange.value = UNCHANGED
-                return response
-            exchange.value = (
-                Unparsed(endpoint, response)
-                if endpoint.defers_parse
-                else endpoint.parse_response(response)
-            )
+        _parse(exchange, response, unchanged)
         return response
+
+    def _send_seen(
+        self,
+        exchange: Exchange,
+        request: Request,
+        with_client_auth: bool,
+        store_cookies: bool,
+        ticket: Ticket | None,
+    ) -> Flow[Response]:
+        """Send a hop that something sees besides the wire: the HTTP cache
+        (with ``ticket``), which may answer it from storage, and the call's
+        watchers (``_chain.watchers``), told before and after."""
+        send = functools.partial(
+            _send, with_client_auth=with_client_auth, store_cookies=store_cookies
+        )
+        watchers = exchange.watchers
+        if watchers:
+            send = functools.partial(
+                watched_send, watchers, exchange, send=send, public=self.public
+            )
+        if ticket is None or self.cache is None:
+            response: Response = yield from send(request)
+            return response
+        return (
+            yield from self.cache.exchange(
+                request,
+                ticket,
+                send,
+                exchange.endpoint.max_body_size,
+                self.adapter.default_encoding,
+            )
+        )
+
+    def side_call(self, exchange: Exchange) -> Flow[Response]:
+        """The innermost step of a middleware's ``SideCall`` (a token
+        request, say): it carries only what its own endpoint and middleware
+        set. Made on behalf of one caller, it sends no credential among the
+        client's default headers, and not the client's own ``auth``."""
+        first = self.first_hop(exchange)
+        own = {name.lower() for name in exchange.headers}
+        headers = first.request.headers
+        for name in [name for name in headers if name.lower() not in own]:
+            if is_credential(name, exchange.sensitive, self.public):
+                del headers[name]  # a client default: who, for whom?
+        first.policy.client_auth = False
+        return self(exchange, first)
 
     def _first_request(self, exchange: Exchange) -> Request:
         endpoint = exchange.endpoint
@@ -388,6 +388,44 @@ def _hop_error(request: Request, error: Exception) -> RestwireError:
 def _cause(error: Exception) -> Exception | None:
     """What a hop's error is raised from: httpx's own, when it says more."""
     return error if isinstance(error, REQUEST_ERRORS) else None
+
+
+def _leave(exchange: Exchange, response: Response, redirects: int) -> Flow[None]:
+    """Leave a redirect's ``response`` for its next hop: drop its body, or,
+    past the endpoint's ``max_redirects`` (``redirects`` followed so far),
+    close it and raise :class:`TooManyRedirects`."""
+    limit = exchange.endpoint.max_redirects
+    if redirects >= limit:
+        yield _Close(response)
+        raise TooManyRedirects(exchange.method, exchange.url, limit)
+    yield from _discard(response)
+
+
+def _parse(exchange: Exchange, response: Response, unchanged: bytes | None) -> None:
+    """The value of the last hop's ``response`` (body read) into
+    ``exchange.value``: a 4xx or 5xx raised as its status error, a body the
+    HTTP cache gave unchanged left :data:`UNCHANGED`, a list of entities
+    left unparsed for the store when the endpoint allows it."""
+    endpoint = exchange.endpoint
+    unfollowed = response.has_redirect_location and not endpoint.follow_redirects
+    if not response.is_success and not (unfollowed and not exchange.parse):
+        # A redirect the endpoint was told not to follow is what
+        # fetch_response returns; a value needs a 2xx.
+        raise status_error(response, endpoint.error_schema, exchange.params)
+    if not exchange.parse:
+        return
+    if (
+        unchanged is not None
+        and from_cache(response)
+        and body_digest(response.content) == unchanged
+    ):
+        exchange.value = UNCHANGED
+        return
+    exchange.value = (
+        Unparsed(endpoint, response)
+        if endpoint.defers_parse
+        else endpoint.parse_response(response)
+    )
 
 
 #: A redirect body read (and dropped) to keep its connection: at most this.

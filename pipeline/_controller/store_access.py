@@ -23,11 +23,11 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from .._base.effects import _Answer
-from .._base.errors import RestwireError, fresh_error
+from .._base.errors import InvalidRequest, RestwireError, UsageError, fresh_error
 from .._base.library import RESPONSE_NOT_READ, Response
 from .._cache.keys import body_digest
 from .._chain.exchange import EndpointView
-from .._chain.identity import Unshared
+from .._chain.identity import Identity, Unshared
 from .._endpoints.endpoint import RestEndpoint, value_text
 from .._store.deferred_parse import Unparsed
 from .._store.entity import EntityError
@@ -36,7 +36,7 @@ from .._store.schemas import MISSING, Batch, EntityKey
 from .._store.store import Result, Store
 from .calls import Job
 
-__all__ = ["StoreAccess"]
+__all__ = ["StoreAccess", "check_settable"]
 
 
 def _body_length(response: Response) -> int | None:
@@ -46,6 +46,35 @@ def _body_length(response: Response) -> int | None:
         return len(response.content)
     except RESPONSE_NOT_READ:
         return None
+
+
+def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
+    """Refuse, where ``set`` is called, what it cannot keep: anything but an
+    endpoint, one that changes data (its answer is not what a read gives),
+    binary content (never stored); given the ``identity`` its call would be
+    sent as, one that is no :class:`Identity` (no ``get`` could read the
+    value back)."""
+    if identity is not None and not isinstance(identity, Identity):
+        raise InvalidRequest(
+            f"{endpoint.label}: set() cannot tell who this call would be "
+            "sent as without sending it (a middleware waits on the way, "
+            "or the client changes requests restwire cannot see), so no "
+            "get could read the value back; name the caller with "
+            "identity=, or fetch instead"
+        )
+    if not isinstance(endpoint, RestEndpoint):
+        raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
+    if endpoint.side_effect:
+        raise InvalidRequest(
+            f"{endpoint.label}: set() keeps what a read answers; a "
+            f"{endpoint.method} changes data on the server and nothing of "
+            "it is stored (set the read endpoint that returns the data)"
+        )
+    if endpoint.content.binary:
+        raise InvalidRequest(
+            f"{endpoint.label}: set() keeps what the store holds, and "
+            f"{endpoint.content.name} content is never stored"
+        )
 
 
 class StoreAccess:

@@ -78,7 +78,7 @@ from .._wire.param_styles import (
     styled_query,
     value_text,
 )
-from .page import Page, PageSchema
+from .pages import Page, PageSchema
 
 __all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url", "value_text"]
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 from .._base.errors import SettingError, UsageError
@@ -59,8 +59,7 @@ from .._store.entity import Entity
 from .._store.models import record_of
 from .._store.schemas import Invalidate
 from .endpoint import RestEndpoint
-from .envelope import Envelope
-from .page import Page, paged
+from .pages import Envelope, Page, paged
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
 
@@ -102,6 +101,11 @@ class Resource(Generic[ItemT, ListT]):
     update: RestEndpoint[ItemT]
     partial_update: RestEndpoint[ItemT]
     delete: RestEndpoint[Any]
+
+    @property
+    def endpoints(self) -> tuple[RestEndpoint[Any], ...]:
+        """The six endpoints, in the order above."""
+        return tuple(getattr(self, field.name) for field in fields(self))
 
     if not TYPE_CHECKING:
 

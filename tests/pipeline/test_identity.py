@@ -49,7 +49,7 @@ def test_the_shortcut_reads_the_identity_the_full_path_reads(
     endpoint = RestEndpoint(url_prefix=API, path=path, **ENDPOINTS[endpoint_name])
     with Controller(client_for(client_name)) as controller:
         url = httpx.URL(API + path)
-        shortcut = controller._plain_identity(endpoint, url)
+        shortcut = controller._identities.without_chain(endpoint, url)
         if client_name == "basic auth":
             assert shortcut is None  # the client's auth: the full path reads it
         else:
@@ -78,7 +78,9 @@ def test_userinfo_is_the_authorization_it_stands_for() -> None:
             with_header, None
         )
         assert (
-            controller._plain_identity(with_userinfo, httpx.URL(with_userinfo.url()))
+            controller._identities.without_chain(
+                with_userinfo, httpx.URL(with_userinfo.url())
+            )
             is None
         )
 
@@ -226,7 +228,7 @@ def test_the_shortcut_sees_client_headers_changed_in_place(
         assert second is not first
         assert len(sent) == 2
         url = httpx.URL(API + "/me")
-        assert controller._plain_identity(endpoint, url) == controller._probe(
+        assert controller._identities.without_chain(endpoint, url) == controller._probe(
             endpoint, None
         )
 

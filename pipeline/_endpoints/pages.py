@@ -1,0 +1,239 @@
+"""Pages of a listing: their one shape, envelopes unwrapped into it, and
+how ``paginate`` goes from one to the next.
+
+**The shape.** ``LinkPagination`` and ``BodyPagination`` make every page of
+``controller.paginate`` the same dict: ``results`` (the items), ``link``
+(the ``Link`` header, if any), ``links`` (its targets by ``rel``, the
+next page's among them) and ``total`` (how many items the whole listing
+holds, as the server reports it: :func:`page_total`), beside whatever else
+the body held. As a schema,
+``paged(Article)`` is ``{"results": [Article]}``, and types the endpoint as
+``RestEndpoint[Page[Article]]``, so ``paginate(..., items=True)`` yields
+``Article``::
+
+    articles = api.extend(path="/articles/", schema=paged(Article))
+
+**Envelopes.** Many APIs wrap a list in an object: Stripe's ``{"object": "list", "data":
+[...], "has_more": true}``, Django REST framework's ``{"count", "next",
+"previous", "results"}``, fastapi-pagination's ``{"items", "total", "page",
+"size", "pages"}``. An ``Envelope`` middleware makes such a body the one
+shape of a page (:class:`~restwire.Page`): the items under ``results``,
+``link`` (the ``Link`` header, if any), ``links`` (its targets by ``rel``),
+``total`` (:func:`~restwire.page_total`), beside the body's other fields.
+``resource(..., results="data")`` puts one on its ``get_list``; the
+middleware ``BodyPagination`` is an ``Envelope`` that also finds the next
+page in the body (its ``kind``), so ``controller.paginate`` follows it.
+
+A body that is not an object with a list at ``results`` (or, with
+``results=None``, not a list) is left as it is: an error page, say.
+
+**Following pages.** ``controller.paginate`` takes the ``rel="next"`` link
+of each page (:func:`next_page`: from the links a pagination middleware
+found, else from the ``Link`` header), refuses one to another origin
+unless told, and stops at a link back to a page already fetched.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypedDict, TypeVar
+
+from .._base.errors import InvalidRequest, RestwireError, SettingError, redact_url
+from .._base.http import origin_of
+from .._base.library import URL, Response
+from .._wire.header_params import Link, links_by_rel, parse_link_header
+
+if TYPE_CHECKING:
+    from .._chain.exchange import Exchange
+
+__all__ = [
+    "Envelope",
+    "NextPage",
+    "Page",
+    "PageSchema",
+    "next_page",
+    "page_items",
+    "page_total",
+    "paged",
+]
+
+logger = logging.getLogger("restwire")
+
+ItemT = TypeVar("ItemT")
+
+
+class Page(TypedDict, Generic[ItemT]):
+    """A page: its items, and how to reach the others."""
+
+    results: list[ItemT]
+    link: str | None
+    links: dict[str, Link]
+    total: int | None
+
+
+class PageSchema(dict[str, Any], Generic[ItemT]):
+    """``{"results": [item]}``, remembering ``item`` for the type checker."""
+
+
+def paged(item: type[ItemT]) -> PageSchema[ItemT]:
+    """The schema of a page whose ``results`` are ``item``s."""
+    schema: PageSchema[ItemT] = PageSchema(results=[item])
+    return schema
+
+
+#: ``Content-Range`` of items: an optional unit, then ``first-last/total``
+#: or ``*/total`` (``items 0-24/319``, PostgREST's ``0-24/3573``).
+_CONTENT_RANGE = re.compile(r"^\s*(?:([A-Za-z][\w-]*)\s+)?(?:\d+-\d+|\*)/(\d+|\*)\s*$")
+
+
+def page_total(response: Response, body: Any = None) -> int | None:
+    """How many items a listing holds, as the server reports it: the
+    ``X-Total-Count`` header (json-server, many Rails and Express APIs), a
+    ``Content-Range`` of items (not bytes; PostgREST, react-admin), or the
+    body's ``count`` (Django REST framework) or ``total``
+    (fastapi-pagination); ``None`` when none says it, or says it wrongly
+    (not a whole number, negative, ``*``)."""
+    headers = response.headers
+    stated = headers.get("x-total-count")
+    if stated is not None:
+        stated = stated.strip()
+        if stated.isascii() and stated.isdigit():
+            return int(stated)
+    content_range = headers.get("content-range")
+    if content_range is not None:
+        match = _CONTENT_RANGE.match(content_range)
+        if match is not None and (match[1] or "").lower() != "bytes":
+            return None if match[2] == "*" else int(match[2])
+    if isinstance(body, Mapping):
+        for name in ("count", "total"):
+            value = body.get(name)
+            if type(value) is int and value >= 0:
+                return value
+    return None
+
+
+# -- envelopes -----------------------------------------------------------------------
+
+
+class NextPage(Protocol):
+    """How an envelope finds the next page of a listing."""
+
+    def next_url(
+        self, response: Response, body: Any, items: Sequence[Any]
+    ) -> URL | None:
+        """The next page's URL, from the page ``response`` answered (its
+        parsed ``body``, its ``items``); ``None`` when the listing ends."""
+        ...
+
+    def options(self) -> list[str]:
+        """Its options as ``name=value`` texts, for a repr."""
+        ...
+
+
+class Envelope:
+    """Unwraps the list at the body's ``results`` into a page; with a
+    ``kind``, also names the next page in ``links["next"]``."""
+
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+
+    __slots__ = ("kind", "results")
+
+    def __init__(
+        self, results: str | None = "results", kind: NextPage | None = None
+    ) -> None:
+        if results == "" or not isinstance(results, str | None):
+            raise SettingError(
+                f"results must be a non-empty name or None, not {results!r}"
+            )
+        self.results = results
+        self.kind = kind
+
+    def on_response(self, exchange: Exchange) -> None:
+        response = exchange.response
+        assert response is not None
+        body = exchange.value
+        page: dict[str, Any] = {}
+        if self.results is None:
+            items = body
+        elif isinstance(body, Mapping):
+            items = body.get(self.results)
+            page = {name: value for name, value in body.items() if name != self.results}
+        else:
+            return
+        if type(items) is not list:
+            return
+        header = response.headers.get("link")
+        links = links_by_rel(parse_link_header(header, response.request.url))
+        if self.kind is not None:
+            target = self.kind.next_url(response, body, items)
+            if target is not None:
+                links["next"] = Link(str(target), ("next",))
+        page.update(
+            {
+                "results": items,
+                "link": header,
+                "links": links,
+                "total": page_total(
+                    response, body if isinstance(body, Mapping) else None
+                ),
+            }
+        )
+        exchange.state["links"] = links
+        exchange.value = page
+
+    def __repr__(self) -> str:
+        shown = [f"results={self.results!r}"]
+        if self.kind is not None:
+            shown += self.kind.options()
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+# -- from one page to the next -------------------------------------------------------
+
+
+def next_page(
+    exchange: Exchange, label: str, seen: set[str], cross_origin: bool
+) -> URL | None:
+    """The ``rel="next"`` URL of the page ``exchange`` just fetched (from the
+    links a pagination middleware found, in the ``Link`` header or the body;
+    else from the header); ``None`` at the end, or when it would revisit a
+    page (a cycle of next links). One to another origin is an
+    :class:`InvalidRequest` unless ``cross_origin``."""
+    response = exchange.response
+    if response is None:
+        return None
+    links = exchange.state.get("links")  # a pagination middleware's
+    if links is None:
+        links = links_by_rel(
+            parse_link_header(response.headers.get("link"), response.request.url)
+        )
+    following = links.get("next")
+    if following is None:
+        return None
+    url: URL = type(exchange.url)(following.url)  # of the controller's library
+    if str(url) in seen:
+        logger.warning(
+            "%s: next link %s was already fetched; stopping", label, redact_url(url)
+        )
+        return None
+    if not cross_origin and origin_of(url) != exchange.origin:
+        raise InvalidRequest(
+            f"{label}: next link {redact_url(url)} is on another origin; "
+            "pass cross_origin=True to follow it"
+        )
+    return url
+
+
+def page_items(label: str, value: Any) -> list[Any]:
+    """The items of a page: a list, or the ``results`` of a dict."""
+    if isinstance(value, dict) and isinstance(value.get("results"), list):
+        return list(value["results"])
+    if isinstance(value, list):
+        return value
+    raise RestwireError(
+        f"{label}: paginate(items=True) needs a list or a dict with a "
+        f"'results' list, got {type(value).__name__}"
+    )
