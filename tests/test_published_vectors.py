@@ -85,7 +85,7 @@ DEPARTURES: dict[tuple[str, str], tuple[Any, str]] = {
         "a[0][b]=c",
         "a list holding objects numbers its items in the brackets style, as "
         "Stripe reads lists of objects: a[][b] cannot say which fields belong "
-        "to one object (_param_styles)",
+        "to one object (_wire.params)",
     ),
     ("qs", "brackets {'a': [{'b': {'c': [1]}}]}"): (
         "a[0][b][c][]=1",

@@ -43,7 +43,8 @@ from .._base.effects import _Await
 from .._base.errors import InvalidRequest, RestwireError, redact_params
 from .._base.library import INVALID_URL, URL, AsyncClient, Client, library_of
 from .._chain.exchange import Answered, Exchange, Handler
-from .._endpoints.endpoint import RestEndpoint, join_url
+from .._endpoints.endpoint import RestEndpoint
+from .._wire.params import join_url
 from .._wire.shortcuts import parse_url
 
 __all__ = [

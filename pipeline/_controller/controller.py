@@ -68,13 +68,14 @@ from .._chain.identity import (
     identity_of,
 )
 from .._chain.watchers import tell_end
-from .._endpoints.endpoint import RestEndpoint, as_params
+from .._endpoints.endpoint import RestEndpoint
 from .._endpoints.resource import Resource
 from .._store.models import plain_body
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.store import EVERYONE, MISSING, Result, Store
 from .._wire.adapter import Adapter, cookie_header, merged_headers
 from .._wire.header_params import links_by_rel, parse_link_header
+from .._wire.params import as_params
 from .._wire.sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
 from .calls import (
     BOTH,

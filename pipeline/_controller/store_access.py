@@ -28,13 +28,14 @@ from .._base.library import RESPONSE_NOT_READ, Response
 from .._cache.http_cache import body_digest
 from .._chain.exchange import EndpointView
 from .._chain.identity import Unshared
-from .._endpoints.endpoint import RestEndpoint, value_text
+from .._endpoints.endpoint import RestEndpoint
 from .._store.batch import EntityKey
 from .._store.entity import EntityError
 from .._store.model_records import record_fields
 from .._store.models import plain_body
 from .._store.store import MISSING, Batch, Result, Store, denormalize, normalize
 from .._store.unparsed import Unparsed
+from .._wire.params import value_text
 from .calls import Job
 
 __all__ = ["StoreAccess"]

@@ -1,5 +1,4 @@
-"""``RestEndpoint``: what to call and how, as an immutable value; and how a
-call's params become its URL.
+"""``RestEndpoint``: what to call and how, as an immutable value.
 
 An endpoint is built from keyword options, each with a default that a
 subclass may change as a class attribute::
@@ -15,39 +14,20 @@ changes an endpoint in place, so one base can be shared by every resource of
 an API. ``process`` and ``parse_response`` may be given as options or
 overridden as methods, as in the seed.
 
-Path templates: a path with ``:name`` placeholders (``/posts/:id``) and
-optional groups in braces (``/posts{/:id}``, ``/files/:name{.:ext}``): a group
-is left out whole when any placeholder in it has no value. ``\\:`` is a
-literal colon (``/v1/items\\:batchGet``). Guarantees:
-
-- A placeholder's value is percent-encoded as one path segment: ``/``, ``?``,
-  ``#``, ``%`` and spaces cannot change the path's structure, and a value of
-  ``.`` or ``..`` is encoded so no client or server folds it away.
-- A required placeholder with no value (missing, ``None`` or empty text) is a
-  :class:`ParameterError` naming the endpoint and the placeholder.
-- Every other param goes to the query string, sorted by name; a list or tuple
-  becomes repeated keys (a ``MultiDict`` gives each of its values); ``None`` is
-  left out; ``True``/``False`` are sent as ``true``/``false``. Equal params
-  give equal URLs, whatever their order. The ``param_style`` option writes
-  lists and dicts the way other servers read them (``a[]=1``, ``m[k]=v``,
-  ``a[0]=1``, ``a=1,2``): see ``_param_styles``.
+A call's URL is written from its params by ``_wire.params``: the path
+template filled, the rest as the query in the endpoint's param style.
 """
 
 from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
-from functools import lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, overload
-from urllib.parse import quote
 
-from multidict import MultiDict
-
-from .._base.library import DEFAULT, Headers, QueryParams, Response, Timeout
+from .._base.library import DEFAULT, Headers, Response, Timeout
 
 if TYPE_CHECKING:
     # A default for the value type (PEP 696), so a bare ``RestEndpoint`` is
@@ -57,32 +37,27 @@ else:
     from typing import TypeVar
 
 from .._base.durations import check_seconds
-from .._base.errors import (
-    REDACTED,
-    ParameterError,
-    SettingError,
-    UsageError,
-    redact_url,
-)
+from .._base.errors import REDACTED, SettingError, UsageError, redact_url
 from .._base.http import SAFE_METHODS
 from .._chain.stack import Middleware, Stack
 from .._store.entity import Entity
 from .._store.store import Invalidate, check_schema
 from .._wire.content import ContentKind, JsonContent, content_kind, is_json_body
 from .._wire.header_merge import merge_headers, merge_sensitive, plain_headers
-from .._wire.param_styles import (
-    MAX_DEPTH,
+from .._wire.params import (
     ParamStyle,
+    PathTemplate,
+    as_params,
     check_param_style,
-    check_text_form,
+    encode_query,
+    join_url,
+    query_pairs,
     styled_query,
-    value_text,
 )
 from .page import Page, PageSchema
 
-__all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url", "value_text"]
+__all__ = ["RestEndpoint"]
 
-Params = Mapping[str, Any]
 Seconds = float | int | datetime.timedelta
 
 if TYPE_CHECKING:
@@ -91,238 +66,6 @@ if TYPE_CHECKING:
 else:
     ValueT = TypeVar("ValueT", covariant=True)
 ItemT = TypeVar("ItemT")
-
-
-# -- path templates and query strings ----------------------------------------
-
-_TOKEN = re.compile(r"\\:|:([A-Za-z_][A-Za-z0-9_]*)|\{|\}")
-# RFC 3986 pchar minus nothing: unreserved, sub-delims, ":" and "@" stay as they are.
-_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
-
-
-@dataclass(frozen=True, slots=True)
-class _Placeholder:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Group:
-    parts: tuple[str | _Placeholder, ...]
-
-
-_Part = str | _Placeholder | _Group
-
-
-def encode_segment(value: Any) -> str:
-    """One path segment, percent-encoded so it cannot leave its place."""
-    text = quote(value_text(value), safe=_SEGMENT_SAFE)
-    if text in (".", ".."):
-        return text.replace(".", "%2E")
-    return text
-
-
-class PathTemplate:
-    """A parsed path template. Build one with :meth:`parse` (cached)."""
-
-    __slots__ = ("names", "parts", "required", "source")
-
-    def __init__(self, source: str, parts: tuple[_Part, ...]) -> None:
-        self.source = source
-        self.parts = parts
-        required: list[str] = []
-        names: list[str] = []
-        for part in parts:
-            if isinstance(part, _Placeholder):
-                required.append(part.name)
-                names.append(part.name)
-            elif isinstance(part, _Group):
-                names.extend(p.name for p in part.parts if isinstance(p, _Placeholder))
-        self.required = frozenset(required)
-        self.names = frozenset(names)
-
-    @staticmethod
-    @lru_cache(maxsize=1024)
-    def parse(source: str) -> PathTemplate:
-        """Parse ``source``; a malformed template is a ``ValueError`` naming it."""
-        parts: list[_Part] = []
-        group: list[str | _Placeholder] | None = None
-        literal = ""
-        position = 0
-        for match in _TOKEN.finditer(source):
-            literal += source[position : match.start()]
-            position = match.end()
-            token = match.group(0)
-            if token == "\\:":
-                literal += ":"
-                continue
-            target: list[Any] = parts if group is None else group
-            if literal:
-                target.append(literal)
-                literal = ""
-            if token == "{":
-                if group is not None:
-                    raise SettingError(f"path {source!r}: groups cannot nest")
-                group = []
-            elif token == "}":
-                if group is None:
-                    raise SettingError(f"path {source!r}: '}}' without '{{'")
-                parts.append(_Group(tuple(group)))
-                group = None
-            else:
-                target.append(_Placeholder(match.group(1)))
-        if group is not None:
-            raise SettingError(f"path {source!r}: '{{' is never closed")
-        literal += source[position:]
-        if literal:
-            parts.append(literal)
-        return PathTemplate(source, tuple(parts))
-
-    def fill(self, params: Params, endpoint: str) -> str:
-        """The path with every placeholder filled from ``params``."""
-        out: list[str] = []
-        for part in self.parts:
-            if isinstance(part, str):
-                out.append(part)
-            elif isinstance(part, _Placeholder):
-                out.append(self._required_value(params, part.name, endpoint))
-            else:
-                filled = self._group(part, params, endpoint)
-                if filled is not None:
-                    out.append(filled)
-        return "".join(out)
-
-    @staticmethod
-    def _required_value(params: Params, name: str, endpoint: str) -> str:
-        if name not in params:
-            raise ParameterError(endpoint, name, "is missing")
-        value = params[name]
-        if value is None or value == "":
-            raise ParameterError(endpoint, name, f"is {value!r}, a segment needs text")
-        return _segment(value, name, endpoint)
-
-    @staticmethod
-    def _group(group: _Group, params: Params, endpoint: str) -> str | None:
-        out: list[str] = []
-        for part in group.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            value = params.get(part.name)
-            if value is None or value == "":
-                return None
-            out.append(_segment(value, part.name, endpoint))
-        return "".join(out)
-
-    def __repr__(self) -> str:
-        return f"PathTemplate({self.source!r})"
-
-
-def _segment(value: Any, name: str, endpoint: str) -> str:
-    """A path param's value as one encoded segment; a value that is no
-    single piece of text (bytes, a collection, an object with no text form
-    of its own) is a :class:`ParameterError`."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        raise ParameterError(
-            endpoint, name, f"is {type(value).__name__}; decode it to text first"
-        )
-    if isinstance(value, Mapping | list | tuple | set):
-        raise ParameterError(
-            endpoint, name, f"is a {type(value).__name__}, not a single value"
-        )
-    check_text_form(value, name, endpoint)
-    return encode_segment(value)
-
-
-def as_params(params: Any, endpoint: str) -> Params:
-    """A call's params as a mapping: a mapping (a ``MultiDict`` keeps every
-    value of a name) as it is, httpx's ``QueryParams`` and ``(name, value)``
-    pairs (as httpx takes them) as a ``MultiDict``; anything else is a
-    :class:`ParameterError`."""
-    if type(params) is dict:
-        return params
-    if params is None:
-        return {}
-    if isinstance(params, Mapping) and not isinstance(params, QueryParams):
-        return params
-    if isinstance(params, QueryParams):
-        return MultiDict(params.multi_items())
-    if isinstance(params, list | tuple) and all(
-        isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
-        for pair in params
-    ):
-        return MultiDict([(name, value) for name, value in params])
-    raise ParameterError(
-        endpoint,
-        None,
-        "params must be a mapping or (name, value) pairs, "
-        f"not {type(params).__name__} {_preview(params)}",
-    )
-
-
-def _preview(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def query_pairs(
-    params: Params, exclude: frozenset[str], endpoint: str
-) -> MultiDict[str]:
-    """Every param not in ``exclude``, as sorted query pairs, in the default
-    ``"repeat"`` style (the hot path: the other styles are
-    ``_param_styles.styled_query``, which gives the same for ``"repeat"``)."""
-    pairs: MultiDict[str] = MultiDict()
-    for name in sorted({name for name in params if name not in exclude}):
-        values: Iterable[Any]
-        if isinstance(params, MultiDict):
-            values = params.getall(name)
-        else:
-            values = (params[name],)
-        for value in values:
-            _add_query_value(pairs, name, value, endpoint)
-    return pairs
-
-
-def _add_query_value(
-    pairs: MultiDict[str], name: str, value: Any, endpoint: str, depth: int = 0
-) -> None:
-    if value is None:
-        return
-    if isinstance(value, list | tuple):
-        if depth >= MAX_DEPTH:
-            raise ParameterError(
-                endpoint,
-                name,
-                f"nests lists more than {MAX_DEPTH} levels deep (or holds itself)",
-            )
-        for item in value:
-            _add_query_value(pairs, name, item, endpoint, depth + 1)
-        return
-    if isinstance(value, Mapping | set | frozenset | bytes | bytearray | memoryview):
-        # the one wording for what a style cannot send (_param_styles)
-        styled_query({name: value}, frozenset(), "repeat", endpoint)
-        raise AssertionError(f"{name}: {value!r} has a query form")  # pragma: no cover
-    check_text_form(value, name, endpoint)
-    pairs.add(name, value_text(value))
-
-
-def encode_query(pairs: MultiDict[str]) -> str:
-    """The query string of ``pairs`` (no leading ``?``), in their order."""
-    return "&".join(
-        f"{quote(name, safe='')}={quote(value, safe='')}"
-        for name, value in pairs.items()
-    )
-
-
-def join_url(prefix: str, path: str) -> str:
-    """``prefix`` and ``path`` joined by exactly one slash."""
-    if not prefix:
-        return path
-    if not path:
-        return prefix
-    return prefix.rstrip("/") + "/" + path.lstrip("/")
-
-
-# -- the endpoint -----------------------------------------------------------
 
 
 #: The duration options, checked for values that look like milliseconds.
@@ -575,7 +318,7 @@ class RestEndpoint(Generic[ValueT]):
     #: How lists and dicts in the query and in ``Form`` bodies are written:
     #: ``"repeat"`` (``a=1&a=2``), ``"brackets"`` (``a[]=1``, ``m[k]=v``),
     #: ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``); see
-    #: ``_param_styles``.
+    #: ``_wire.params``.
     param_style: ParamStyle = "repeat"
 
     @overload

@@ -10,12 +10,7 @@ import pytest
 from multidict import MultiDict
 
 from restwire import Controller, JsonContent, ParameterError, RestEndpoint, Stack
-from restwire._endpoints.endpoint import (
-    PathTemplate,
-    encode_query,
-    join_url,
-    query_pairs,
-)
+from restwire._wire.params import PathTemplate, encode_query, join_url, query_pairs
 
 
 class Tag:

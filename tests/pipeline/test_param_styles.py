@@ -11,8 +11,7 @@ from multidict import MultiDict
 from pytest_httpx import HTTPXMock
 
 from restwire import Form, ParameterError, RestEndpoint, resource
-from restwire._endpoints.endpoint import encode_query, query_pairs
-from restwire._wire.param_styles import form_fields, styled_query
+from restwire._wire.params import encode_query, form_fields, query_pairs, styled_query
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
