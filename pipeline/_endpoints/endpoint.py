@@ -20,10 +20,7 @@ template filled, the rest as the query in the endpoint's param style.
 
 from __future__ import annotations
 
-import datetime
-import re
 from collections.abc import Hashable, Mapping
-from contextvars import ContextVar
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, overload
 
@@ -36,29 +33,30 @@ if TYPE_CHECKING:
 else:
     from typing import TypeVar
 
-from .._base.durations import check_seconds
-from .._base.errors import REDACTED, SettingError, UsageError, redact_url
+from .._base.errors import REDACTED, UsageError, redact_url
 from .._base.http import SAFE_METHODS
 from .._chain.stack import Middleware, Stack
 from .._store.entity import Entity
-from .._store.store import Invalidate, check_schema
 from .._wire.content import ContentKind, JsonContent, content_kind, is_json_body
-from .._wire.header_merge import merge_headers, merge_sensitive, plain_headers
 from .._wire.params import (
     ParamStyle,
     PathTemplate,
     as_params,
-    check_param_style,
     encode_query,
     join_url,
     query_pairs,
     styled_query,
 )
+from .options import (
+    CarriedOver,
+    checked_options,
+    merge_headers,
+    merge_sensitive,
+    warn_about_milliseconds,
+)
 from .page import Page, PageSchema
 
 __all__ = ["RestEndpoint"]
-
-Seconds = float | int | datetime.timedelta
 
 if TYPE_CHECKING:
     #: The value a call of the endpoint returns, given by its schema.
@@ -66,31 +64,6 @@ if TYPE_CHECKING:
 else:
     ValueT = TypeVar("ValueT", covariant=True)
 ItemT = TypeVar("ItemT")
-
-
-#: The duration options, checked for values that look like milliseconds.
-_DURATIONS = ("data_expiry_length", "error_expiry_length", "poll_frequency", "timeout")
-#: The options an endpoint being made by ``extend`` takes from its original
-#: unchanged: checked when the original was made, not again.
-_INHERITED: ContextVar[frozenset[str]] = ContextVar(
-    "restwire_inherited_options", default=frozenset()
-)
-
-
-def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | None:
-    if value is None:
-        if allow_none:
-            return None
-        raise SettingError(f"{name} must be a number of seconds, not None")
-    if isinstance(value, datetime.timedelta):
-        seconds = value.total_seconds()
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
-    else:
-        raise UsageError(f"{name} must be seconds or a timedelta, not {value!r}")
-    if seconds < 0:
-        raise SettingError(f"{name} must not be negative, got {seconds}")
-    return seconds
 
 
 class _Shape:
@@ -128,106 +101,6 @@ def _frozen(schema: Any) -> Hashable:
     except TypeError:
         return ("object", id(schema))
     return schema  # type: ignore[no-any-return]
-
-
-_TOKEN_CHARS = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-
-
-def _method(value: Any) -> str:
-    """An HTTP method, upper case; anything that is no method name (``None``,
-    a number, text with spaces) is refused where the endpoint is written."""
-    if not isinstance(value, str) or not _TOKEN_CHARS.fullmatch(value):
-        raise UsageError(
-            f"method must be an HTTP method name like 'GET', not {value!r}"
-        )
-    return value.upper()
-
-
-#: Options whose values must be of these types (``None`` allowed where listed).
-_OPTION_TYPES: dict[str, tuple[type, ...]] = {
-    "path": (str,),
-    "url_prefix": (str,),
-    "name": (str, type(None)),
-    "follow_redirects": (bool,),
-    "max_redirects": (int,),
-    "max_body_size": (int, type(None)),
-}
-
-
-def _check_types(values: Mapping[str, Any]) -> None:
-    """Refuse an option of the wrong type where the endpoint is written
-    (``max_redirects="3"`` would fail only at the first redirect)."""
-    for name, kinds in _OPTION_TYPES.items():
-        if name not in values:
-            continue
-        value = values[name]
-        wrong = not isinstance(value, kinds) or (
-            isinstance(value, bool) and bool not in kinds
-        )
-        if wrong:
-            expected = " or ".join(
-                "None" if k is type(None) else k.__name__ for k in kinds
-            )
-            raise UsageError(f"{name} must be {expected}, not {value!r}")
-        if (
-            name in ("max_redirects", "max_body_size")
-            and value is not None
-            and value < 0
-        ):
-            raise SettingError(f"{name} must not be negative, got {value}")
-
-
-def _adds_to(value: Any) -> tuple[RestEndpoint[Any], str]:
-    """``adds_to`` checked: a list endpoint and ``"end"`` or ``"start"``."""
-    if (
-        not isinstance(value, tuple)
-        or len(value) != 2
-        or not isinstance(value[0], RestEndpoint)
-        or value[1] not in ("end", "start")
-    ):
-        raise UsageError(
-            f"adds_to must be (list endpoint, 'end' or 'start'), not {value!r}"
-        )
-    if value[0].side_effect:
-        raise SettingError(f"adds_to names {value[0].label}, which is not a read")
-    return value[0], value[1]
-
-
-def _expires(value: Any) -> tuple[RestEndpoint[Any], ...]:
-    """``expires`` checked: a tuple (or list) of read endpoints."""
-    if not isinstance(value, tuple | list) or not all(
-        isinstance(each, RestEndpoint) for each in value
-    ):
-        raise UsageError(f"expires must be a tuple of endpoints, not {value!r}")
-    for each in value:
-        if each.side_effect:
-            raise SettingError(f"expires names {each.label}, which is not a read")
-    return tuple(value)
-
-
-def _check_error_schema(schema: Any) -> None:
-    """Refuse, where the endpoint is written, an ``error_schema`` that is no
-    schema, or one that would delete records (``Invalidate``): an error body
-    is read, never stored."""
-    if isinstance(schema, Invalidate):
-        raise UsageError(
-            "error_schema cannot be Invalidate(...): an error body is read "
-            "into error.data, never applied to the store"
-        )
-    check_schema(schema, "error_schema")
-
-
-def _timeout(value: Any) -> Timeout | None:
-    """An endpoint's ``timeout`` option as an ``httpx.Timeout`` (``None``:
-    the client's own)."""
-    if value is None or isinstance(value, Timeout):
-        return value
-    seconds = _seconds("timeout", value, allow_none=False)
-    if not seconds:
-        raise SettingError("timeout must be more than 0 seconds")
-    # Of the default library: a controller of the other converts it (_adapter).
-    timeout: Timeout = DEFAULT.Timeout(seconds)
-    return timeout
 
 
 class RestEndpoint(Generic[ValueT]):
@@ -348,51 +221,9 @@ class RestEndpoint(Generic[ValueT]):
                 f"{type(self).__name__} got unknown option(s) {sorted(unknown)}; "
                 f"options are {sorted(self.OPTIONS)}"
             )
-        values = dict(options)
-        inherited = _INHERITED.get()
-        if inherited:
-            _INHERITED.set(frozenset())  # endpoints made while this one is: theirs
-        for name in _DURATIONS:
-            if name in values and name not in inherited:
-                check_seconds(name, values[name])
-        if "method" in values:
-            values["method"] = _method(values["method"])
-        _check_types(values)
-        values["content"] = content_kind(values.get("content", type(self).content))
-        check_schema(values.get("schema", type(self).schema))
-        _check_error_schema(values.get("error_schema", type(self).error_schema))
-        for name in ("data_expiry_length", "error_expiry_length"):
-            if name in values:
-                values[name] = _seconds(name, values[name], allow_none=False)
-        if "poll_frequency" in values:
-            frequency = _seconds(
-                "poll_frequency", values["poll_frequency"], allow_none=True
-            )
-            if frequency == 0:
-                raise SettingError("poll_frequency must be more than 0 seconds")
-            values["poll_frequency"] = frequency
-        if "middleware" in values and not isinstance(values["middleware"], Stack):
-            middleware = values["middleware"]
-            layers = (
-                middleware if isinstance(middleware, list | tuple) else (middleware,)
-            )
-            values["middleware"] = Stack(*layers)
-        if "timeout" in values:
-            values["timeout"] = _timeout(values["timeout"])
-        if "param_style" in values:
-            values["param_style"] = check_param_style(values["param_style"])
-        if values.get("adds_to") is not None:
-            values["adds_to"] = _adds_to(values["adds_to"])
-        if values.get("expires") is not None:
-            values["expires"] = _expires(values["expires"])
-        if "sensitive_headers" in values:
-            values["sensitive_headers"] = merge_sensitive(
-                (), values["sensitive_headers"]
-            )
-        if "headers" in values and values["headers"] is not None:
-            # validated as httpx would send them (text, ASCII), then kept plain
-            plain = plain_headers(values["headers"])
-            values["headers"] = dict(DEFAULT.Headers(plain).multi_items())
+        values = checked_options(
+            options, defaults=type(self), endpoint_class=RestEndpoint
+        )
         self.__dict__.update(values)
         self.__dict__["_options"] = options
         self.__dict__["template"] = PathTemplate.parse(self.path)
@@ -403,9 +234,7 @@ class RestEndpoint(Generic[ValueT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for name in _DURATIONS:  # a default set as a class attribute
-            if name in cls.__dict__:
-                check_seconds(name, cls.__dict__[name])
+        warn_about_milliseconds(cls.__dict__)  # defaults set as class attributes
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"an endpoint is immutable; use extend({name}=...)")
@@ -435,7 +264,7 @@ class RestEndpoint(Generic[ValueT]):
         """A copy with ``options`` changed; the same class, so its defaults hold.
 
         Every option replaces this endpoint's, except two that accumulate
-        (see ``_header_merge``): ``headers`` are added to this endpoint's
+        (see ``options``): ``headers`` are added to this endpoint's
         and override them name by name, case-insensitively (a name given
         ``None`` is removed; ``headers=None`` removes them all), and
         ``sensitive_headers`` are added to this endpoint's."""
@@ -447,12 +276,8 @@ class RestEndpoint(Generic[ValueT]):
             merged["sensitive_headers"] = merge_sensitive(
                 self.sensitive_headers, options["sensitive_headers"]
             )
-        # the options carried over were checked (and warned about) already
-        token = _INHERITED.set(frozenset(original.keys() - options.keys()))
-        try:
+        with CarriedOver(frozenset(original.keys() - options.keys())):
             return type(self)(**merged)
-        finally:
-            _INHERITED.reset(token)
 
     def use(self, *middleware: Middleware | Stack) -> Self:
         """A copy with ``middleware`` added inside the current stack."""

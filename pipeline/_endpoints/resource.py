@@ -268,7 +268,7 @@ EndpointT = TypeVar("EndpointT", bound=RestEndpoint[Any])
 
 def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
     """``endpoint`` extended with request options, as ``extend`` takes them:
-    ``headers`` merged by the one rule (``_header_merge``: added, overriding
+    ``headers`` merged by the one rule (``options``: added, overriding
     name by name, ``None`` removing one) and, being the caller's, kept to
     the call's origin as credentials; any other endpoint option replaces
     the endpoint's."""

@@ -10,7 +10,6 @@ formats restwire reads and writes.
 | ``content`` | content kinds (how a body is read), decoding with bounds, request bodies |
 | ``params`` | how a call's params are written: path segments, query pairs in a param style, form fields |
 | ``header_params`` | ``Link`` and ``Content-Disposition`` parsed |
-| ``header_merge`` | how an endpoint's headers combine with more |
 | ``sse`` | server-sent events: parser, reader, reconnection rules |
 | ``downloads`` | a streamed body saved to a folder under a safe name |
 
