@@ -23,6 +23,7 @@ from restwire import (
     parse_link_header,
     safe_filename,
 )
+from restwire._wire.params import check_param_style
 from restwire.middlewares import rate_limit_wait, retry_after_seconds
 from restwire.middlewares.key_casing import (
     humps_camel,
@@ -109,7 +110,7 @@ def qs_output(params: dict[str, Any], style: str, shown: str) -> str:
     """What restwire sends for ``params`` in ``style``, shown as the qs
     vector shows its output (see ``tests/vectors/qs_stringify``)."""
     try:
-        url = RestEndpoint(param_style=style).url(params)
+        url = RestEndpoint(param_style=check_param_style(style)).url(params)
     except ParameterError:
         return "ParameterError"
     query = url.removeprefix("?")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, Unpack, overload
 
 from .._base.library import DEFAULT, Headers, Response, Timeout
 
@@ -49,6 +49,7 @@ from .._wire.params import (
 )
 from .options import (
     CarriedOver,
+    EndpointOptions,
     checked_options,
     merge_headers,
     merge_sensitive,
@@ -111,34 +112,20 @@ class RestEndpoint(Generic[ValueT]):
     ``RestEndpoint[list[Post]]``, ``schema=paged(Post)`` a
     ``RestEndpoint[Page[Post]]``; no schema (or an object schema) a
     ``RestEndpoint[Any]``. Controllers return that type.
+
+    Its other options, with their types and defaults, are those of
+    :class:`~restwire.EndpointOptions`; a subclass may change a default as
+    a class attribute.
     """
 
-    #: The names ``__init__`` and ``extend`` accept.
+    #: The names ``__init__`` and ``extend`` accept: ``schema`` and those of
+    #: :class:`~restwire.EndpointOptions`, which says what each takes.
     OPTIONS: ClassVar[frozenset[str]] = frozenset(
-        (
-            "path",
-            "url_prefix",
-            "method",
+        {
             "schema",
-            "error_schema",
-            "content",
-            "data_expiry_length",
-            "error_expiry_length",
-            "poll_frequency",
-            "process",
-            "parse_response",
-            "middleware",
-            "name",
-            "headers",
-            "follow_redirects",
-            "max_redirects",
-            "max_body_size",
-            "sensitive_headers",
-            "timeout",
-            "adds_to",
-            "expires",
-            "param_style",
-        )
+            *EndpointOptions.__required_keys__,
+            *EndpointOptions.__optional_keys__,
+        }
     )
 
     path: str = ""
@@ -196,23 +183,35 @@ class RestEndpoint(Generic[ValueT]):
 
     @overload
     def __init__(
-        self: RestEndpoint[Any], *, schema: None = None, **options: Any
+        self: RestEndpoint[Any],
+        *,
+        schema: None = None,
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[Page[ItemT]], *, schema: PageSchema[ItemT], **options: Any
+        self: RestEndpoint[Page[ItemT]],
+        *,
+        schema: PageSchema[ItemT],
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[list[ItemT]], *, schema: list[type[ItemT]], **options: Any
+        self: RestEndpoint[list[ItemT]],
+        *,
+        schema: list[type[ItemT]],
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[ItemT], *, schema: type[ItemT], **options: Any
+        self: RestEndpoint[ItemT],
+        *,
+        schema: type[ItemT],
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[Any], *, schema: object, **options: Any
+        self: RestEndpoint[Any], *, schema: object, **options: Unpack[EndpointOptions]
     ) -> None: ...
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - self.OPTIONS
@@ -246,25 +245,27 @@ class RestEndpoint(Generic[ValueT]):
 
     @overload
     def extend(
-        self, *, schema: PageSchema[ItemT], **options: Any
+        self, *, schema: PageSchema[ItemT], **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[Page[ItemT]]: ...
     @overload
     def extend(
-        self, *, schema: list[type[ItemT]], **options: Any
+        self, *, schema: list[type[ItemT]], **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[list[ItemT]]: ...
     @overload
-    def extend(self, *, schema: type[ItemT], **options: Any) -> RestEndpoint[ItemT]: ...
+    def extend(
+        self, *, schema: type[ItemT], **options: Unpack[EndpointOptions]
+    ) -> RestEndpoint[ItemT]: ...
     @overload
     def extend(
-        self, *, schema: Mapping[str, Any] | None, **options: Any
+        self, *, schema: Mapping[str, Any] | None, **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[Any]: ...
     @overload
-    def extend(self, **options: Any) -> Self: ...
+    def extend(self, **options: Unpack[EndpointOptions]) -> Self: ...
     def extend(self, **options: Any) -> RestEndpoint[Any]:
         """A copy with ``options`` changed; the same class, so its defaults hold.
 
         Every option replaces this endpoint's, except two that accumulate
-        (see ``options``): ``headers`` are added to this endpoint's
+        (the one rule, in ``_endpoints.options``): ``headers`` are added to this endpoint's
         and override them name by name, case-insensitively (a name given
         ``None`` is removed; ``headers=None`` removes them all), and
         ``sensitive_headers`` are added to this endpoint's."""

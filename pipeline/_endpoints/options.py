@@ -1,5 +1,11 @@
-"""An endpoint's options: how each is checked and converted where the
-endpoint is written, and how ``extend`` combines headers.
+"""An endpoint's options: what each accepts (:class:`EndpointOptions`),
+how each is checked and converted where the endpoint is written, and how
+``extend`` combines headers.
+
+``RestEndpoint(...)``, ``extend(...)`` and ``resource(...)`` declare their
+options with these ``TypedDict`` classes (PEP 692), so a type checker refuses a
+misspelt option or a value of the wrong type; at run time an option not
+named here is a ``UsageError`` all the same.
 
 Every option is checked when the endpoint is made (``RestEndpoint(...)``,
 ``extend``, ``resource``), so a wrong value fails at the line that wrote
@@ -35,19 +41,21 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from .._base.durations import check_seconds
 from .._base.errors import SettingError, UsageError
-from .._base.library import DEFAULT, Timeout
-from .._chain.stack import Stack
+from .._base.library import DEFAULT, ResponseParser, Timeout
+from .._chain.exchange import EndpointView
+from .._chain.stack import Middleware, Stack
 from .._store.store import Invalidate, check_schema
-from .._wire.content import content_kind
-from .._wire.params import check_param_style
+from .._wire.content import ContentKind, ContentName, content_kind
+from .._wire.params import ParamStyle, check_param_style
 
 __all__ = [
-    "DURATIONS",
     "CarriedOver",
+    "EndpointOptions",
+    "ResourceOptions",
     "Seconds",
     "checked_options",
     "merge_headers",
@@ -59,8 +67,128 @@ __all__ = [
 #: A duration as an option takes it.
 Seconds = float | int | datetime.timedelta
 
+
+# -- what each option accepts ------------------------------------------------
+
+
+class ResourceOptions(TypedDict, total=False):
+    """The options :func:`~restwire.resource` gives every endpoint it makes:
+    those of :class:`EndpointOptions` but the ones it sets itself (``path``,
+    ``method``, ``name``, ``adds_to``, ``expires``)."""
+
+    url_prefix: str
+    """Joined to ``path`` with exactly one slash. Default ``""``: the path
+    alone, for the client's ``base_url`` to complete."""
+
+    error_schema: Any
+    """What a 4xx or 5xx body is validated into, as ``error.data``: an
+    ``Entity``, a model (pydantic, dataclass, ``TypedDict``) or any schema
+    ``schema`` takes but ``Invalidate``; a body that does not validate
+    leaves ``data`` ``None``. Default ``None``: none."""
+
+    content: ContentKind | ContentName
+    """How the response body is read: a :class:`~restwire.Content`, or the
+    name of a built-in one: ``"json"``, ``"text"``, ``"blob"`` (a ``Blob``:
+    bytes and content type), ``"bytes"`` or ``"stream"`` (the open
+    response, body unread). Default ``"json"``."""
+
+    data_expiry_length: Seconds
+    """Seconds (a number or a ``timedelta``) a fetched value stays fresh.
+    Default ``60``."""
+
+    error_expiry_length: Seconds
+    """Seconds an error stays cached before a ``get`` tries again.
+    Default ``1``."""
+
+    poll_frequency: Seconds | None
+    """Seconds between polls, more than 0. Default ``None``: a ``poll``
+    must say its ``frequency``."""
+
+    process: Callable[[Any, Mapping[str, Any]], Any]
+    """``process(value, params)``: the last step of a call, after every
+    middleware; what it returns is the call's value. Default: the value as
+    it is (a subclass may override the method instead)."""
+
+    parse_response: ResponseParser
+    """``parse_response(response)``: the value of a 2xx response, its body
+    read, in place of ``content``'s reading. Default: ``content``'s (a
+    subclass may override the method instead)."""
+
+    middleware: (
+        Stack | Middleware | list[Middleware | Stack] | tuple[Middleware | Stack, ...]
+    )
+    """The middleware, outermost first: a :class:`~restwire.Stack`, one
+    middleware, or a list or tuple of them. Default: none."""
+
+    headers: Mapping[str, str | None] | None
+    """Headers every call sends (values never shown in a repr); a credential
+    among them stays at the call's origin. ``extend`` merges them into the
+    endpoint's, name by name whatever the case; a name given ``None`` is
+    removed, and ``headers=None`` removes them all. Default ``None``."""
+
+    sensitive_headers: Iterable[str]
+    """More header names to treat as credentials: kept to the call's
+    origin, never shown, and part of who the caller is; ``extend`` adds
+    them to the endpoint's. Default: none."""
+
+    follow_redirects: bool
+    """Whether a redirect is followed. Default ``True``."""
+
+    max_redirects: int
+    """Redirects followed at most in one call; one more is a
+    ``TooManyRedirects``. Default ``20``."""
+
+    max_body_size: int | None
+    """Largest body read into memory (every content but ``"stream"``), in
+    decoded bytes; more is a ``BodyTooLarge``, not exhausted memory.
+    ``None`` for no limit. Default 100 MiB."""
+
+    timeout: Seconds | Timeout | None
+    """This endpoint's timeouts: seconds (a number or a ``timedelta``) for
+    each of httpx's four, or an ``httpx.Timeout``. Default ``None``: the
+    client's."""
+
+    param_style: ParamStyle
+    """How lists and dicts are written in the query and in ``Form`` bodies:
+    ``"repeat"`` (``a=1&a=2``), ``"brackets"`` (``a[]=1``, ``m[k]=v``),
+    ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``). Default
+    ``"repeat"``."""
+
+
+class EndpointOptions(ResourceOptions, total=False):
+    """The keyword options of :class:`~restwire.RestEndpoint` and of its
+    ``extend``, each with what it accepts and its default; a subclass of
+    ``RestEndpoint`` may change a default as a class attribute. ``schema``
+    is a keyword of its own, as it gives the endpoint's type. Any other
+    name is a ``UsageError``."""
+
+    path: str
+    """The path template: ``/posts/:id``, an optional group
+    ``/posts{/:id}``, ``\\:`` for a literal colon. Default ``""``."""
+
+    method: str
+    """The HTTP method, in any case (kept upper case). Default ``"GET"``."""
+
+    name: str | None
+    """The endpoint's name in reprs and errors. Default ``None``: its
+    method and URL."""
+
+    adds_to: tuple[EndpointView, Literal["end", "start"]] | None
+    """For a create: the list endpoint whose stored results the created
+    record joins, and where (``"end"``, or ``"start"`` to prepend), in the
+    caller's identity, for each stored list whose params the create's
+    params, body or record all match. ``resource()`` sets it on its
+    ``create``. Default ``None``: none."""
+
+    expires: tuple[EndpointView, ...] | list[EndpointView] | None
+    """For a mutation: the reads whose stored results a successful call
+    expires, whatever their params, for the caller's identity only; the
+    next ``get`` of each fetches. ``resource()`` sets it on the mutations
+    of a resource of values. Default ``None``: none."""
+
+
 #: The duration options, checked for values that look like milliseconds.
-DURATIONS = ("data_expiry_length", "error_expiry_length", "poll_frequency", "timeout")
+_DURATIONS = ("data_expiry_length", "error_expiry_length", "poll_frequency", "timeout")
 #: The options an endpoint being made by ``extend`` takes from its original
 #: unchanged: checked when the original was made, not again.
 _INHERITED: ContextVar[frozenset[str]] = ContextVar(
@@ -108,7 +236,7 @@ def warn_about_milliseconds(
 ) -> None:
     """Warn about each duration in ``values`` (but those in ``skip``) that
     looks like milliseconds; ``values`` may be a class's attributes."""
-    for name in DURATIONS:
+    for name in _DURATIONS:
         if name in values and name not in skip:
             check_seconds(name, values[name])
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Unpack, overload
 
 from .._base.errors import SettingError, UsageError
 from .._chain.stack import Stack
@@ -60,6 +60,7 @@ from .._store.model_records import record_of
 from .._store.store import Invalidate
 from .endpoint import RestEndpoint
 from .envelope import Envelope
+from .options import ResourceOptions
 from .page import Page, paged
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
@@ -128,7 +129,7 @@ def resource(
     new_items: NewItems = "end",
     results: None = None,
     pagination: None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[ItemT]: ...
 @overload
 def resource(
@@ -139,7 +140,7 @@ def resource(
     new_items: NewItems = "end",
     results: str,
     pagination: Envelope | None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[ItemT, Page[ItemT]]: ...
 @overload
 def resource(
@@ -150,7 +151,7 @@ def resource(
     new_items: NewItems = "end",
     results: str | None = None,
     pagination: Envelope,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[ItemT, Page[ItemT]]: ...
 @overload
 def resource(
@@ -161,7 +162,7 @@ def resource(
     new_items: NewItems = "end",
     results: str | None = None,
     pagination: Envelope | None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[Any, Any]: ...
 def resource(
     *,
@@ -171,11 +172,13 @@ def resource(
     new_items: NewItems = "end",
     results: str | None = None,
     pagination: Envelope | None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[Any, Any]:
     """The endpoints of the records at ``path``, built from ``endpoint``.
 
-    ``options`` (expiry, poll frequency, middleware, ...) go to every member.
+    ``options`` (expiry, poll frequency, middleware, ...) go to every
+    member: any of :class:`~restwire.EndpointOptions` but those ``resource``
+    sets itself (``path``, ``method``, ``name``, ``adds_to``, ``expires``).
 
     ``new_items``: where a record ``create`` made joins the stored
     ``get_list`` results of the caller's identity whose params all match

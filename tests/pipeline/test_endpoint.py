@@ -73,7 +73,7 @@ def test_subclass_defaults_hold_through_extend() -> None:
 
 def test_unknown_options_are_named() -> None:
     with pytest.raises(TypeError, match="urlPrefix"):
-        RestEndpoint(urlPrefix="https://h")
+        RestEndpoint(urlPrefix="https://h")  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(
