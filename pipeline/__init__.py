@@ -70,6 +70,7 @@ from ._controller.managers import LogoutManager, Manager
 from ._controller.polling import Subscription
 from ._controller.sync_controller import Controller
 from ._endpoints.endpoint import RestEndpoint
+from ._endpoints.options import EndpointOptions
 from ._endpoints.pages import Page, page_total, paged
 from ._endpoints.resource import HookifiedResource, Resource, hookify_resource, resource
 from ._endpoints.status_errors import (
@@ -136,6 +137,7 @@ __all__ = [
     "ControllerClosed",
     "Credentials",
     "Effect",
+    "EndpointOptions",
     "EndpointView",
     "Entity",
     "EntityError",

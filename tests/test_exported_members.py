@@ -24,6 +24,7 @@ RESTWIRE = [
     "Sharing",
     # endpoints and resources
     "RestEndpoint",
+    "EndpointOptions",
     "Stack",
     "Resource",
     "resource",

@@ -23,6 +23,7 @@ from restwire import (
     parse_link_header,
     safe_filename,
 )
+from restwire._wire.params import check_param_style
 from restwire.middlewares import rate_limit_wait, retry_after_seconds
 from restwire.middlewares.key_casing import (
     humps_camel,
@@ -85,7 +86,7 @@ DEPARTURES: dict[tuple[str, str], tuple[Any, str]] = {
         "a[0][b]=c",
         "a list holding objects numbers its items in the brackets style, as "
         "Stripe reads lists of objects: a[][b] cannot say which fields belong "
-        "to one object (_param_styles)",
+        "to one object (_wire.params)",
     ),
     ("qs", "brackets {'a': [{'b': {'c': [1]}}]}"): (
         "a[0][b][c][]=1",
@@ -109,7 +110,7 @@ def qs_output(params: dict[str, Any], style: str, shown: str) -> str:
     """What restwire sends for ``params`` in ``style``, shown as the qs
     vector shows its output (see ``tests/vectors/qs_stringify``)."""
     try:
-        url = RestEndpoint(param_style=style).url(params)
+        url = RestEndpoint(param_style=check_param_style(style)).url(params)
     except ParameterError:
         return "ParameterError"
     query = url.removeprefix("?")

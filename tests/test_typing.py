@@ -11,6 +11,7 @@ values users really get.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from typing import Any, ClassVar, TypedDict, assert_type
 
@@ -23,6 +24,7 @@ from restwire import (
     AsyncController,
     ClientError,
     Controller,
+    EndpointOptions,
     Entity,
     EntityError,
     NotFoundError,
@@ -30,6 +32,7 @@ from restwire import (
     Problem,
     Resource,
     RestEndpoint,
+    UsageError,
     hookify_resource,
     paged,
     resource,
@@ -109,6 +112,23 @@ def endpoints_are_typed_by_their_schema() -> None:
     assert_type(listing, RestEndpoint[Page[Post]])
     assert_type(untyped, RestEndpoint[Any])
     assert_type(get_post.extend(name="post"), RestEndpoint[Post])  # schema kept
+
+
+def endpoint_options_are_checked() -> None:
+    """Each option is typed (``EndpointOptions``): a misspelt option or a
+    value of the wrong type fails mypy, and, at run time, raises."""
+    options: EndpointOptions = {"url_prefix": API, "timeout": 5, "method": "post"}
+    assert_type(RestEndpoint(**options), RestEndpoint[Any])
+    assert_type(get_post.extend(**options), RestEndpoint[Post])
+    RestEndpoint(timeout=datetime.timedelta(seconds=5), param_style="brackets")
+    with pytest.raises(UsageError, match="unknown option"):
+        RestEndpoint(url_prefx="http://x")  # type: ignore[call-overload]
+    with pytest.raises(UsageError, match="timeout must be seconds"):
+        RestEndpoint(timeout="soon")  # type: ignore[call-overload]
+    with pytest.raises(UsageError, match="unknown option"):
+        get_post.extend(url_prefx="http://x")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="got multiple values"):
+        resource(path="/p/:id", schema=Post, method="POST")  # type: ignore[call-overload]
 
 
 def resources_are_typed() -> None:
@@ -264,6 +284,7 @@ def test_the_types_describe_the_values(httpx_mock: HTTPXMock) -> None:
         ]
         status_errors_are_typed(controller)
     endpoints_are_typed_by_their_schema()
+    endpoint_options_are_checked()
     resources_are_typed()
     entity_constructors_are_checked()
 

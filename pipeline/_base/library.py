@@ -19,7 +19,8 @@ the rest of restwire takes from here
 - the names to annotate with (``Response``, ``Request``, ``Headers``,
   ``URL``, ...): to a type checker, the union of both libraries' classes
   (whichever is not installed is ``Any`` to it); at run time, the union of
-  the installed ones.
+  the installed ones; ``ResponseParser``, a function of either library's
+  response.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 import functools
 import importlib
 import operator
+from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +52,7 @@ __all__ = [
     "QueryParams",
     "Request",
     "Response",
+    "ResponseParser",
     "Timeout",
     "library_of",
 ]
@@ -145,6 +148,11 @@ if TYPE_CHECKING:
     QueryParams: TypeAlias = httpx.QueryParams | httpx2.QueryParams
     Timeout: TypeAlias = httpx.Timeout | httpx2.Timeout
     Auth: TypeAlias = httpx.Auth | httpx2.Auth
+    #: A user's function of a response (an endpoint's ``parse_response``):
+    #: it names its own library's class, and is given that library's.
+    ResponseParser: TypeAlias = (
+        Callable[[httpx.Response], Any] | Callable[[httpx2.Response], Any]
+    )
 
     # (a library not installed is Any: the ignores are for that case)
     class ByteStreams(
@@ -173,6 +181,7 @@ else:
     QueryParams = _union("QueryParams")
     Timeout = _union("Timeout")
     Auth = _union("Auth")
+    ResponseParser = Callable[[Any], Any]
 
     #: restwire's own streams derive from this: every installed library's
     #: client checks a request's or response's stream with ``isinstance``

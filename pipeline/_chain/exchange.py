@@ -121,7 +121,7 @@ class EndpointView(Protocol):
     def sensitive_headers(self) -> frozenset[str]: ...
     @property
     def param_style(self) -> str:
-        """How lists and dicts of a ``Form`` body are written (``_param_styles``)."""
+        """How lists and dicts of a ``Form`` body are written (``_wire.params``)."""
         ...
 
     @property

@@ -44,7 +44,8 @@ from .._base.errors import InvalidRequest, RestwireError, fresh_error
 from .._base.library import INVALID_URL, URL, AsyncClient, Client, library_of
 from .._chain.exchange import Answered, Exchange, Handler
 from .._chain.identity import plain_url
-from .._endpoints.endpoint import RestEndpoint, join_url
+from .._endpoints.endpoint import RestEndpoint
+from .._wire.params import join_url
 from .._wire.shortcuts import parse_url
 
 __all__ = [

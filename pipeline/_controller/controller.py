@@ -55,13 +55,14 @@ from .._chain.identity import (
     plain_url,
 )
 from .._chain.watchers import tell_end
-from .._endpoints.endpoint import RestEndpoint, as_params
+from .._endpoints.endpoint import RestEndpoint
 from .._endpoints.resource import Resource
 from .._store.models import plain_body
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.schemas import MISSING
 from .._store.store import EVERYONE, Result, Store
 from .._wire.adapter import Adapter
+from .._wire.params import as_params
 from .calls import (
     BOTH,
     FETCH,

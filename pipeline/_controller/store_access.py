@@ -28,12 +28,13 @@ from .._base.library import RESPONSE_NOT_READ, Response
 from .._cache.keys import body_digest
 from .._chain.exchange import EndpointView
 from .._chain.identity import Identity, Unshared
-from .._endpoints.endpoint import RestEndpoint, value_text
+from .._endpoints.endpoint import RestEndpoint
 from .._store.deferred_parse import Unparsed
-from .._store.entity import EntityError
+from .._store.entity import EntityError, EntityKey
 from .._store.models import plain_body, record_fields
-from .._store.schemas import MISSING, Batch, EntityKey
+from .._store.schemas import MISSING, Batch
 from .._store.store import Result, Store
+from .._wire.params import value_text
 from .calls import Job
 
 __all__ = ["StoreAccess", "check_settable"]

@@ -2,7 +2,8 @@
 
 | module | holds |
 |---|---|
-| ``endpoint`` | ``RestEndpoint``: what to call and how, and how params become its URL |
+| ``endpoint`` | ``RestEndpoint``: what to call and how |
+| ``options`` | an endpoint's options: checked and converted where written; how headers combine |
 | ``resource`` | ``resource()`` and ``hookify_resource()`` |
 | ``page`` | ``Page`` and ``paged``: the one shape of a page |
 | ``envelope`` | ``Envelope``: a listing's body unwrapped into a page |

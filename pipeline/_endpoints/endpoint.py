@@ -1,5 +1,4 @@
-"""``RestEndpoint``: what to call and how, as an immutable value; and how a
-call's params become its URL.
+"""``RestEndpoint``: what to call and how, as an immutable value.
 
 An endpoint is built from keyword options, each with a default that a
 subclass may change as a class attribute::
@@ -15,39 +14,17 @@ changes an endpoint in place, so one base can be shared by every resource of
 an API. ``process`` and ``parse_response`` may be given as options or
 overridden as methods, as in the seed.
 
-Path templates: a path with ``:name`` placeholders (``/posts/:id``) and
-optional groups in braces (``/posts{/:id}``, ``/files/:name{.:ext}``): a group
-is left out whole when any placeholder in it has no value. ``\\:`` is a
-literal colon (``/v1/items\\:batchGet``). Guarantees:
-
-- A placeholder's value is percent-encoded as one path segment: ``/``, ``?``,
-  ``#``, ``%`` and spaces cannot change the path's structure, and a value of
-  ``.`` or ``..`` is encoded so no client or server folds it away.
-- A required placeholder with no value (missing, ``None`` or empty text) is a
-  :class:`ParameterError` naming the endpoint and the placeholder.
-- Every other param goes to the query string, sorted by name; a list or tuple
-  becomes repeated keys (a ``MultiDict`` gives each of its values); ``None`` is
-  left out; ``True``/``False`` are sent as ``true``/``false``. Equal params
-  give equal URLs, whatever their order. The ``param_style`` option writes
-  lists and dicts the way other servers read them (``a[]=1``, ``m[k]=v``,
-  ``a[0]=1``, ``a=1,2``): see ``_param_styles``.
+A call's URL is written from its params by ``_wire.params``: the path
+template filled, the rest as the query in the endpoint's param style.
 """
 
 from __future__ import annotations
 
-import datetime
-import re
-from collections.abc import Hashable, Iterable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Hashable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, overload
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, Unpack, overload
 
-from multidict import MultiDict
-
-from .._base.library import DEFAULT, Headers, QueryParams, Response, Timeout
+from .._base.library import DEFAULT, Headers, Response, Timeout
 
 if TYPE_CHECKING:
     # A default for the value type (PEP 696), so a bare ``RestEndpoint`` is
@@ -56,34 +33,32 @@ if TYPE_CHECKING:
 else:
     from typing import TypeVar
 
-from .._base.durations import check_seconds
-from .._base.errors import (
-    REDACTED,
-    ParameterError,
-    SettingError,
-    UsageError,
-    redact_url,
-)
+from .._base.errors import REDACTED, UsageError, redact_url
 from .._base.http import SAFE_METHODS
 from .._chain.stack import Middleware, Stack
 from .._store.entity import Entity
-from .._store.schemas import Invalidate, Plan, check_schema, plan_of
+from .._store.schemas import Plan, plan_of
 from .._wire.content import ContentKind, JsonContent, content_kind, is_json_body
-from .._wire.header_merge import merge_headers, merge_sensitive, plain_headers
-from .._wire.param_styles import (
-    MAX_DEPTH,
+from .._wire.params import (
     ParamStyle,
-    check_param_style,
-    check_text_form,
+    PathTemplate,
+    as_params,
+    encode_query,
+    join_url,
+    query_pairs,
     styled_query,
-    value_text,
+)
+from .options import (
+    CarriedOver,
+    EndpointOptions,
+    checked_options,
+    merge_headers,
+    merge_sensitive,
+    warn_about_milliseconds,
 )
 from .pages import Page, PageSchema
 
-__all__ = ["Params", "PathTemplate", "RestEndpoint", "join_url", "value_text"]
-
-Params = Mapping[str, Any]
-Seconds = float | int | datetime.timedelta
+__all__ = ["RestEndpoint"]
 
 if TYPE_CHECKING:
     #: The value a call of the endpoint returns, given by its schema.
@@ -91,263 +66,6 @@ if TYPE_CHECKING:
 else:
     ValueT = TypeVar("ValueT", covariant=True)
 ItemT = TypeVar("ItemT")
-
-
-# -- path templates and query strings ----------------------------------------
-
-_TOKEN = re.compile(r"\\:|:([A-Za-z_][A-Za-z0-9_]*)|\{|\}")
-# RFC 3986 pchar minus nothing: unreserved, sub-delims, ":" and "@" stay as they are.
-_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
-
-
-@dataclass(frozen=True, slots=True)
-class _Placeholder:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Group:
-    parts: tuple[str | _Placeholder, ...]
-
-
-_Part = str | _Placeholder | _Group
-
-
-def encode_segment(value: Any) -> str:
-    """One path segment, percent-encoded so it cannot leave its place."""
-    text = quote(value_text(value), safe=_SEGMENT_SAFE)
-    if text in (".", ".."):
-        return text.replace(".", "%2E")
-    return text
-
-
-class PathTemplate:
-    """A parsed path template. Build one with :meth:`parse` (cached)."""
-
-    __slots__ = ("names", "parts", "required", "source")
-
-    def __init__(self, source: str, parts: tuple[_Part, ...]) -> None:
-        self.source = source
-        self.parts = parts
-        required: list[str] = []
-        names: list[str] = []
-        for part in parts:
-            if isinstance(part, _Placeholder):
-                required.append(part.name)
-                names.append(part.name)
-            elif isinstance(part, _Group):
-                names.extend(p.name for p in part.parts if isinstance(p, _Placeholder))
-        self.required = frozenset(required)
-        self.names = frozenset(names)
-
-    @staticmethod
-    @lru_cache(maxsize=1024)
-    def parse(source: str) -> PathTemplate:
-        """Parse ``source``; a malformed template is a ``ValueError`` naming it."""
-        parts: list[_Part] = []
-        group: list[str | _Placeholder] | None = None
-        literal = ""
-        position = 0
-        for match in _TOKEN.finditer(source):
-            literal += source[position : match.start()]
-            position = match.end()
-            token = match.group(0)
-            if token == "\\:":
-                literal += ":"
-                continue
-            target: list[Any] = parts if group is None else group
-            if literal:
-                target.append(literal)
-                literal = ""
-            if token == "{":
-                if group is not None:
-                    raise SettingError(f"path {source!r}: groups cannot nest")
-                group = []
-            elif token == "}":
-                if group is None:
-                    raise SettingError(f"path {source!r}: '}}' without '{{'")
-                parts.append(_Group(tuple(group)))
-                group = None
-            else:
-                target.append(_Placeholder(match.group(1)))
-        if group is not None:
-            raise SettingError(f"path {source!r}: '{{' is never closed")
-        literal += source[position:]
-        if literal:
-            parts.append(literal)
-        return PathTemplate(source, tuple(parts))
-
-    def fill(self, params: Params, endpoint: str) -> str:
-        """The path with every placeholder filled from ``params``."""
-        out: list[str] = []
-        for part in self.parts:
-            if isinstance(part, str):
-                out.append(part)
-            elif isinstance(part, _Placeholder):
-                out.append(self._required_value(params, part.name, endpoint))
-            else:
-                filled = self._group(part, params, endpoint)
-                if filled is not None:
-                    out.append(filled)
-        return "".join(out)
-
-    @staticmethod
-    def _required_value(params: Params, name: str, endpoint: str) -> str:
-        if name not in params:
-            raise ParameterError(endpoint, name, "is missing")
-        value = params[name]
-        if value is None or value == "":
-            raise ParameterError(endpoint, name, f"is {value!r}, a segment needs text")
-        return _segment(value, name, endpoint)
-
-    @staticmethod
-    def _group(group: _Group, params: Params, endpoint: str) -> str | None:
-        out: list[str] = []
-        for part in group.parts:
-            if isinstance(part, str):
-                out.append(part)
-                continue
-            value = params.get(part.name)
-            if value is None or value == "":
-                return None
-            out.append(_segment(value, part.name, endpoint))
-        return "".join(out)
-
-    def __repr__(self) -> str:
-        return f"PathTemplate({self.source!r})"
-
-
-def _segment(value: Any, name: str, endpoint: str) -> str:
-    """A path param's value as one encoded segment; a value that is no
-    single piece of text (bytes, a collection, an object with no text form
-    of its own) is a :class:`ParameterError`."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        raise ParameterError(
-            endpoint, name, f"is {type(value).__name__}; decode it to text first"
-        )
-    if isinstance(value, Mapping | list | tuple | set):
-        raise ParameterError(
-            endpoint, name, f"is a {type(value).__name__}, not a single value"
-        )
-    check_text_form(value, name, endpoint)
-    return encode_segment(value)
-
-
-def as_params(params: Any, endpoint: str) -> Params:
-    """A call's params as a mapping: a mapping (a ``MultiDict`` keeps every
-    value of a name) as it is, httpx's ``QueryParams`` and ``(name, value)``
-    pairs (as httpx takes them) as a ``MultiDict``; anything else is a
-    :class:`ParameterError`."""
-    if type(params) is dict:
-        return params
-    if params is None:
-        return {}
-    if isinstance(params, Mapping) and not isinstance(params, QueryParams):
-        return params
-    if isinstance(params, QueryParams):
-        return MultiDict(params.multi_items())
-    if isinstance(params, list | tuple) and all(
-        isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
-        for pair in params
-    ):
-        return MultiDict([(name, value) for name, value in params])
-    raise ParameterError(
-        endpoint,
-        None,
-        "params must be a mapping or (name, value) pairs, "
-        f"not {type(params).__name__} {_preview(params)}",
-    )
-
-
-def _preview(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
-
-
-def query_pairs(
-    params: Params, exclude: frozenset[str], endpoint: str
-) -> MultiDict[str]:
-    """Every param not in ``exclude``, as sorted query pairs, in the default
-    ``"repeat"`` style (the hot path: the other styles are
-    ``_param_styles.styled_query``, which gives the same for ``"repeat"``)."""
-    pairs: MultiDict[str] = MultiDict()
-    for name in sorted({name for name in params if name not in exclude}):
-        values: Iterable[Any]
-        if isinstance(params, MultiDict):
-            values = params.getall(name)
-        else:
-            values = (params[name],)
-        for value in values:
-            _add_query_value(pairs, name, value, endpoint)
-    return pairs
-
-
-def _add_query_value(
-    pairs: MultiDict[str], name: str, value: Any, endpoint: str, depth: int = 0
-) -> None:
-    if value is None:
-        return
-    if isinstance(value, list | tuple):
-        if depth >= MAX_DEPTH:
-            raise ParameterError(
-                endpoint,
-                name,
-                f"nests lists more than {MAX_DEPTH} levels deep (or holds itself)",
-            )
-        for item in value:
-            _add_query_value(pairs, name, item, endpoint, depth + 1)
-        return
-    if isinstance(value, Mapping | set | frozenset | bytes | bytearray | memoryview):
-        # the one wording for what a style cannot send (_param_styles)
-        styled_query({name: value}, frozenset(), "repeat", endpoint)
-        raise AssertionError(f"{name}: {value!r} has a query form")  # pragma: no cover
-    check_text_form(value, name, endpoint)
-    pairs.add(name, value_text(value))
-
-
-def encode_query(pairs: MultiDict[str]) -> str:
-    """The query string of ``pairs`` (no leading ``?``), in their order."""
-    return "&".join(
-        f"{quote(name, safe='')}={quote(value, safe='')}"
-        for name, value in pairs.items()
-    )
-
-
-def join_url(prefix: str, path: str) -> str:
-    """``prefix`` and ``path`` joined by exactly one slash."""
-    if not prefix:
-        return path
-    if not path:
-        return prefix
-    return prefix.rstrip("/") + "/" + path.lstrip("/")
-
-
-# -- the endpoint -----------------------------------------------------------
-
-
-#: The duration options, checked for values that look like milliseconds.
-_DURATIONS = ("data_expiry_length", "error_expiry_length", "poll_frequency", "timeout")
-#: The options an endpoint being made by ``extend`` takes from its original
-#: unchanged: checked when the original was made, not again.
-_INHERITED: ContextVar[frozenset[str]] = ContextVar(
-    "restwire_inherited_options", default=frozenset()
-)
-
-
-def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | None:
-    if value is None:
-        if allow_none:
-            return None
-        raise SettingError(f"{name} must be a number of seconds, not None")
-    if isinstance(value, datetime.timedelta):
-        seconds = value.total_seconds()
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
-    else:
-        raise UsageError(f"{name} must be seconds or a timedelta, not {value!r}")
-    if seconds < 0:
-        raise SettingError(f"{name} must not be negative, got {seconds}")
-    return seconds
 
 
 class _Shape:
@@ -387,106 +105,6 @@ def _frozen(schema: Any) -> Hashable:
     return schema  # type: ignore[no-any-return]
 
 
-_TOKEN_CHARS = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-
-
-def _method(value: Any) -> str:
-    """An HTTP method, upper case; anything that is no method name (``None``,
-    a number, text with spaces) is refused where the endpoint is written."""
-    if not isinstance(value, str) or not _TOKEN_CHARS.fullmatch(value):
-        raise UsageError(
-            f"method must be an HTTP method name like 'GET', not {value!r}"
-        )
-    return value.upper()
-
-
-#: Options whose values must be of these types (``None`` allowed where listed).
-_OPTION_TYPES: dict[str, tuple[type, ...]] = {
-    "path": (str,),
-    "url_prefix": (str,),
-    "name": (str, type(None)),
-    "follow_redirects": (bool,),
-    "max_redirects": (int,),
-    "max_body_size": (int, type(None)),
-}
-
-
-def _check_types(values: Mapping[str, Any]) -> None:
-    """Refuse an option of the wrong type where the endpoint is written
-    (``max_redirects="3"`` would fail only at the first redirect)."""
-    for name, kinds in _OPTION_TYPES.items():
-        if name not in values:
-            continue
-        value = values[name]
-        wrong = not isinstance(value, kinds) or (
-            isinstance(value, bool) and bool not in kinds
-        )
-        if wrong:
-            expected = " or ".join(
-                "None" if k is type(None) else k.__name__ for k in kinds
-            )
-            raise UsageError(f"{name} must be {expected}, not {value!r}")
-        if (
-            name in ("max_redirects", "max_body_size")
-            and value is not None
-            and value < 0
-        ):
-            raise SettingError(f"{name} must not be negative, got {value}")
-
-
-def _adds_to(value: Any) -> tuple[RestEndpoint[Any], str]:
-    """``adds_to`` checked: a list endpoint and ``"end"`` or ``"start"``."""
-    if (
-        not isinstance(value, tuple)
-        or len(value) != 2
-        or not isinstance(value[0], RestEndpoint)
-        or value[1] not in ("end", "start")
-    ):
-        raise UsageError(
-            f"adds_to must be (list endpoint, 'end' or 'start'), not {value!r}"
-        )
-    if value[0].side_effect:
-        raise SettingError(f"adds_to names {value[0].label}, which is not a read")
-    return value[0], value[1]
-
-
-def _expires(value: Any) -> tuple[RestEndpoint[Any], ...]:
-    """``expires`` checked: a tuple (or list) of read endpoints."""
-    if not isinstance(value, tuple | list) or not all(
-        isinstance(each, RestEndpoint) for each in value
-    ):
-        raise UsageError(f"expires must be a tuple of endpoints, not {value!r}")
-    for each in value:
-        if each.side_effect:
-            raise SettingError(f"expires names {each.label}, which is not a read")
-    return tuple(value)
-
-
-def _check_error_schema(schema: Any) -> None:
-    """Refuse, where the endpoint is written, an ``error_schema`` that is no
-    schema, or one that would delete records (``Invalidate``): an error body
-    is read, never stored."""
-    if isinstance(schema, Invalidate):
-        raise UsageError(
-            "error_schema cannot be Invalidate(...): an error body is read "
-            "into error.data, never applied to the store"
-        )
-    check_schema(schema, "error_schema")
-
-
-def _timeout(value: Any) -> Timeout | None:
-    """An endpoint's ``timeout`` option as an ``httpx.Timeout`` (``None``:
-    the client's own)."""
-    if value is None or isinstance(value, Timeout):
-        return value
-    seconds = _seconds("timeout", value, allow_none=False)
-    if not seconds:
-        raise SettingError("timeout must be more than 0 seconds")
-    # Of the default library: a controller of the other converts it (_adapter).
-    timeout: Timeout = DEFAULT.Timeout(seconds)
-    return timeout
-
-
 class RestEndpoint(Generic[ValueT]):
     """An HTTP endpoint of a remote API: path template, options, middleware.
 
@@ -495,34 +113,20 @@ class RestEndpoint(Generic[ValueT]):
     ``RestEndpoint[list[Post]]``, ``schema=paged(Post)`` a
     ``RestEndpoint[Page[Post]]``; no schema (or an object schema) a
     ``RestEndpoint[Any]``. Controllers return that type.
+
+    Its other options, with their types and defaults, are those of
+    :class:`~restwire.EndpointOptions`; a subclass may change a default as
+    a class attribute.
     """
 
-    #: The names ``__init__`` and ``extend`` accept.
+    #: The names ``__init__`` and ``extend`` accept: ``schema`` and those of
+    #: :class:`~restwire.EndpointOptions`, which says what each takes.
     OPTIONS: ClassVar[frozenset[str]] = frozenset(
-        (
-            "path",
-            "url_prefix",
-            "method",
+        {
             "schema",
-            "error_schema",
-            "content",
-            "data_expiry_length",
-            "error_expiry_length",
-            "poll_frequency",
-            "process",
-            "parse_response",
-            "middleware",
-            "name",
-            "headers",
-            "follow_redirects",
-            "max_redirects",
-            "max_body_size",
-            "sensitive_headers",
-            "timeout",
-            "adds_to",
-            "expires",
-            "param_style",
-        )
+            *EndpointOptions.__required_keys__,
+            *EndpointOptions.__optional_keys__,
+        }
     )
 
     path: str = ""
@@ -575,28 +179,40 @@ class RestEndpoint(Generic[ValueT]):
     #: How lists and dicts in the query and in ``Form`` bodies are written:
     #: ``"repeat"`` (``a=1&a=2``), ``"brackets"`` (``a[]=1``, ``m[k]=v``),
     #: ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``); see
-    #: ``_param_styles``.
+    #: ``_wire.params``.
     param_style: ParamStyle = "repeat"
 
     @overload
     def __init__(
-        self: RestEndpoint[Any], *, schema: None = None, **options: Any
+        self: RestEndpoint[Any],
+        *,
+        schema: None = None,
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[Page[ItemT]], *, schema: PageSchema[ItemT], **options: Any
+        self: RestEndpoint[Page[ItemT]],
+        *,
+        schema: PageSchema[ItemT],
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[list[ItemT]], *, schema: list[type[ItemT]], **options: Any
+        self: RestEndpoint[list[ItemT]],
+        *,
+        schema: list[type[ItemT]],
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[ItemT], *, schema: type[ItemT], **options: Any
+        self: RestEndpoint[ItemT],
+        *,
+        schema: type[ItemT],
+        **options: Unpack[EndpointOptions],
     ) -> None: ...
     @overload
     def __init__(
-        self: RestEndpoint[Any], *, schema: object, **options: Any
+        self: RestEndpoint[Any], *, schema: object, **options: Unpack[EndpointOptions]
     ) -> None: ...
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - self.OPTIONS
@@ -605,51 +221,9 @@ class RestEndpoint(Generic[ValueT]):
                 f"{type(self).__name__} got unknown option(s) {sorted(unknown)}; "
                 f"options are {sorted(self.OPTIONS)}"
             )
-        values = dict(options)
-        inherited = _INHERITED.get()
-        if inherited:
-            _INHERITED.set(frozenset())  # endpoints made while this one is: theirs
-        for name in _DURATIONS:
-            if name in values and name not in inherited:
-                check_seconds(name, values[name])
-        if "method" in values:
-            values["method"] = _method(values["method"])
-        _check_types(values)
-        values["content"] = content_kind(values.get("content", type(self).content))
-        check_schema(values.get("schema", type(self).schema))
-        _check_error_schema(values.get("error_schema", type(self).error_schema))
-        for name in ("data_expiry_length", "error_expiry_length"):
-            if name in values:
-                values[name] = _seconds(name, values[name], allow_none=False)
-        if "poll_frequency" in values:
-            frequency = _seconds(
-                "poll_frequency", values["poll_frequency"], allow_none=True
-            )
-            if frequency == 0:
-                raise SettingError("poll_frequency must be more than 0 seconds")
-            values["poll_frequency"] = frequency
-        if "middleware" in values and not isinstance(values["middleware"], Stack):
-            middleware = values["middleware"]
-            layers = (
-                middleware if isinstance(middleware, list | tuple) else (middleware,)
-            )
-            values["middleware"] = Stack(*layers)
-        if "timeout" in values:
-            values["timeout"] = _timeout(values["timeout"])
-        if "param_style" in values:
-            values["param_style"] = check_param_style(values["param_style"])
-        if values.get("adds_to") is not None:
-            values["adds_to"] = _adds_to(values["adds_to"])
-        if values.get("expires") is not None:
-            values["expires"] = _expires(values["expires"])
-        if "sensitive_headers" in values:
-            values["sensitive_headers"] = merge_sensitive(
-                (), values["sensitive_headers"]
-            )
-        if "headers" in values and values["headers"] is not None:
-            # validated as httpx would send them (text, ASCII), then kept plain
-            plain = plain_headers(values["headers"])
-            values["headers"] = dict(DEFAULT.Headers(plain).multi_items())
+        values = checked_options(
+            options, defaults=type(self), endpoint_class=RestEndpoint
+        )
         self.__dict__.update(values)
         self.__dict__["_options"] = options
         self.__dict__["template"] = PathTemplate.parse(self.path)
@@ -660,9 +234,7 @@ class RestEndpoint(Generic[ValueT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for name in _DURATIONS:  # a default set as a class attribute
-            if name in cls.__dict__:
-                check_seconds(name, cls.__dict__[name])
+        warn_about_milliseconds(cls.__dict__)  # defaults set as class attributes
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"an endpoint is immutable; use extend({name}=...)")
@@ -674,25 +246,27 @@ class RestEndpoint(Generic[ValueT]):
 
     @overload
     def extend(
-        self, *, schema: PageSchema[ItemT], **options: Any
+        self, *, schema: PageSchema[ItemT], **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[Page[ItemT]]: ...
     @overload
     def extend(
-        self, *, schema: list[type[ItemT]], **options: Any
+        self, *, schema: list[type[ItemT]], **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[list[ItemT]]: ...
     @overload
-    def extend(self, *, schema: type[ItemT], **options: Any) -> RestEndpoint[ItemT]: ...
+    def extend(
+        self, *, schema: type[ItemT], **options: Unpack[EndpointOptions]
+    ) -> RestEndpoint[ItemT]: ...
     @overload
     def extend(
-        self, *, schema: Mapping[str, Any] | None, **options: Any
+        self, *, schema: Mapping[str, Any] | None, **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[Any]: ...
     @overload
-    def extend(self, **options: Any) -> Self: ...
+    def extend(self, **options: Unpack[EndpointOptions]) -> Self: ...
     def extend(self, **options: Any) -> RestEndpoint[Any]:
         """A copy with ``options`` changed; the same class, so its defaults hold.
 
         Every option replaces this endpoint's, except two that accumulate
-        (see ``_header_merge``): ``headers`` are added to this endpoint's
+        (the one rule, in ``_endpoints.options``): ``headers`` are added to this endpoint's
         and override them name by name, case-insensitively (a name given
         ``None`` is removed; ``headers=None`` removes them all), and
         ``sensitive_headers`` are added to this endpoint's."""
@@ -704,12 +278,8 @@ class RestEndpoint(Generic[ValueT]):
             merged["sensitive_headers"] = merge_sensitive(
                 self.sensitive_headers, options["sensitive_headers"]
             )
-        # the options carried over were checked (and warned about) already
-        token = _INHERITED.set(frozenset(original.keys() - options.keys()))
-        try:
+        with CarriedOver(frozenset(original.keys() - options.keys())):
             return type(self)(**merged)
-        finally:
-            _INHERITED.reset(token)
 
     def use(self, *middleware: Middleware | Stack) -> Self:
         """A copy with ``middleware`` added inside the current stack."""

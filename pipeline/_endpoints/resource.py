@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Generic, Literal, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Unpack, overload
 
 from .._base.errors import SettingError, UsageError
 from .._chain.stack import Stack
@@ -59,6 +59,7 @@ from .._store.entity import Entity
 from .._store.models import record_of
 from .._store.schemas import Invalidate
 from .endpoint import RestEndpoint
+from .options import ResourceOptions
 from .pages import Envelope, Page, paged
 
 __all__ = ["HookifiedResource", "Resource", "hookify_resource", "resource"]
@@ -132,7 +133,7 @@ def resource(
     new_items: NewItems = "end",
     results: None = None,
     pagination: None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[ItemT]: ...
 @overload
 def resource(
@@ -143,7 +144,7 @@ def resource(
     new_items: NewItems = "end",
     results: str,
     pagination: Envelope | None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[ItemT, Page[ItemT]]: ...
 @overload
 def resource(
@@ -154,7 +155,7 @@ def resource(
     new_items: NewItems = "end",
     results: str | None = None,
     pagination: Envelope,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[ItemT, Page[ItemT]]: ...
 @overload
 def resource(
@@ -165,7 +166,7 @@ def resource(
     new_items: NewItems = "end",
     results: str | None = None,
     pagination: Envelope | None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[Any, Any]: ...
 def resource(
     *,
@@ -175,11 +176,13 @@ def resource(
     new_items: NewItems = "end",
     results: str | None = None,
     pagination: Envelope | None = None,
-    **options: Any,
+    **options: Unpack[ResourceOptions],
 ) -> Resource[Any, Any]:
     """The endpoints of the records at ``path``, built from ``endpoint``.
 
-    ``options`` (expiry, poll frequency, middleware, ...) go to every member.
+    ``options`` (expiry, poll frequency, middleware, ...) go to every
+    member: any of :class:`~restwire.EndpointOptions` but those ``resource``
+    sets itself (``path``, ``method``, ``name``, ``adds_to``, ``expires``).
 
     ``new_items``: where a record ``create`` made joins the stored
     ``get_list`` results of the caller's identity whose params all match
@@ -272,7 +275,7 @@ EndpointT = TypeVar("EndpointT", bound=RestEndpoint[Any])
 
 def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
     """``endpoint`` extended with request options, as ``extend`` takes them:
-    ``headers`` merged by the one rule (``_header_merge``: added, overriding
+    ``headers`` merged by the one rule (``options``: added, overriding
     name by name, ``None`` removing one) and, being the caller's, kept to
     the call's origin as credentials; any other endpoint option replaces
     the endpoint's."""

@@ -45,8 +45,8 @@ import msgspec
 from .._base.http import is_json_type
 from .._base.library import Response
 from .columns import SMALLEST, records_from_columns
-from .entity import Entity
-from .schemas import Batch, EntityKey
+from .entity import Entity, EntityKey
+from .schemas import Batch
 
 __all__ = ["Unparsed"]
 

@@ -8,10 +8,8 @@ formats restwire reads and writes.
 | ``fast_transport`` | ``fast_transport()``: aiohttp's pool under an httpx client |
 | ``default_transport`` | the transport of the client a controller makes for itself |
 | ``content`` | content kinds (how a body is read), decoding with bounds, request bodies |
-| ``param_styles`` | how lists and dicts become query pairs and form fields |
+| ``params`` | how a call's params are written: path segments, query pairs in a param style, form fields |
 | ``header_params`` | ``Link`` and ``Content-Disposition`` parsed |
-| ``header_merge`` | how an endpoint's headers combine with more |
-| ``hops`` | the credential policy of each hop of a call |
 | ``sse`` | server-sent events: parser, reader, reconnection rules |
 | ``downloads`` | a streamed body saved to a folder under a safe name |
 

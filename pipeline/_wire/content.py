@@ -81,7 +81,7 @@ from .._base.errors import (
 from .._base.http import BODYLESS_METHODS, Form, is_json_type
 from .._base.library import DECODING_ERRORS, Response, library_of
 from .adapter import form_bytes
-from .param_styles import form_fields
+from .params import form_fields
 
 __all__ = [
     "CONTENT_KINDS",
@@ -670,7 +670,7 @@ def _is_form_type(content_type: str | None) -> bool:
 
 def styled_body(body: Any, content_type: str | None, style: str, where: str) -> Any:
     """``body`` with its form fields written in the endpoint's ``param_style``
-    (``_param_styles``): a :class:`Form`'s data, or a dict that a middleware
+    (``params``): a :class:`Form`'s data, or a dict that a middleware
     declared ``application/x-www-form-urlencoded``; any other body as it is.
     A field with no form in the style is a :class:`ParameterError` naming it."""
     if isinstance(body, Form):

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Entity, EntityError, NetworkError, RestEndpoint
+from restwire import Entity, EntityError, Middleware, NetworkError, RestEndpoint
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Post
 
@@ -43,7 +43,7 @@ async def test_a_stored_error_is_raised_fresh_each_time(
     controller_factory: Any,
     httpx_mock: HTTPXMock,
     clock: FakeClock,
-    middleware: tuple[object, ...],
+    middleware: tuple[Middleware, ...],
 ) -> None:
     controller = controller_factory(clock=clock)
     httpx_mock.add_response(status_code=503)

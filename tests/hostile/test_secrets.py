@@ -19,6 +19,7 @@ from restwire import (
     Entity,
     EntityError,
     Exchange,
+    Middleware,
     NetworkError,
     RestEndpoint,
     RestwireError,
@@ -52,7 +53,7 @@ def assert_no_secret(text: str) -> None:
     assert not leaked, f"leaked {leaked} in: {text[:500]}"
 
 
-def stack() -> list[object]:
+def stack() -> list[Middleware]:
     return [
         CookieCredentials("include"),
         CsrfToken(),

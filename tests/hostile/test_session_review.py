@@ -268,7 +268,7 @@ async def test_review_oauth2_password_token_request_carries_another_user_s_cooki
 async def test_review_self_referencing_params_escape_as_recursion_error(
     controller: Any,
 ) -> None:
-    """``_param_styles._Flattener`` walks nested params recursively with
+    """``_wire.params._Flattener`` walks nested params recursively with
     no depth bound or cycle check: a list that holds itself (under the
     default ``"repeat"`` style, which flattens nested lists) raises a bare
     ``RecursionError`` from ``fetch`` (after building ever longer names

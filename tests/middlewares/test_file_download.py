@@ -8,6 +8,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Blob, RestEndpoint
+from restwire._wire.content import ContentName
 from restwire.middlewares import FileDownload
 
 pytestmark = pytest.mark.anyio
@@ -45,7 +46,9 @@ async def test_bytes_and_the_fallback(controller: Any, httpx_mock: HTTPXMock) ->
 
 
 @pytest.mark.parametrize("content", ["json", "text", "stream"])
-def test_an_endpoint_it_cannot_serve_is_refused_when_it_is_made(content: str) -> None:
+def test_an_endpoint_it_cannot_serve_is_refused_when_it_is_made(
+    content: ContentName,
+) -> None:
     base = RestEndpoint(url_prefix=API, content="blob").use(FileDownload())
     with pytest.raises(TypeError, match="FileDownload needs content='blob' or 'bytes'"):
         base.extend(path="/files/:id", content=content)

@@ -19,6 +19,7 @@ from restwire import (
     CallNext,
     Exchange,
     Flow,
+    Middleware,
     NetworkError,
     RestEndpoint,
     RestwireError,
@@ -258,7 +259,13 @@ async def test_errors_reach_exactly_the_layers_they_pass(
     layers = {
         name: Layer(name, log, fail_in if name == failing else "") for name in "abcd"
     }
-    stack = [layers["a"], layers["b"], layers["c"], Full(), layers["d"]]
+    stack: list[Middleware | Stack] = [
+        layers["a"],
+        layers["b"],
+        layers["c"],
+        Full(),
+        layers["d"],
+    ]
     endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=stack)
     with pytest.raises(RestwireError, match=f"{failing} {fail_in}"):
         await controller.fetch(endpoint)

@@ -16,7 +16,8 @@ import pytest
 
 from restwire import Entity, EntityError
 from restwire._store.columns import SMALLEST
-from restwire._store.schemas import Batch, EntityKey, entities_by_column, normalize
+from restwire._store.entity import EntityKey
+from restwire._store.schemas import Batch, entities_by_column, normalize
 
 
 class Quote(Entity):

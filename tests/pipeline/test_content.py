@@ -30,7 +30,7 @@ from restwire import (
     StreamContent,
     TextContent,
 )
-from restwire._wire.content import body_arguments
+from restwire._wire.content import ContentName, body_arguments
 
 KIND = JsonContent()
 
@@ -238,7 +238,7 @@ async def test_a_binary_kind_is_never_stored(
 
 
 def test_built_in_kinds_are_accepted_by_name_and_as_objects() -> None:
-    kinds: dict[str, Content] = {
+    kinds: dict[ContentName, Content] = {
         "json": JsonContent(),
         "text": TextContent(),
         "blob": BlobContent(),
@@ -267,7 +267,7 @@ def test_a_subclass_may_name_its_kind() -> None:
 @pytest.mark.parametrize("bad", ["xml", 3, None, NdJson])
 def test_an_unknown_kind_is_refused_when_the_endpoint_is_made(bad: object) -> None:
     with pytest.raises(ValueError, match="content must be a Content or one of"):
-        RestEndpoint(content=bad)
+        RestEndpoint(content=bad)  # type: ignore[call-overload]
 
 
 def test_a_dict_is_json_with_its_content_type() -> None:

@@ -50,8 +50,9 @@ def test_poll_frequency_2000_is_warned_about_naming_seconds() -> None:
 def test_each_duration_that_looks_like_milliseconds_is_warned_about(
     option: str, value: float, said: str
 ) -> None:
+    options: dict[str, Any] = {option: value}
     with pytest.warns(RestwireWarning, match=f"^{option} is in seconds") as caught:
-        RestEndpoint(path="/x", **{option: value})
+        RestEndpoint(path="/x", **options)
     assert said in str(caught[0].message)
 
 

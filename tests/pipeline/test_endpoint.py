@@ -10,12 +10,7 @@ import pytest
 from multidict import MultiDict
 
 from restwire import Controller, JsonContent, ParameterError, RestEndpoint, Stack
-from restwire._endpoints.endpoint import (
-    PathTemplate,
-    encode_query,
-    join_url,
-    query_pairs,
-)
+from restwire._wire.params import PathTemplate, encode_query, join_url, query_pairs
 
 
 class Tag:
@@ -78,7 +73,7 @@ def test_subclass_defaults_hold_through_extend() -> None:
 
 def test_unknown_options_are_named() -> None:
     with pytest.raises(TypeError, match="urlPrefix"):
-        RestEndpoint(urlPrefix="https://h")
+        RestEndpoint(urlPrefix="https://h")  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import RestEndpoint, hookify_resource, resource
+from restwire._endpoints.options import merge_headers, merge_sensitive
 from restwire._endpoints.resource import with_init
-from restwire._wire.header_merge import merge_headers, merge_sensitive
 
 API = "https://api.example.com"
 

@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 import pytest
 
 from restwire import Entity, Invalidate
-from restwire._store.schemas import Batch, EntityKey, normalize
+from restwire._store.entity import EntityKey
+from restwire._store.schemas import Batch, normalize
 from restwire._store.store import _merge
 from tests.pipeline.test_columns import assert_same_records
 

@@ -381,7 +381,7 @@ async def test_invalidate_all_for_one_identity(
 
 def test_expires_takes_read_endpoints() -> None:
     with pytest.raises(TypeError, match="expires must be a tuple of endpoints"):
-        api.extend(method="POST", expires="items")
+        api.extend(method="POST", expires="items")  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="which is not a read"):
         api.extend(method="POST", expires=(api.extend(method="DELETE"),))
     drafts = resource(path="/items/:id", schema=Draft, endpoint=api)

@@ -11,8 +11,13 @@ from multidict import MultiDict
 from pytest_httpx import HTTPXMock
 
 from restwire import Form, ParameterError, RestEndpoint, resource
-from restwire._endpoints.endpoint import encode_query, query_pairs
-from restwire._wire.param_styles import form_fields, styled_query
+from restwire._wire.params import (
+    ParamStyle,
+    encode_query,
+    form_fields,
+    query_pairs,
+    styled_query,
+)
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -52,7 +57,7 @@ def decoded(endpoint: RestEndpoint, params: Any) -> str:
         ),
     ],
 )
-def test_nested_styles_write_every_level(style: str, query: str) -> None:
+def test_nested_styles_write_every_level(style: ParamStyle, query: str) -> None:
     endpoint = RestEndpoint(url_prefix=API, path="/v1/customers", param_style=style)
     assert decoded(endpoint, STRIPE_LIKE) == query
 
@@ -73,7 +78,7 @@ def test_brackets_are_percent_encoded_in_the_query() -> None:
         ("comma", "a=1,2&b=true"),
     ],
 )
-def test_each_style_writes_a_list(style: str, query: str) -> None:
+def test_each_style_writes_a_list(style: ParamStyle, query: str) -> None:
     endpoint = RestEndpoint(param_style=style)
     assert decoded(endpoint, {"a": [1, None, 2], "b": True, "c": None}) == query
 
@@ -114,7 +119,9 @@ def test_a_multidict_name_given_twice_is_a_list() -> None:
 
 
 @pytest.mark.parametrize("style", ["repeat", "comma"])
-def test_a_dict_with_no_form_names_the_param_and_the_option(style: str) -> None:
+def test_a_dict_with_no_form_names_the_param_and_the_option(
+    style: ParamStyle,
+) -> None:
     endpoint = RestEndpoint(url_prefix=API, path="/x", param_style=style)
     with pytest.raises(ParameterError) as caught:
         endpoint.url({"filter": {"status": "open"}})
@@ -139,7 +146,7 @@ def test_a_dict_with_no_form_names_the_param_and_the_option(style: str) -> None:
     ],
 )
 def test_what_a_style_cannot_send_is_named(
-    style: str, params: dict[str, Any], named: str
+    style: ParamStyle, params: dict[str, Any], named: str
 ) -> None:
     with pytest.raises(ParameterError, match=named.replace("[", r"\[")):
         RestEndpoint(param_style=style).url(params)
@@ -147,9 +154,9 @@ def test_what_a_style_cannot_send_is_named(
 
 def test_a_bad_style_is_refused_where_the_endpoint_is_written() -> None:
     with pytest.raises(ValueError, match="param_style must be one of"):
-        RestEndpoint(param_style="json")
+        RestEndpoint(param_style="json")  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="param_style"):
-        RestEndpoint().extend(param_style="bracket")
+        RestEndpoint().extend(param_style="bracket")  # type: ignore[call-overload]
 
 
 def test_the_style_is_inherited_by_extend_use_and_resource() -> None:

@@ -30,6 +30,7 @@ from restwire._store.schemas import (
     plan_of,
 )
 from restwire._store.store import Store
+from restwire._wire.content import ContentName
 from restwire.middlewares import LinkPagination
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Article, ExchangePrice, Post, Stream, User
@@ -128,7 +129,7 @@ async def test_zero_expiry_keeps_nothing(
 
 @pytest.mark.parametrize("content", ["blob", "bytes"])
 async def test_binary_content_is_never_normalized_or_kept(
-    controller: Any, httpx_mock: HTTPXMock, content: str
+    controller: Any, httpx_mock: HTTPXMock, content: ContentName
 ) -> None:
     httpx_mock.add_response(content=b"\x00binary")
     download = RestEndpoint(url_prefix=API, path="/files/:id/download", content=content)

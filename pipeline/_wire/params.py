@@ -1,9 +1,27 @@
-"""Parameter styles: how lists and dicts become query pairs and form fields.
+"""How a call's params are written: path segments, query pairs in a param
+style, form fields.
 
-An endpoint's ``param_style`` option says how the server reads lists and
-nested objects, for the query string and for :class:`~restwire.Form` bodies
-alike (``extend`` and ``use`` keep it). ``None`` is left out everywhere;
-``True``/``False`` are ``true``/``false``; anything else is its ``str``.
+**Path templates.** A path with ``:name`` placeholders (``/posts/:id``) and
+optional groups in braces (``/posts{/:id}``, ``/files/:name{.:ext}``): a group
+is left out whole when any placeholder in it has no value. ``\\:`` is a
+literal colon (``/v1/items\\:batchGet``). Guarantees:
+
+- A placeholder's value is percent-encoded as one path segment: ``/``, ``?``,
+  ``#``, ``%`` and spaces cannot change the path's structure, and a value of
+  ``.`` or ``..`` is encoded so no client or server folds it away.
+- A required placeholder with no value (missing, ``None`` or empty text) is a
+  :class:`ParameterError` naming the endpoint and the placeholder.
+- Every other param goes to the query string, sorted by name; a list or tuple
+  becomes repeated keys (a ``MultiDict`` gives each of its values); ``None`` is
+  left out; ``True``/``False`` are sent as ``true``/``false``. Equal params
+  give equal URLs, whatever their order. That is the default param style;
+  the others follow.
+
+**Parameter styles.** An endpoint's ``param_style`` option says how the
+server reads lists and nested objects, for the query string and for
+:class:`~restwire.Form` bodies alike (``extend`` and ``use`` keep it).
+``None`` is left out everywhere; ``True``/``False`` are ``true``/``false``;
+anything else is its ``str``.
 
 | style | ``{"a": [1, 2]}`` | ``{"m": {"k": "v"}}`` | who reads it |
 |---|---|---|---|
@@ -43,23 +61,38 @@ The exact rules (guaranteed, and checked by tests):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, Literal
 from urllib.parse import quote
 
 from multidict import MultiDict
 
 from .._base.errors import ParameterError, SettingError
+from .._base.library import QueryParams
 
 __all__ = [
     "MAX_DEPTH",
     "PARAM_STYLES",
     "ParamStyle",
+    "Params",
+    "PathTemplate",
+    "as_params",
     "check_param_style",
+    "check_text_form",
+    "encode_query",
+    "encode_segment",
     "form_fields",
+    "join_url",
+    "query_pairs",
     "styled_query",
     "value_text",
 ]
+
+#: A call's params, as :func:`as_params` gives them.
+Params = Mapping[str, Any]
 
 ParamStyle = Literal["repeat", "brackets", "indexed", "comma"]
 PARAM_STYLES: Final = ("repeat", "brackets", "indexed", "comma")
@@ -101,6 +134,241 @@ def check_text_form(value: Any, name: str, endpoint: str) -> None:
             f"is a {kind.__name__} with no text form (no __str__); pass its "
             "id or a str",
         )
+
+
+# -- path templates --------------------------------------------------------
+
+_TOKEN = re.compile(r"\\:|:([A-Za-z_][A-Za-z0-9_]*)|\{|\}")
+# RFC 3986 pchar minus nothing: unreserved, sub-delims, ":" and "@" stay as they are.
+_SEGMENT_SAFE = "-._~!$&'()*+,;=:@"
+
+
+@dataclass(frozen=True, slots=True)
+class _Placeholder:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    parts: tuple[str | _Placeholder, ...]
+
+
+_Part = str | _Placeholder | _Group
+
+
+def encode_segment(value: Any) -> str:
+    """One path segment, percent-encoded so it cannot leave its place."""
+    text = quote(value_text(value), safe=_SEGMENT_SAFE)
+    if text in (".", ".."):
+        return text.replace(".", "%2E")
+    return text
+
+
+class PathTemplate:
+    """A parsed path template. Build one with :meth:`parse` (cached)."""
+
+    __slots__ = ("names", "parts", "required", "source")
+
+    def __init__(self, source: str, parts: tuple[_Part, ...]) -> None:
+        self.source = source
+        self.parts = parts
+        required: list[str] = []
+        names: list[str] = []
+        for part in parts:
+            if isinstance(part, _Placeholder):
+                required.append(part.name)
+                names.append(part.name)
+            elif isinstance(part, _Group):
+                names.extend(p.name for p in part.parts if isinstance(p, _Placeholder))
+        self.required = frozenset(required)
+        self.names = frozenset(names)
+
+    @staticmethod
+    @lru_cache(maxsize=1024)
+    def parse(source: str) -> PathTemplate:
+        """Parse ``source``; a malformed template is a ``ValueError`` naming it."""
+        parts: list[_Part] = []
+        group: list[str | _Placeholder] | None = None
+        literal = ""
+        position = 0
+        for match in _TOKEN.finditer(source):
+            literal += source[position : match.start()]
+            position = match.end()
+            token = match.group(0)
+            if token == "\\:":
+                literal += ":"
+                continue
+            target: list[Any] = parts if group is None else group
+            if literal:
+                target.append(literal)
+                literal = ""
+            if token == "{":
+                if group is not None:
+                    raise SettingError(f"path {source!r}: groups cannot nest")
+                group = []
+            elif token == "}":
+                if group is None:
+                    raise SettingError(f"path {source!r}: '}}' without '{{'")
+                parts.append(_Group(tuple(group)))
+                group = None
+            else:
+                target.append(_Placeholder(match.group(1)))
+        if group is not None:
+            raise SettingError(f"path {source!r}: '{{' is never closed")
+        literal += source[position:]
+        if literal:
+            parts.append(literal)
+        return PathTemplate(source, tuple(parts))
+
+    def fill(self, params: Params, endpoint: str) -> str:
+        """The path with every placeholder filled from ``params``."""
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, _Placeholder):
+                out.append(self._required_value(params, part.name, endpoint))
+            else:
+                filled = self._group(part, params, endpoint)
+                if filled is not None:
+                    out.append(filled)
+        return "".join(out)
+
+    @staticmethod
+    def _required_value(params: Params, name: str, endpoint: str) -> str:
+        if name not in params:
+            raise ParameterError(endpoint, name, "is missing")
+        value = params[name]
+        if value is None or value == "":
+            raise ParameterError(endpoint, name, f"is {value!r}, a segment needs text")
+        return _segment(value, name, endpoint)
+
+    @staticmethod
+    def _group(group: _Group, params: Params, endpoint: str) -> str | None:
+        out: list[str] = []
+        for part in group.parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            value = params.get(part.name)
+            if value is None or value == "":
+                return None
+            out.append(_segment(value, part.name, endpoint))
+        return "".join(out)
+
+    def __repr__(self) -> str:
+        return f"PathTemplate({self.source!r})"
+
+
+def _segment(value: Any, name: str, endpoint: str) -> str:
+    """A path param's value as one encoded segment; a value that is no
+    single piece of text (bytes, a collection, an object with no text form
+    of its own) is a :class:`ParameterError`."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        raise ParameterError(
+            endpoint, name, f"is {type(value).__name__}; decode it to text first"
+        )
+    if isinstance(value, Mapping | list | tuple | set):
+        raise ParameterError(
+            endpoint, name, f"is a {type(value).__name__}, not a single value"
+        )
+    check_text_form(value, name, endpoint)
+    return encode_segment(value)
+
+
+# -- the query in the default style, and the URL ----------------------------
+
+
+def as_params(params: Any, endpoint: str) -> Params:
+    """A call's params as a mapping: a mapping (a ``MultiDict`` keeps every
+    value of a name) as it is, httpx's ``QueryParams`` and ``(name, value)``
+    pairs (as httpx takes them) as a ``MultiDict``; anything else is a
+    :class:`ParameterError`."""
+    if type(params) is dict:
+        return params
+    if params is None:
+        return {}
+    if isinstance(params, Mapping) and not isinstance(params, QueryParams):
+        return params
+    if isinstance(params, QueryParams):
+        return MultiDict(params.multi_items())
+    if isinstance(params, list | tuple) and all(
+        isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
+        for pair in params
+    ):
+        return MultiDict([(name, value) for name, value in params])
+    raise ParameterError(
+        endpoint,
+        None,
+        "params must be a mapping or (name, value) pairs, "
+        f"not {type(params).__name__} {_preview(params)}",
+    )
+
+
+def _preview(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def query_pairs(
+    params: Params, exclude: frozenset[str], endpoint: str
+) -> MultiDict[str]:
+    """Every param not in ``exclude``, as sorted query pairs, in the default
+    ``"repeat"`` style (the hot path: the other styles are
+    :func:`styled_query`, which gives the same for ``"repeat"``)."""
+    pairs: MultiDict[str] = MultiDict()
+    for name in sorted({name for name in params if name not in exclude}):
+        values: Iterable[Any]
+        if isinstance(params, MultiDict):
+            values = params.getall(name)
+        else:
+            values = (params[name],)
+        for value in values:
+            _add_query_value(pairs, name, value, endpoint)
+    return pairs
+
+
+def _add_query_value(
+    pairs: MultiDict[str], name: str, value: Any, endpoint: str, depth: int = 0
+) -> None:
+    if value is None:
+        return
+    if isinstance(value, list | tuple):
+        if depth >= MAX_DEPTH:
+            raise ParameterError(
+                endpoint,
+                name,
+                f"nests lists more than {MAX_DEPTH} levels deep (or holds itself)",
+            )
+        for item in value:
+            _add_query_value(pairs, name, item, endpoint, depth + 1)
+        return
+    if isinstance(value, Mapping | set | frozenset | bytes | bytearray | memoryview):
+        # the one wording for what a style cannot send (styled_query)
+        styled_query({name: value}, frozenset(), "repeat", endpoint)
+        raise AssertionError(f"{name}: {value!r} has a query form")  # pragma: no cover
+    check_text_form(value, name, endpoint)
+    pairs.add(name, value_text(value))
+
+
+def encode_query(pairs: MultiDict[str]) -> str:
+    """The query string of ``pairs`` (no leading ``?``), in their order."""
+    return "&".join(
+        f"{quote(name, safe='')}={quote(value, safe='')}"
+        for name, value in pairs.items()
+    )
+
+
+def join_url(prefix: str, path: str) -> str:
+    """``prefix`` and ``path`` joined by exactly one slash."""
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return prefix.rstrip("/") + "/" + path.lstrip("/")
+
+
+# -- parameter styles: lists and dicts in a query or a form ------------------
 
 
 def grouped(params: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
