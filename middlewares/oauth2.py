@@ -19,7 +19,7 @@ processes). On top of it:
 - **The token request** is a form POST (``application/x-www-form-urlencoded``,
   ``Accept: application/json``) sent as a ``SideCall``: on the
   controller's client or transport (its proxies, certificates, timeouts,
-  ``httpx_mock``), by the terminal, but through none of the calling
+  ``httpx_mock``), by the sender, but through none of the calling
   endpoint's middleware. It follows no redirect (a redirected POST would
   carry the secret on), and reads at most 64 KiB.
 - **Client authentication** (§2.3.1): ``auth_method="client_secret_basic"``

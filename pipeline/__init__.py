@@ -1,17 +1,25 @@
 """restwire: a REST client layer on httpx where every concern is a middleware.
 
-Trace one call top to bottom (the docs' concepts pages tell the whole story):
+The package is built in layers, each a private sub-package that imports
+only the ones below it (its docstring says what it holds; the docs'
+architecture page draws them; ``tests/test_layers.py`` holds the code to
+them):
 
-| module | concept |
+| layer | holds |
 |---|---|
-| ``_async`` / ``_sync`` | ``AsyncController`` / ``Controller`` and their driver; ``_sync`` is generated from ``_async`` |
-| ``_controller`` | a call's steps, wired in one place |
-| ``_chain`` | the middleware stack, and one call run through it |
-| ``_identity``, ``_flights``, ``_keep`` | who is calling; calls in flight; the store written and read |
-| ``_terminal`` | the wire: build, send hop by hop, read, parse |
-| ``_adapter`` | every contact with httpx |
-| ``_store`` | normalizing by schema, the store, reading back |
-| ``_sse`` | server-sent events: parsed, bounded, reconnected |
+| ``_controller`` | ``Controller`` / ``AsyncController`` and their driver (the sync one generated from the async); a call's steps, wired in one place |
+| ``_endpoints`` | what users define: endpoints and their options, resources, pages, status errors |
+| ``_cache`` | HTTP caching (RFC 9111), fill locks |
+| ``_chain`` | the exchange (one call in flight), the middleware stack, identity |
+| ``_wire`` | the HTTP library behind one adapter, content kinds, params, SSE, downloads |
+| ``_store`` | entities, schemas as plans, the normalized store |
+| ``_base`` | errors, HTTP's standards, credentials, effects, concurrency |
+
+One call, top to bottom: ``_controller.sync_controller`` (``fetch``) ->
+``_controller.controller`` (the steps) -> ``_chain.exchange`` (each
+middleware) -> ``_controller.sender`` (build, send hop by hop, read,
+parse) -> ``_wire.adapter`` (httpx) -> back up through ``_controller.
+store_access`` into ``_store``.
 """
 
 from importlib.metadata import PackageNotFoundError as _NotInstalled

@@ -144,3 +144,19 @@ def test_middlewares_use_only_what_a_users_middleware_may() -> None:
                     if alias.name.startswith("restwire") and alias.name not in allowed:
                         wrong.append(f"{path.name}: {alias.name}")
     assert wrong == []
+
+
+def test_a_warm_fetch_passes_through_few_rooms() -> None:
+    """A warm ``controller.fetch(posts.get, {"id": 1})`` of an ``Entity``
+    resource enters few files in few layers (``tests/benchmarks/
+    trace_modules.py`` prints them): each step of a call is in one place."""
+    from tests.benchmarks.trace_modules import (
+        MOST_FILES,
+        MOST_LAYERS,
+        layer,
+        warm_calls,
+    )
+
+    modules, _ = warm_calls()["fetch"]
+    assert len(modules) <= MOST_FILES, modules
+    assert len({layer(name) for name in modules}) <= MOST_LAYERS, modules

@@ -1,6 +1,6 @@
 """What waits, in two kinds: blocking (threads) and awaited (anyio).
 
-The async driver (``_async``) is written once; the sync one (``_sync``) is
+The async driver (``async_controller``) is written once; the sync one (``sync_controller``) is
 generated from it by ``.ci/unasync.py``, which renames ``AsyncX`` to ``X``,
 ``aname`` to ``name`` and drops ``await``. Everything that differs between
 the two kinds below that rename lives here, as small pairs with one

@@ -14,9 +14,9 @@ header was set (the endpoint, a middleware, the client's defaults) and
 everywhere restwire decides:
 
 - a credential is part of a call's identity: calls share a response only
-  when they send the same ones (``_identity``);
+  when they send the same ones (``_chain.identity``);
 - a credential is never sent to another origin: a redirect that leaves the
-  call's origin carries public headers only (``_hops``);
+  call's origin carries public headers only (``_controller.sender``);
 - a credential is never shown (reprs, errors, logs) and never stored by the
   HTTP cache.
 
@@ -165,7 +165,7 @@ def is_credential(
 
 
 #: Raw header name -> its lower-case text; one dictionary look-up per header
-#: on the hot path (``_identity`` reads it in place, :func:`learn` fills it).
+#: on the hot path (``_chain.identity`` reads it in place, :func:`learn` fills it).
 RAW_NAMES: dict[bytes, str] = {}
 
 

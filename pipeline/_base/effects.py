@@ -1,8 +1,8 @@
 """The effects a flow yields: the only I/O a chain ever asks for.
 
 A chain is a generator. It never touches the network or the clock itself; it
-yields one of these values and a driver (``_sync.run_sync`` or
-``_async.run_async``) performs it, with blocking calls or with awaits, and
+yields one of these values and a driver (``sync_controller.run_sync`` or
+``async_controller.run_async``) performs it, with blocking calls or with awaits, and
 sends the result back in. That is how one definition of every middleware
 serves both controllers.
 
@@ -12,9 +12,9 @@ Two kinds:
   ``TakeLease``, ``ReleaseLease``, ``SideCall``):
   what a middleware may yield. Each means the same under both drivers.
 - **Wire** (``_Send``, ``_Read``, ``_Load``, ``_Close``, ``_Await``,
-  ``_Answer``): private to the terminal, the HTTP
-  cache, downloads and the controller's steps. Only the terminal sends, so
-  every hop passes the credential policy (``_hops``); a middleware that
+  ``_Answer``): private to the sender, the HTTP
+  cache, downloads and the controller's steps. Only the sender sends, so
+  every hop passes the credential policy (``_controller.sender``); a middleware that
   wants the network calls ``call_next``.
 
 Both drivers match on the closed union :data:`Effect` with ``assert_never``,
@@ -131,7 +131,7 @@ class SideCall:
     before it can send (an OAuth2 token); result: ``(value, response)``.
 
     It runs ``endpoint``'s own middleware (not the calling endpoint's: no
-    recursion) and is sent by the controller's terminal on its client (or
+    recursion) and is sent by the controller's sender on its client (or
     transport): every hop passes the credential policy, and the client's
     proxies, certificates and timeouts apply. Its value is never stored nor
     shared with another call, and no manager hears of it (a token response
@@ -143,7 +143,7 @@ class SideCall:
     body: Any = None
 
 
-# -- wire effects: the terminal's, the HTTP cache's and the controller's ------------
+# -- wire effects: the sender's, the HTTP cache's and the controller's ------------
 
 
 @dataclass(frozen=True, slots=True)

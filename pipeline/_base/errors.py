@@ -74,7 +74,7 @@ def redact_url(url: URL | str) -> str:
     """The URL as text with its userinfo replaced, user name and password
     alike (either can be a token: ``https://TOKEN@host``), and the values of
     its query parameters that carry credentials (``access_token``,
-    ``api_key``, ``X-Amz-Signature``, ...: ``_credentials``).
+    ``api_key``, ``X-Amz-Signature``, ...: ``_base.credentials``).
 
     Works on text that is not a valid URL too (a path template with
     ``:name`` placeholders, say), so an error about a bad URL cannot show
@@ -86,7 +86,7 @@ def redact_url(url: URL | str) -> str:
 #: Every credential param a ``Sharing`` of this process names, besides the
 #: default list: redacted from every message, whichever controller made it
 #: (redacting one more value from a message is harmless; request keys use
-#: each controller's own list, see ``_job.plain_url``).
+#: each controller's own list, see ``_chain.identity.plain_url``).
 _DECLARED: set[str] = set()
 
 
@@ -346,7 +346,7 @@ class NetworkError(RestwireError):
       ``None`` without one, or when the body does not validate.
 
     A 4xx or 5xx is raised as one of its subclasses (``ClientError``,
-    ``NotFoundError``, ``ServerError``, ...: ``_status_errors``).
+    ``NotFoundError``, ``ServerError``, ...: ``_endpoints.status_errors``).
     """
 
     #: The body validated by the endpoint's ``error_schema``, if it has one.

@@ -8,7 +8,7 @@ neither, :data:`DEFAULT`: httpx when installed, else httpx2), decided once
 when it is made, so what a caller gets back (responses, headers, URLs, the
 ``__cause__`` of an error) belongs to the library it chose.
 
-This module and ``_adapter`` are the only ones that import either library;
+This module and ``_wire.adapter`` are the only ones that import either library;
 the rest of restwire takes from here
 
 - the library of an object (:func:`library_of`) and the default one;

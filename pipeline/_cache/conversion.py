@@ -8,7 +8,7 @@ call's request and response, and the response a call gets back.
   live response keeps them.
 - A stored body is the body as the server sent it (still encoded), read
   under the endpoint's ``max_body_size``; a response the call gets is of
-  its request's library, its raw body decoded by the terminal, and says
+  its request's library, its raw body decoded by the sender, and says
   what the cache did in ``extensions["caching"]`` (:func:`from_cache`).
 - A stored entry is checked for what a live response needs before the
   state machine sees it (:func:`readable`): one that is not raises.
@@ -223,7 +223,7 @@ def _live(
     caching: dict[str, bool],
     encoding: str,
 ) -> Response:
-    """The response a call gets: ``raw`` body (still encoded: the terminal
+    """The response a call gets: ``raw`` body (still encoded: the sender
     decodes it, bounded), marked with what the cache did; of ``request``'s
     library (httpx or httpx2)."""
     library = library_of(request)

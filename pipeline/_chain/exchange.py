@@ -20,9 +20,9 @@
 | ``identity``         | ``None`` (set as the first hop is built) | who the call says it is (never shown) |
 | ``watchers``         | ``()``; :meth:`watch` adds one          | same                              |
 
-Every header but the public ones (``_credentials``), and one named in
+Every header but the public ones (``_base.credentials``), and one named in
 ``sensitive``, is a credential: sent only on hops at the origin the call
-started at, until a redirect first leaves that origin (``_hops``); its value
+started at, until a redirect first leaves that origin (``_controller.sender``); its value
 is never shown in a repr. ``set_credential`` sets such a header; ``cookie(name)``
 reads the client's cookie jar as the server would for this URL.
 
@@ -36,12 +36,12 @@ what it signed is what is sent. Place it innermost, after the middleware
 that transform the body.
 
 The exchange carries no client: a middleware asks for I/O only through the
-effects it yields (``_effects``), so it runs the same under both drivers.
+effects it yields (``_base.effects``), so it runs the same under both drivers.
 
 **Watching the wire.** A middleware runs per pass through the chain; one
 that must see every request the call actually sends (redirect hops
 included, answers without sending excluded) and the call's end registers
-a :class:`~restwire._watch.CallWatcher` with :meth:`watch` (``_watch``).
+a :class:`~restwire._watch.CallWatcher` with :meth:`watch` (``_chain.watchers``).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class EndpointView(Protocol):
 
     @property
     def defers_parse(self) -> bool:
-        """Whether a body may reach the store unparsed (``_unparsed``)."""
+        """Whether a body may reach the store unparsed (``_store.deferred_parse``)."""
         ...
 
     def parse_response(self, response: Response) -> Any:
@@ -259,7 +259,7 @@ class Exchange:
         #: Who the call says it is, once its first hop is built (``None``
         #: before): compared, never shown (``LogoutManager`` forgets it).
         self.identity: Any = None
-        #: What is told of each send and of the call's end (``_watch``).
+        #: What is told of each send and of the call's end (``_chain.watchers``).
         self.watchers: tuple[CallWatcher, ...] = ()
 
     @property

@@ -5,7 +5,7 @@ HTTP cache, through a poller) only between calls of equal identity and
 equal value shape. The identity is read from the request of the call's
 first hop, built after every middleware has set the call up and fitted to
 the credential policy, so it is what would be sent, deny by default
-(``_credentials`` has the lists):
+(``_base.credentials`` has the lists):
 
 - every header of that request but the public ones: the client's default
   headers and the call's alike, with the ``Cookie`` the jar gives that URL

@@ -25,13 +25,13 @@ the first response.
 A middleware that reads the body's final bytes (to sign them) says
 ``requires_request_body = True``, as httpx's ``Auth`` does: the body is
 encoded just before its request side runs (``exchange.content``), and
-cannot change after (see ``_exchange``).
+cannot change after (see ``_chain.exchange``).
 
 A middleware that leaves ``exchange.value`` alone, or that handles an
 :class:`~restwire._unparsed.Unparsed` one (key casing records its renaming
 on it), may say so with ``takes_unparsed = True``. When every layer says so,
 a list of entities may go from the body's bytes to the store without a dict
-per item (``_unparsed``); such a body's parse errors are then raised after
+per item (``_store.deferred_parse``); such a body's parse errors are then raised after
 the chain, where no ``on_error`` sees them.
 
 A middleware that never changes what a call sends as credentials (headers,

@@ -1,14 +1,14 @@
 """Watchers: what sees each request a call puts on the wire, and its end.
 
 A middleware runs once per pass through the chain, but a call may send
-more often than that (a redirect is a hop the terminal follows on its own)
+more often than that (a redirect is a hop the sender follows on its own)
 or not at all (an answer from the store, from the HTTP cache, or from an
 identical call in flight). Something that must see every actual send, and
 the call's end however it comes (tracing, a request log, a test's spy),
 registers a :class:`CallWatcher` on the call with ``exchange.watch(...)``,
 once, from its request side. Then:
 
-- the terminal calls ``on_send`` just before each hop goes out (retries,
+- the sender calls ``on_send`` just before each hop goes out (retries,
   refreshes, redirects, a revalidation by the HTTP cache: every request,
   none answered without sending), and ``on_sent`` when its response
   headers arrived or its send failed;
@@ -17,7 +17,7 @@ once, from its request side. Then:
 
 Guarantees:
 
-- Nothing here runs for a call with no watcher: the terminal (before each
+- Nothing here runs for a call with no watcher: the sender (before each
   send) and the controller (at the end) test one attribute of the call, an
   empty tuple, as they test for managers.
 - ``on_send`` may return headers for that hop alone (a trace context).

@@ -26,7 +26,7 @@ client, a controller makes one (on ``transport``, if given) and closes it
 on ``close()`` or at the end of its ``with`` block; a client it was given
 stays open. Closing ends every poll, poller, stream and wait at once.
 
-This file is the source of ``_sync``: ``.ci/unasync.py`` writes that one
+This file is the source of ``sync_controller``: ``.ci/unasync.py`` writes that one
 from this one, and the tests fail when the two differ.
 """
 

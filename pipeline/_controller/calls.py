@@ -11,7 +11,7 @@ own keep no URL.
 
 A :class:`Job` is made before the chain runs (its URL, request key and
 exchange); after every middleware has set the request up, the controller's
-innermost steps run on it (``_controller``). It carries what they learn: who the call says it is, the flight it
+innermost steps run on it (``controller``). It carries what they learn: who the call says it is, the flight it
 leads, whether it was sent.
 
 **Calls in flight** (:class:`Flights`). A read (no side effect, no body, content read whole) that finds another
@@ -128,11 +128,11 @@ class Job(Generic[EventT]):
         self.identity: Hashable = None
         self.flight: Flight[Any] | None = None
         self.flight_key: Hashable = None
-        #: Whether the call went to the terminal (and the managers heard).
+        #: Whether the call went to the sender (and the managers heard).
         self.sent = False
         #: How the call was answered without sending (``"store"``,
         #: ``"flight"``), and the error that answer raises: told to its
-        #: watchers (``_watch``).
+        #: watchers (``_chain.watchers``).
         self.answered: tuple[Answered, BaseException | None] = (None, None)
 
     def rekey(

@@ -298,7 +298,8 @@ class BaseController(Generic[ClientT, EventT]):
         """A call's exchange, and its URL as request-key text; URL and param
         errors are raised here. ``url``, when given, replaces the one the
         endpoint and params make."""
-        params = as_params(params, endpoint.label)
+        if type(params) is not dict:  # (a dict, the usual params, as it is)
+            params = as_params(params, endpoint.label)
         if body is not None:
             body = plain_body(body)  # an entity or model as its JSON object
         if url is None:
@@ -399,7 +400,8 @@ class BaseController(Generic[ClientT, EventT]):
             raise UsageError(f"{endpoint.label}: get() is for reads; use fetch()")
         if endpoint.middleware.sends_credentials:
             return MISSING
-        url, plain = self._targets(endpoint, as_params(params, endpoint.label))
+        given = params if type(params) is dict else as_params(params, endpoint.label)
+        url, plain = self._targets(endpoint, given)
         identity = self._identities.without_chain(endpoint, url)
         if identity is None:
             return MISSING

@@ -188,7 +188,7 @@ class Sender:
     """Sends an exchange through ``adapter`` (and ``cache``): the innermost
     step of a chain, in two parts: :meth:`first_hop` builds the request
     (the controller reads the call's identity from it), then calling the
-    terminal sends it."""
+    sender sends it."""
 
     __slots__ = ("adapter", "cache", "public")
 

@@ -42,7 +42,7 @@ __all__ = ["StoreAccess", "check_settable"]
 
 def _body_length(response: Response) -> int | None:
     """The length of ``response``'s body, if it was read whole (what the
-    store sizes its value by: ``_retention.Sizes``)."""
+    store sizes its value by: ``_store.retention.Sizes``)."""
     try:
         return len(response.content)
     except RESPONSE_NOT_READ:

@@ -361,7 +361,7 @@ class RestEndpoint(Generic[ValueT]):
     @property
     def defers_parse(self) -> bool:
         """Whether a 2xx body may be left unparsed for the store to read
-        straight into entities (``_unparsed``): JSON content, the default
+        straight into entities (``_store.deferred_parse``): JSON content, the default
         ``parse_response`` and ``process``, a schema of one entity class in
         a list, and middleware that all take an unparsed value. Worked out
         once."""

@@ -14,7 +14,7 @@ of them:
 | ``delete`` | DELETE | ``/posts/:id`` | ``Invalidate(Post)`` |
 
 The schema is a **record** type (an ``Entity``, or a pydantic model or
-dataclass that declares ``__restwire_pk__``: see ``_model_records``), or a
+dataclass that declares ``__restwire_pk__``: see ``_store.models``), or a
 value type (any other model, or schema).
 
 With records, mutations update the stored record; ``delete`` removes it, so

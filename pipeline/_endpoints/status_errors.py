@@ -17,7 +17,7 @@ Every one is a ``NetworkError``, so ``except NetworkError`` catches them all,
 with its ``status``, ``request_id``, ``retry_after`` and ``problem``.
 :func:`status_error` also fills ``data``: the body validated by the
 endpoint's ``error_schema`` with the machinery of its ``schema``
-(``_store.normalize``, read back, nothing kept). A body that does not
+(``_store.schemas``, read back, nothing kept). A body that does not
 validate, or is not JSON, leaves ``data`` ``None``: the status error is
 raised all the same, never a validation error in its place. The body was
 read with the endpoint's ``max_body_size``. Nothing here runs unless a

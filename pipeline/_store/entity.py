@@ -295,7 +295,7 @@ class Entity(_Record):
     _checks: ClassVar[dict[str, tuple[Callable[[Any], bool], str]] | None] = None
     #: Set on a class (in its own ``__dict__``) once an instance of it is
     #: built with ``extra_fields``: until then none has any, and the store
-    #: need not ask each record (see ``_store._merge``).
+    #: need not ask each record (see ``_store.store._merge``).
     _extras_made: ClassVar[bool] = False
     #: The keys that are not fields (see extra_fields): this, unless an
     #: instance has its own. Not annotated, so not a field.

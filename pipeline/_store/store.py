@@ -154,7 +154,7 @@ class Store:
         forgotten, since ``generation``; the return value says whether it
         was written. ``body_bytes``: the length of the body ``result`` was
         read from, if it was (its size is then mostly estimated from it:
-        ``_retention.Sizes``).
+        ``_store.retention.Sizes``).
         """
         with self.lock:
             written = self._commit(
@@ -437,7 +437,7 @@ class Store:
 
     @property
     def size_bytes(self) -> int:
-        """About how many bytes the kept results hold (see ``_retention``)."""
+        """About how many bytes the kept results hold (see ``_store.retention``)."""
         return self.retention.bytes
 
     @property

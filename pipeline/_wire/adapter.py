@@ -1,6 +1,6 @@
 """Every contact restwire has with the HTTP library, in one module.
 
-Only public names of httpx (or httpx2: ``_library``) are used, and a
+Only public names of httpx (or httpx2: ``_base.library``) are used, and a
 client a user gives is used as given: restwire never replaces its transports, mounts or state. (One
 exception, behaviour-neutral: the first time a hop must refuse the cookies
 it is set, the jar is given a cookie policy that defers to its own policy in
@@ -26,7 +26,7 @@ client is given ``auth`` or event hooks later, or proxies come from the
 environment, its hops go through ``client.send`` too.
 
 **Which library.** An adapter sends with the library of the client or
-transport it is given (``_library``), chosen once when it is made: the
+transport it is given (``_base.library``), chosen once when it is made: the
 requests it builds, the responses it hands on and the errors it raises are
 that library's, and restwire's own streams are ones both libraries accept.
 
@@ -147,9 +147,9 @@ class Adapter:
         """The adapter of a controller given ``client`` (used as given) or
         ``transport`` (restwire makes the client on it; neither: on the
         default library's own transport, or for ``AsyncController`` on
-        aiohttp's pool when installed, ``_own_transport``). The library is
+        aiohttp's pool when installed, ``_wire.default_transport``). The library is
         the one ``client`` or ``transport`` is of (an httpx2 transport gets
-        an httpx2 client); given neither, ``_library.DEFAULT``."""
+        an httpx2 client); given neither, ``_base.library.DEFAULT``."""
         controller = "AsyncController" if asynchronous else "Controller"
         if client is not None:
             if transport is not None:
@@ -640,7 +640,7 @@ def redirect_request(request: Request, response: Response) -> Request:
     httpx build it (303 becomes GET except for HEAD, 301 and 302 turn a POST
     into a GET, 307 and 308 keep method and body), its ``Cookie`` header
     dropped to be worked out again for the new URL. Which other credentials
-    it carries is the credential policy's to decide (``_hops``).
+    it carries is the credential policy's to decide (``_controller.sender``).
 
     A ``Location`` that is not an http(s) URL is an error, never followed.
     A 307 or 308 after a one-shot (iterator) body cannot send it again: a

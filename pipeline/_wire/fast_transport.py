@@ -39,7 +39,7 @@ finished, failed, closed early or cancelled.
 An ``AsyncController`` that makes its own client sends on it whenever
 aiohttp is installed (``pip install "restwire[fast]"``), falling back to
 httpx's own transport call by call under trio or a mock of httpx's
-transport (``_own_transport``). Give it to your own client
+transport (``_wire.default_transport``). Give it to your own client
 (``httpx.AsyncClient(transport=fast_transport())``) for the same speed.
 """
 
@@ -134,7 +134,7 @@ class _Transport:
         self._context = context
         self._session: Any = None
         #: When set (restwire's own client), the calls that go to the
-        #: library's own transport instead (``_own_transport.Fallback``).
+        #: library's own transport instead (``_wire.default_transport.Fallback``).
         self.fallback: Any = None
         import yarl  # (aiohttp's own dependency: installed if it imported)
 

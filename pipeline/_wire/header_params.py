@@ -22,7 +22,7 @@ malformed link is skipped.
 
 ``Content-Disposition``: :func:`parse_content_disposition` gives the type and
 the parameters; turning ``filename`` into a name safe to save under is
-``_download.filename_from``'s business.
+``_wire.downloads.filename_from``'s business.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Server-sent events: the events, their parser, and a stream's reconnection
-rules, all sans-I/O (``_async`` runs the loop that reads and waits).
+rules, all sans-I/O (``async_controller`` runs the loop that reads and waits).
 
 The parser follows the WHATWG HTML standard's event stream interpretation
 (https://html.spec.whatwg.org/multipage/server-sent-events.html):
@@ -18,7 +18,7 @@ event with no data, which the standard does not.
 event being read (its data, type, id and the line not yet ended) and raises
 :class:`BodyTooLarge` past ``max_event_size``: a stream with no newline, or
 an endless ``data:`` block, never grows memory past that. :class:`EventReader`
-undoes the body's ``Content-Encoding`` in pieces first (``_content.Decoder``),
+undoes the body's ``Content-Encoding`` in pieces first (``_wire.content.Decoder``),
 so a compressed stream is bounded as it inflates.
 
 **Reconnecting** (:class:`Reconnection`): a stream that drops (the server

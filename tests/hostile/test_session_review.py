@@ -157,7 +157,7 @@ async def test_review_oauth2_deeply_nested_token_answer_escapes_as_recursion_err
     (or anything on its path) answering 60,000 ``[`` (under the 64 KiB
     bound) makes ``json.loads`` raise ``RecursionError``, which escapes the
     call bare instead of an ``OAuth2Error`` naming it. Same in
-    ``_refused`` for a 4xx body. (``_problem`` and ``_controller._pushed``
+    ``_refused`` for a 4xx body. (``_base.http`` and ``_controller.streams.pushed``
     already catch ``RecursionError``.)"""
     httpx_mock.add_response(url=TOKEN_URL, content=b"[" * 60_000)
     auth = OAuth2ClientCredentials(TOKEN_URL, "client", "s3cret")
@@ -216,8 +216,8 @@ async def test_review_custom_credential_param_shown_in_errors_and_keys(
 ) -> None:
     """``Sharing(credential_params=...)`` makes a query parameter identity,
     but every place that *shows* a URL redacts only the module constant
-    ``CREDENTIAL_PARAMS`` (``_errors.redact_params``, used by
-    ``redact_url``, ``_job.plain_url`` and OpenTelemetry's ``url.full``):
+    ``CREDENTIAL_PARAMS`` (``_base.errors.redact_params``, used by
+    ``redact_url``, ``_chain.identity.plain_url`` and OpenTelemetry's ``url.full``):
     the status error's message and the request key (what logs, reprs,
     the store and OTel spans show) carry the caller's token in clear."""
     assert "x-tenant-token" not in CREDENTIAL_PARAMS
@@ -238,7 +238,7 @@ async def test_review_oauth2_password_token_request_carries_another_user_s_cooki
 ) -> None:
     """A ``SideCall`` is sent on the controller's client with the client's
     cookie jar, and its response's ``Set-Cookie`` is stored there
-    (``_controller._side_call`` builds the exchange with
+    (``BaseController._side_call`` builds the exchange with
     ``self._client.cookies``; the terminal's first hop keeps cookies). With
     one ``OAuth2Password`` per user on one controller (the documented way
     to serve many users), the session cookie the token endpoint set while

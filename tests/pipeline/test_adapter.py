@@ -1,4 +1,4 @@
-"""``_adapter``: the one-step request equals ``client.build_request``'s, the
+"""``_wire.adapter``: the one-step request equals ``client.build_request``'s, the
 direct send (a client restwire made) equals ``client.send``'s outcome, a
 body is read into ``response.content`` by public means, and a user's client
 is used as given."""
@@ -62,7 +62,7 @@ def described(request: Request) -> tuple[Any, ...]:
     )
 
 
-#: A body is sent with POST; a bodiless request (built by ``_adapter`` without
+#: A body is sent with POST; a bodiless request (built by ``_wire.adapter`` without
 #: ``httpx.Request``'s encoding) also with the methods httpx gives
 #: ``Content-Length: 0`` (PUT, lower-case patch) and those it does not.
 MATRIX = [

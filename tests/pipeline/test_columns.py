@@ -1,4 +1,4 @@
-"""Lists of flat entities normalized column by column (``_columns``).
+"""Lists of flat entities normalized column by column (``_store.columns``).
 
 Each test normalizes the same list twice: as a list (the column path) and
 item by item (the record path, which builds one record at a time), and

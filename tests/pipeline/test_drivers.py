@@ -1,7 +1,7 @@
 """The driver contract: the same scenarios through both drivers.
 
-``Controller`` runs ``_sync.run_sync`` (generated from ``_async``),
-``AsyncController`` runs ``_async.run_async``. Each scenario here runs
+``Controller`` runs ``sync_controller.run_sync`` (generated from ``async_controller``),
+``AsyncController`` runs ``async_controller.run_async``. Each scenario here runs
 under both, and holds what a driver promises:
 
 - every lock and lease a flow holds is given back however the flow ends:

@@ -1,4 +1,4 @@
-"""``_identity``: a call's identity is read from its first hop's request,
+"""``_chain.identity``: a call's identity is read from its first hop's request,
 and ``get``'s shortcut (no middleware that sends credentials) reads the
 very same identity without building one."""
 

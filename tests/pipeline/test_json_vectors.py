@@ -1,7 +1,7 @@
 """JSON bodies against JSONTestSuite's published vectors.
 
 restwire parses JSON with msgspec and hands what msgspec refuses to
-``json.loads`` (see ``_content._strict_json``). For every vector the result
+``json.loads`` (see ``_wire.content._strict_json``). For every vector the result
 must be what ``json.loads`` alone gives: the same value, or a
 :class:`ContentError` where it raises. Every ``y_`` vector must parse.
 """

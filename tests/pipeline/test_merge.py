@@ -1,4 +1,4 @@
-"""``_store._merge``: a list the batch took whole (``Batch.complete``) merges
+"""``_store.store._merge``: a list the batch took whole (``Batch.complete``) merges
 into records that already hold its keys exactly as record by record does.
 
 Each case normalizes the same response twice, merges one batch as it is

@@ -1,4 +1,4 @@
-"""Models as records (``_model_records``): a pydantic model or a dataclass
+"""Models as records (``_store.models``): a pydantic model or a dataclass
 that declares ``__restwire_pk__`` is kept and merged like an ``Entity``; a
 model without one stays a value, and a mutation through its ``resource()``
 expires the caller's stored results. Each test under both drivers."""

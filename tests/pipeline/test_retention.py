@@ -1,4 +1,4 @@
-"""``_retention``: the store's results expire in time order and stay within
+"""``_store.retention``: the store's results expire in time order and stay within
 a byte bound, least recently used first; sizes are close to what
 ``tracemalloc`` sees; what a caller holds, and records a kept result
 reaches, are never lost."""

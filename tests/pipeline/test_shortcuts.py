@@ -261,7 +261,7 @@ def test_a_response_class_with_other_internals_is_read_the_public_way(
     library: types.ModuleType, fresh: None
 ) -> None:
     class Other(library.Response):  # type: ignore[name-defined,misc]
-        """Keeps its body elsewhere: setting ``_content`` does not show."""
+        """Keeps its body elsewhere: setting ``_wire.content`` does not show."""
 
         @property
         def content(self) -> bytes:

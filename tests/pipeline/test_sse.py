@@ -1,4 +1,4 @@
-"""The event stream parser (``_sse``), held to the WHATWG HTML standard.
+"""The event stream parser (``_wire.sse``), held to the WHATWG HTML standard.
 
 The examples are the standard's own, from "9.2.5 Parsing an event stream"
 and "9.2.6 Interpreting an event stream" of

@@ -1,4 +1,4 @@
-"""A list of entities read straight from the body's bytes (``_unparsed``).
+"""A list of entities read straight from the body's bytes (``_store.deferred_parse``).
 
 Every case fetches the same response through an endpoint that defers its
 parse and through the same endpoint made to parse as usual (a ``process``
