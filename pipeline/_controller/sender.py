@@ -46,9 +46,10 @@ from .._base.errors import (
     TransportError,
     redact_url,
 )
-from .._base.http import origin_of
+from .._base.http import IDEMPOTENT_METHODS, origin_of
 from .._base.library import (
     INVALID_URL,
+    LIBRARIES,
     REQUEST_ERRORS,
     STREAM_CONSUMED,
     URL,
@@ -64,7 +65,12 @@ from .._chain.exchange import Exchange
 from .._chain.watchers import watched_send
 from .._endpoints.status_errors import status_error
 from .._store.deferred_parse import Unparsed
-from .._wire.adapter import Adapter, add_cookie_header, build_request, redirect_request
+from .._wire.adapter import (
+    Adapter,
+    add_cookie_header,
+    build_request,
+    redirect_request,
+)
 from .._wire.content import BodyReader, Discard, body_arguments
 from .._wire.fast_transport import WholeBody
 from .._wire.shortcuts import take_whole_body
@@ -249,7 +255,11 @@ class Sender:
                 try:
                     response = yield _Send(request, with_auth, store_cookies)
                 except _HOP_ERRORS as error:
-                    raise _hop_error(request, error) from _cause(error)
+                    if not _may_send_again(request, error):
+                        raise _hop_error(request, error) from _cause(error)
+                    response = yield from _send(
+                        request, with_auth, store_cookies, again=False
+                    )
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug(
                     "%s %s -> %s",
@@ -338,7 +348,7 @@ class Sender:
                 headers["content-type"] = content_type
         url = userinfo_as_basic(exchange.url, headers)
         try:
-            return build_request(
+            request = build_request(
                 self.adapter.client,
                 exchange.method,
                 url,
@@ -346,24 +356,55 @@ class Sender:
                 endpoint.timeout,
                 arguments,
                 library=self.adapter.library,
+                checked=self.adapter.checked,
             )
         except INVALID_URL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None
+        return request
 
 
 def _send(
-    request: Request, with_client_auth: bool, store_cookies: bool
+    request: Request, with_client_auth: bool, store_cookies: bool, again: bool = True
 ) -> Flow[Response]:
-    """Send one hop (as the HTTP cache asks); its failures as restwire's."""
+    """Send one hop (as the HTTP cache and the watchers ask); its failures
+    as restwire's. One whose connection dropped before any answer is sent
+    once more when it may be (:func:`_may_send_again`), unless ``again`` is
+    false (it is that once more)."""
     try:
         response: Response = yield _Send(request, with_client_auth, store_cookies)
     except _HOP_ERRORS as error:
+        if again and _may_send_again(request, error):
+            return (yield from _send(request, with_client_auth, store_cookies, False))
         raise _hop_error(request, error) from _cause(error)
     return response
 
 
 #: What sending a hop can fail with, besides restwire's own errors.
 _HOP_ERRORS = (*STREAM_CONSUMED, *REQUEST_ERRORS, *INVALID_URL)
+#: A hop's failures that say its connection dropped before any answer came:
+#: the libraries' own "disconnected without sending a response", and an
+#: error of the connection itself (a reset, a broken pipe) while sending.
+_NO_ANSWER = tuple(library.RemoteProtocolError for library in LIBRARIES)
+_CONNECTION_FAILED = tuple(
+    kind for library in LIBRARIES for kind in (library.ReadError, library.WriteError)
+)
+#: The streams of a body in memory, which can be sent again as they are.
+_IN_MEMORY = tuple(library.ByteStream for library in LIBRARIES)
+
+
+def _may_send_again(request: Request, error: Exception) -> bool:
+    """Whether a hop that failed with ``error`` is sent once more: its
+    connection dropped before any answer came (RFC 9112, 9.3.1: a client
+    may retry an idempotent request then; aiohttp and urllib3 do), its
+    method is idempotent, and its body is in memory. Every path alike: a
+    POST or a streamed body is never sent twice."""
+    if request.method not in IDEMPOTENT_METHODS or not isinstance(
+        request.stream, _IN_MEMORY
+    ):
+        return False
+    if isinstance(error, _CONNECTION_FAILED):
+        return True
+    return isinstance(error, _NO_ANSWER) and "without sending a response" in str(error)
 
 
 def _hop_error(request: Request, error: Exception) -> RestwireError:

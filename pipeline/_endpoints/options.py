@@ -49,6 +49,7 @@ from .._base.library import DEFAULT, ResponseParser, Timeout
 from .._chain.exchange import EndpointView
 from .._chain.stack import Middleware, Stack
 from .._store.schemas import Invalidate, check_schema
+from .._wire.adapter import header_problem
 from .._wire.content import ContentKind, ContentName, content_kind
 from .._wire.params import ParamStyle, check_param_style
 
@@ -402,8 +403,23 @@ def _check_error_schema(schema: Any) -> None:
 
 def _headers(headers: Mapping[str, Any]) -> dict[str, str]:
     """The ``headers`` option validated as httpx would send them (text,
-    ASCII), then kept plain."""
-    plain = plain_headers(headers)
+    ASCII, fields HTTP/1.1 can carry), then kept plain; a wrong one is a
+    :class:`SettingError` naming the header, never showing its value."""
+    plain = plain_headers(headers) or {}
+    fields = []
+    for name, value in plain.items():
+        if not name.isascii():
+            raise SettingError(f"headers: the header name {name!r} is not ASCII")
+        if not value.isascii():
+            raise SettingError(
+                f"headers: the value of {name!r} is not ASCII, and httpx sends "
+                "header text as ASCII; encode it first (percent-encoding, or "
+                "RFC 8187's UTF-8'' form for a parameter)"
+            )
+        fields.append((name.encode(), value.encode()))
+    problem = header_problem(fields)
+    if problem is not None:
+        raise SettingError(f"headers: {problem}")
     return dict(DEFAULT.Headers(plain).multi_items())
 
 

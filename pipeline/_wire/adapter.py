@@ -12,6 +12,7 @@ everything, and refuses only inside restwire's refusing hops; see
 | a controller's client, and how a hop reaches it | :class:`Adapter`: ``send`` / ``asend`` |
 | the request of a call's first hop | :func:`build_request` |
 | the request of a redirect's next hop | :func:`redirect_request` |
+| which header fields HTTP/1.1 can carry (as httpx's h11 checks them) | :func:`header_problem` |
 | reading a body | ``load`` / ``aload`` (whole, decoded, into ``response.content``), ``read_into`` / ``aread_into`` (raw chunks into a sink), ``iter_raw`` / ``aiter_raw`` (raw chunks as they come: event streams), ``interrupt``, ``close`` / ``aclose`` |
 | cookies | :func:`add_cookie_header`, :func:`cookie_for`, :func:`cookie_scope` |
 
@@ -41,11 +42,12 @@ import contextlib
 import datetime
 import http.cookiejar
 import logging
+import re
 import socket
 import time
 import urllib.request
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from http import HTTPStatus
@@ -87,6 +89,7 @@ __all__ = [
     "cookie_header",
     "cookie_scope",
     "form_bytes",
+    "header_problem",
     "merged_headers",
     "progress_report",
     "redirect_request",
@@ -110,6 +113,7 @@ class Adapter:
 
     __slots__ = (
         "asynchronous",
+        "checked",
         "client",
         "default_encoding",
         "library",
@@ -139,6 +143,9 @@ class Adapter:
         #: The text encoding of a response whose content type names none; a
         #: client's own (private) setting is learnt from the responses it sends.
         self.default_encoding: str = "utf-8"
+        #: The client's default headers as last found fit to send
+        #: (``build_request``).
+        self.checked: list[list[tuple[bytes, bytes]]] = [[]]
 
     @classmethod
     def of(
@@ -164,17 +171,26 @@ class Adapter:
             return cls(client, library=library)
         if transport is not None:
             _check_transport(transport, asynchronous)
-        library = library_of(transport)
+            library = library_of(transport)
+            kind = library.AsyncClient if asynchronous else library.Client
+            return cls(
+                kind(transport=transport), transport, owned=True, library=library
+            )
+        library = library_of(None)
+        if urllib.request.getproxies():
+            # Proxies from the environment (HTTP_PROXY, NO_PROXY, ...) are
+            # mounts httpx makes only for a client made without a transport:
+            # such a client sends every hop itself, on its own pools.
+            _say_proxied(controller, library, asynchronous)
+            kind = library.AsyncClient if asynchronous else library.Client
+            return cls(kind(), None, owned=True, library=library)
         if asynchronous:
-            transport = transport or own_async_transport(library)
-            made: Client = library.AsyncClient(transport=transport)
-        else:
-            transport = transport or library.HTTPTransport()
-            made = library.Client(transport=transport)
-        # Proxies from the environment are mounts httpx chooses by URL: such
-        # a client's hops all go through it.
-        direct = None if urllib.request.getproxies() else transport
-        return cls(made, direct, owned=True, library=library)
+            own: Any = own_async_transport(library)
+            return cls(
+                library.AsyncClient(transport=own), own, owned=True, library=library
+            )
+        own = library.HTTPTransport()
+        return cls(library.Client(transport=own), own, owned=True, library=library)
 
     def _direct(self, with_client_auth: bool) -> Any:
         """The transport to send a hop on directly, or ``None`` for
@@ -218,23 +234,33 @@ class Adapter:
     async def asend(
         self, request: Request, with_client_auth: bool, store_cookies: bool
     ) -> Response:
-        """Send one hop (redirects not followed); the response, body unread."""
+        """Send one hop (redirects not followed); the response, body unread.
+        A pool whose connections belong to an event loop that has closed is
+        a :class:`TransportError` that says what to do (a client the user
+        gave is theirs: restwire makes no new pool for it)."""
         client: Any = self.client  # an AsyncClient of self.library
         transport = self._direct(with_client_auth)
-        if transport is None:
-            auth = self.library.USE_CLIENT_DEFAULT if with_client_auth else None
-            with cookie_scope(client, store_cookies):
-                response: Response = await client.send(
-                    request, stream=True, follow_redirects=False, auth=auth
-                )
-            self.default_encoding = _encoding_of(response)
-            return response
-        started = time.perf_counter()
         try:
-            response = await transport.handle_async_request(request)
-        except REQUEST_ERRORS as error:
-            error.request = request  # type: ignore[attr-defined]
-            raise
+            if transport is None:
+                auth = self.library.USE_CLIENT_DEFAULT if with_client_auth else None
+                with cookie_scope(client, store_cookies):
+                    response: Response = await client.send(
+                        request, stream=True, follow_redirects=False, auth=auth
+                    )
+                self.default_encoding = _encoding_of(response)
+                return response
+            started = time.perf_counter()
+            try:
+                response = await transport.handle_async_request(request)
+            except REQUEST_ERRORS as error:
+                error.request = request  # type: ignore[attr-defined]
+                raise
+        except RuntimeError as error:
+            if "loop" not in str(error).lower():
+                raise
+            raise TransportError(
+                request.method, request.url, EventLoopClosed()
+            ) from error
         return self._received(request, response, started, store_cookies)
 
     def _received(
@@ -392,6 +418,41 @@ class Adapter:
         await response.aclose()
 
 
+class EventLoopClosed(RuntimeError):
+    """What a pool of a closed event loop is, said with what to do."""
+
+    def __str__(self) -> str:
+        return (
+            "the client's connections belong to an event loop that has closed; "
+            "make the client (and its controller) in the event loop that uses "
+            "it, or let AsyncController() make its own"
+        )
+
+
+#: Whether the one line saying a controller sends through proxies was logged.
+_SAID_PROXIED = False
+
+
+def _say_proxied(controller: str, library: ModuleType, asynchronous: bool) -> None:
+    """Say once that the controllers of this process send through the
+    environment's proxies, and on which pool."""
+    global _SAID_PROXIED
+    if _SAID_PROXIED:
+        return
+    _SAID_PROXIED = True
+    pool = (
+        f"{library.__name__}'s own pool (aiohttp's pool cannot use them)"
+        if asynchronous
+        else f"{library.__name__}'s own pool"
+    )
+    logging.getLogger("restwire").info(
+        "restwire: the environment names proxies (HTTP_PROXY, HTTPS_PROXY, "
+        "ALL_PROXY, NO_PROXY): %s sends through them, on %s",
+        controller,
+        pool,
+    )
+
+
 def _encoding_of(response: Response) -> str:
     encoding = response.default_encoding
     return encoding if isinstance(encoding, str) else "utf-8"
@@ -531,11 +592,15 @@ def build_request(
     timeout: Timeout | None,
     arguments: dict[str, Any],
     library: ModuleType | None = None,
+    checked: list[list[tuple[bytes, bytes]]] | None = None,
 ) -> Request:
     """The request ``client.build_request`` would make for the absolute
     ``url``: the client's headers the call does not set, then the call's,
     the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
-    the methods that take one), the jar's ``Cookie``, the timeout.
+    the methods that take one), the jar's ``Cookie``, the timeout. A header
+    field HTTP/1.1 cannot carry is an :class:`InvalidRequest`; ``checked``
+    holds the client's headers as last found good (they are checked again
+    only when they change).
 
     Built from the headers' raw items, normalized once by ``httpx.Headers``
     (its string operations would make each new ``Headers`` work out its
@@ -556,10 +621,17 @@ def build_request(
         built: Request = same.build_request(
             method, url, headers=headers, timeout=wait, **arguments
         )
+        _refuse_what_http_cannot_carry(method, url, built.headers.raw)
         return built
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
-    items, names = merged_headers(client.headers.raw, headers.raw)
+    defaults, own = client.headers.raw, headers.raw
+    items, names = merged_headers(defaults, own)
+    _refuse_what_http_cannot_carry(method, url, own)
+    if defaults and (checked is None or defaults != checked[0]):
+        _refuse_what_http_cannot_carry(method, url, defaults)
+        if checked is not None:
+            checked[0] = defaults  # (the client's, while they stay as they are)
     if arguments:
         # The jar itself: httpx wraps a CookieJar without copying it, adds
         # its Cookie before the body's headers, and skips an empty one.
@@ -589,6 +661,17 @@ def build_request(
     return request
 
 
+def _refuse_what_http_cannot_carry(
+    method: str, url: URL, fields: list[tuple[bytes, bytes]]
+) -> None:
+    """An :class:`InvalidRequest` for a header field HTTP/1.1 cannot carry,
+    before any path sends it (one path's writer would refuse it, another's
+    send it)."""
+    problem = header_problem(fields)
+    if problem is not None:
+        raise InvalidRequest(f"{method} {redact_url(url)}: {problem}; not sent")
+
+
 def form_bytes(data: dict[str, Any], files: Any) -> tuple[bytes, str]:
     """A form as httpx sends it (urlencoded, or multipart with ``files``):
     its bytes and its content type."""
@@ -596,6 +679,38 @@ def form_bytes(data: dict[str, Any], files: Any) -> tuple[bytes, str]:
         "POST", "http://form.invalid/", data=data, files=files
     )
     return request.read(), request.headers["content-type"]
+
+
+# -- header fields: what HTTP/1.1 can carry -------------------------------------
+
+#: A field name: a token (RFC 9110, 5.1).
+_FIELD_NAME = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: A field value: visible characters (and obs-text), spaces and tabs only
+#: between them (RFC 9110, 5.5), as httpx's HTTP/1.1 writer (h11) checks it.
+_FIELD_VALUE = re.compile(
+    rb"(?:[\x21-\x7e\x80-\xff]+(?:[ \t]+[\x21-\x7e\x80-\xff]+)*)?"
+)
+
+
+def header_problem(fields: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """What is wrong with the first of ``fields`` (raw name and value) that
+    HTTP/1.1 cannot carry, naming the field, never showing its value; or
+    ``None`` when every one is fine."""
+    is_name, is_value = _FIELD_NAME.fullmatch, _FIELD_VALUE.fullmatch
+    for name, value in fields:
+        if not is_name(name):
+            shown = name.decode("latin-1")[:60]
+            return (
+                f"the header name {shown!r} is not one HTTP can carry (a token: "
+                "letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)"
+            )
+        if not is_value(value):
+            return (
+                f"the value of the header {name.decode('latin-1')!r} is not one "
+                "HTTP can carry (text without line breaks or other control "
+                "characters, nor spaces at its ends)"
+            )
+    return None
 
 
 # -- redirects -------------------------------------------------------------------------

@@ -742,6 +742,18 @@ def _async_chunks(body: AsyncIterable[Any], where: str) -> AsyncIterable[bytes]:
     return chunks()
 
 
+def _files_in_memory(files: Any) -> bool:
+    """Whether every file of ``files`` (as httpx's ``files=`` takes them: a
+    mapping or pairs; each a file, or a tuple whose second item is one) is
+    bytes or text, not a file object read as it is sent."""
+    items = files.values() if isinstance(files, Mapping) else (f for _, f in files)
+    for file in items:
+        content = file[1] if isinstance(file, tuple) else file
+        if not isinstance(content, bytes | str):
+            return False
+    return True
+
+
 def is_json_body(body: Any) -> bool:
     """Whether ``body`` is sent as JSON (unless a middleware chose a form)."""
     return isinstance(body, Mapping | list | tuple)
@@ -842,6 +854,11 @@ def body_arguments(
         raise RequestBodyError(f"{where}: {method} takes no body, but one was given")
     body = styled_body(body, content_type, param_style, where)
     if isinstance(body, Form):
+        if body.files and _files_in_memory(body.files):
+            # encoded now, as httpx would: bytes a redirect (307, 308) or a
+            # retry can send again, with the Content-Length httpx gives them
+            content, form_type = form_bytes(dict(body.data), body.files)
+            return {"content": content}, form_type
         return {"data": dict(body.data), "files": body.files}, None
     if is_streamed_body(body):
         if isinstance(body, AsyncIterable):

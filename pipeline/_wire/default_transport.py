@@ -19,6 +19,10 @@ and chooses what it sends on:
 A package that is installed but fails to import costs one warning and the
 library's own transport. A client or transport the user gives is used as
 given: nothing here applies to it.
+
+Either pool belongs to the event loop it was made in: a controller used
+from another loop (a program that runs ``asyncio.run`` more than once)
+gets a pool of that loop, its old one let go (:class:`PerLoop`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 from .._base import library as _library
 from .._base.errors import MissingExtra
 from .fast_transport import fast_transport
+from .library_pool import PerLoop, per_loop
 
 __all__ = ["Fallback", "own_async_transport"]
 
@@ -54,12 +59,12 @@ def own_async_transport(library: ModuleType) -> Any:
     library's own transport, or the library's own when aiohttp is not
     installed (or cannot be imported: one warning)."""
     if find_spec("aiohttp") is None:
-        return library.AsyncHTTPTransport()
+        return per_loop(library)
     try:
         transport = fast_transport(library=library)
     except MissingExtra as error:
         _log.warning("%s; sending on %s's own pool", error, library.__name__)
-        return library.AsyncHTTPTransport()
+        return per_loop(library)
     transport.fallback = Fallback(library, transport.ssl_context)
     return transport
 
@@ -68,12 +73,10 @@ class Fallback:
     """When, and on what, aiohttp's pool passes a call to the library's own
     transport (made at the first such call, with the same TLS settings)."""
 
-    __slots__ = ("_context", "_library", "_own", "_points")
+    __slots__ = ("_own", "_points")
 
     def __init__(self, library: ModuleType, context: ssl.SSLContext) -> None:
-        self._library = library
-        self._context = context
-        self._own: Any = None
+        self._own = PerLoop(library, context)
         self._points = _PATCH_POINTS[library]
 
     def applies(self) -> bool:
@@ -87,15 +90,11 @@ class Fallback:
         return False
 
     async def send(self, request: Any) -> Any:
-        """``request`` sent on the library's own transport."""
-        own = self._own
-        if own is None:
-            own = self._own = self._library.AsyncHTTPTransport(verify=self._context)
-        return await own.handle_async_request(request)
+        """``request`` sent on the library's own transport (of this loop)."""
+        return await self._own.handle_async_request(request)
 
     async def aclose(self) -> None:
-        if self._own is not None:
-            await self._own.aclose()
+        await self._own.aclose()
 
 
 def _patch_points(library: ModuleType) -> tuple[tuple[Any, Any], ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import enum
 import inspect
+import io
 import json
 import uuid
 from collections.abc import Iterator
@@ -343,10 +344,29 @@ class Parts:
         return iter([b"a", b"b"])
 
 
-def test_a_form_is_data_and_files() -> None:
+def test_a_form_with_files_in_memory_is_encoded_as_httpx_would() -> None:
+    """Bytes a redirect (307, 308) can send again, as httpx encodes them."""
     form = Form({"title": "x"}, files={"file": ("a.txt", b"hi")})
     arguments, content_type = body_arguments(form, KIND, "POST", None, "e")
-    assert arguments == {"data": {"title": "x"}, "files": {"file": ("a.txt", b"hi")}}
+    assert content_type is not None
+    assert content_type.startswith("multipart/form-data; boundary=")
+    boundary = content_type.partition("boundary=")[2].encode()
+    theirs = httpx.Request(
+        "POST",
+        "http://x.invalid/",
+        data={"title": "x"},
+        files={"file": ("a.txt", b"hi")},
+        headers={"content-type": content_type},
+    )
+    assert arguments == {"content": theirs.read()}
+    assert boundary in arguments["content"]
+
+
+def test_a_form_with_a_file_object_is_data_and_files() -> None:
+    file = io.BytesIO(b"hi")
+    form = Form({"title": "x"}, files={"file": ("a.txt", file)})
+    arguments, content_type = body_arguments(form, KIND, "POST", None, "e")
+    assert arguments == {"data": {"title": "x"}, "files": {"file": ("a.txt", file)}}
     assert content_type is None
 
 

@@ -202,20 +202,21 @@ async def test_a_request_goes_out_as_httpx_sends_it(
     assert fast_sent == httpx_sent
 
 
-async def test_what_aiohttp_sends_otherwise(wire: WireServer) -> None:
-    """The two differences aiohttp makes: a bodiless DELETE (any method but
-    GET, HEAD, OPTIONS, TRACE, POST, PUT, PATCH) says ``Content-Length: 0``
-    (the same empty body); a header value that is not UTF-8 is taken as
-    Latin-1 and sent as UTF-8 (aiohttp sends text only)."""
+async def test_what_aiohttp_would_send_otherwise_is_sent_as_httpx_sends_it(
+    wire: WireServer,
+) -> None:
+    """aiohttp gives a bodiless DELETE ``Content-Length: 0`` and writes a
+    header value that is not UTF-8 as UTF-8: the first goes without it, as
+    httpx sends it; the second on the library's own pool, byte for byte."""
     async with httpx.AsyncClient() as client:
         deleting = client.build_request("DELETE", wire.url("/x"))
         sent = await _sent(wire, fast_transport(verify=SSL_CONTEXT), deleting)
-        assert sent.endswith(b"\r\nContent-Length: 0\r\n\r\n")
+        assert b"content-length" not in sent.lower()
         naming = client.build_request(
             "GET", wire.url("/x"), headers={b"X-Name": "café".encode("latin-1")}
         )
         sent = await _sent(wire, fast_transport(verify=SSL_CONTEXT), naming)
-        assert b"\r\nX-Name: caf\xc3\xa9\r\n" in sent
+        assert b"\r\nX-Name: caf\xe9\r\n" in sent
 
 
 # -- bodies read whole, or as they come -----------------------------------------------

@@ -21,6 +21,7 @@ pytest.importorskip("aiohttp", reason="aiohttp's pool needs restwire[fast]")
 from restwire import AsyncController, MissingExtra, RestEndpoint
 from restwire._wire import default_transport as _own_transport
 from restwire._wire.fast_transport import _Transport
+from restwire._wire.library_pool import PerLoop
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -28,6 +29,11 @@ pytestmark = pytest.mark.anyio
 
 def _transport(controller: AsyncController) -> Any:
     return controller._adapter.transport
+
+
+def _on_the_library_pool(transport: Any) -> bool:
+    """Whether ``transport`` is httpx's own (one per event loop)."""
+    return isinstance(transport, PerLoop) and (transport._library is httpx)
 
 
 @pytest.fixture
@@ -49,7 +55,7 @@ async def test_the_own_client_sends_on_aiohttp(origin_a: RecordingServer) -> Non
         value = await controller.fetch(endpoint, {"q": "1"})
         assert value["path"] == "/echo?q=1"
         assert transport._session is not None  # aiohttp's pool sent it
-        assert transport.fallback._own is None  # not httpx's
+        assert transport.fallback._own._transport is None  # not httpx's
     assert transport._session.closed
 
 
@@ -63,7 +69,7 @@ async def test_under_trio_the_library_transport_sends(
         value = await controller.fetch(endpoint, {"q": "2"})
         assert value["path"] == "/echo?q=2"
         assert transport._session is None  # aiohttp's pool was never opened
-        own = transport.fallback._own
+        own = transport.fallback._own._transport
         assert isinstance(own, httpx.AsyncHTTPTransport)
     assert own._pool.connections == []  # closed with the controller
 
@@ -143,7 +149,7 @@ async def test_without_aiohttp_the_library_transport(
 ) -> None:
     monkeypatch.setattr(_own_transport, "find_spec", lambda name: None)
     async with AsyncController() as controller:
-        assert type(_transport(controller)) is httpx.AsyncHTTPTransport
+        assert _on_the_library_pool(_transport(controller))
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
@@ -154,7 +160,7 @@ async def test_a_blocked_aiohttp_the_library_transport(
     counts as not installed, with no attempt to import it."""
     monkeypatch.setitem(sys.modules, "aiohttp", None)
     async with AsyncController() as controller:
-        assert type(_transport(controller)) is httpx.AsyncHTTPTransport
+        assert _on_the_library_pool(_transport(controller))
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
@@ -167,7 +173,7 @@ async def test_a_broken_aiohttp_costs_a_warning_and_the_library_transport(
     monkeypatch.setattr(_own_transport, "fast_transport", broken)
     with caplog.at_level(logging.WARNING, logger="restwire"):
         async with AsyncController() as controller:
-            assert type(_transport(controller)) is httpx.AsyncHTTPTransport
+            assert _on_the_library_pool(_transport(controller))
     [record] = caplog.records
     assert "cannot be imported (no yarl)" in record.getMessage()
     assert f"sending on {httpx.__name__}'s own pool" in record.getMessage()

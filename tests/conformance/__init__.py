@@ -1,0 +1,1 @@
+"""One corpus of calls through every path a call can take, compared."""
