@@ -336,12 +336,12 @@ def _row_builder(
     for ``count`` rows whose keys are ``old`` in that order; or ``None``
     when ``zip`` should do it.
 
-    A dict display builds a row in half the time ``dict(zip(...))`` takes
-    (4.9 against 9.7 ms for 20,000 rows of 5 keys): the dict is made at
-    its size with every item at once. The function is made once per key
-    set, as ``collections.namedtuple`` makes its methods: each key is
-    written into the source as ``repr`` of a ``str``, which is always a
-    string literal, never code; keys of any other type are not written.
+    A dict display builds a row in less time than ``dict(zip(...))`` takes
+    (the figures: docs/performance.md): the dict is made at its size with
+    every item at once. The function is made once per key set, as
+    ``collections.namedtuple`` makes its methods: each key is written into
+    the source as ``repr`` of a ``str``, which is always a string literal,
+    never code; keys of any other type are not written.
     """
     cache_key = (old, tuple(new))
     build = _builders.get(cache_key)

@@ -39,7 +39,7 @@ def check_redis(url: str, variable: str, needed_for: str) -> None:
     installed; ``variable`` is where the URL came from, ``needed_for`` what
     to do without it."""
     from restwire import MissingExtra
-    from restwire._base.errors import redis_address, require
+    from restwire.extension import redis_address, require
 
     try:
         redis = require("redis", f"a Redis ({variable})")

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 import restwire
+import restwire.extension
 import restwire.middlewares
 from recipes.demo_api import DemoApi
 from tests.test_readme import README_ORIGIN, printed_comments, run_example, shows
@@ -155,6 +156,9 @@ def test_the_api_reference_has_every_public_name() -> None:
     assert reference_names("middlewares.md", "restwire.middlewares") == sorted(
         restwire.middlewares.__all__
     )
+    assert reference_names("extension.md", "restwire.extension") == sorted(
+        restwire.extension.__all__
+    )
 
 
 @pytest.mark.slow  # (.ci/run builds the site with --strict itself)
@@ -181,6 +185,7 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     for module, page in [
         (restwire, "restwire"),
         (restwire.middlewares, "middlewares"),
+        (restwire.extension, "extension"),
     ]:
         html = (tmp_path / "site" / "reference" / page / "index.html").read_text(
             "utf-8"

@@ -179,15 +179,16 @@ class FileLocks:
       keys. Taking and giving back a lock is one system call each.
 
     Why not a file per key with ``flock``: creating and removing a file
-    per fill costs a quarter of a millisecond on a journaled file system
-    (and a removal races with the next taker, which must check it still
-    holds the file the path names); keeping the files makes the folder
-    grow with every URL. Why not one file with ``flock`` stripes: unrelated
-    keys would wait for each other. Record locks free every lock of the
-    process on a file when any descriptor of that file closes: this
-    module keeps one descriptor per file for the whole process, shared by
-    every FileLocks, and closes it only in a forked child. Where ``fcntl``
-    is missing (Windows), nothing is locked.
+    is file system work on every fill (its cost on a journaled file
+    system: docs/performance.md), and a removal races with the next
+    taker, which must check it still holds the file the path names;
+    keeping the files makes the folder grow with every URL. Why not one
+    file with ``flock`` stripes: unrelated keys would wait for each other.
+    Record locks free every lock of the process on a file when any
+    descriptor of that file closes: this module keeps one descriptor per
+    file for the whole process, shared by every FileLocks, and closes it
+    only in a forked child. Where ``fcntl`` is missing (Windows), nothing
+    is locked.
     """
 
     #: The lock file in ``folder``.

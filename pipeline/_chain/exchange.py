@@ -41,7 +41,7 @@ effects it yields (``_base.effects``), so it runs the same under both drivers.
 **Watching the wire.** A middleware runs per pass through the chain; one
 that must see every request the call actually sends (redirect hops
 included, answers without sending excluded) and the call's end registers
-a :class:`~restwire._watch.CallWatcher` with :meth:`watch` (``_chain.watchers``).
+a :class:`~restwire.CallWatcher` with :meth:`watch` (``_chain.watchers``).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ encoded just before its request side runs (``exchange.content``), and
 cannot change after (see ``_chain.exchange``).
 
 A middleware that leaves ``exchange.value`` alone, or that handles an
-:class:`~restwire._unparsed.Unparsed` one (key casing records its renaming
+:class:`~restwire.Unparsed` one (key casing records its renaming
 on it), may say so with ``takes_unparsed = True``. When every layer says so,
 a list of entities may go from the body's bytes to the store without a dict
 per item (``_store.deferred_parse``); such a body's parse errors are then raised after

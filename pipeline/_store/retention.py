@@ -50,8 +50,7 @@ Slot = tuple[Hashable, str, Hashable]
 
 #: What keeping a result costs besides its value: the slot's dict entries,
 #: the ``Result`` tuple, its params, identity and key text, its bookkeeping
-#: here (measured with tracemalloc: 3,000 results of a new URL each grew
-#: memory by 2.0 KB each beyond their values).
+#: here, as tracemalloc measures them (the measurement: docs/performance.md).
 OVERHEAD = 2000
 
 #: Containers longer than this are measured on a sample of this many items

@@ -22,9 +22,10 @@ them up to do. A client restwire makes for itself (``Controller()``, or
 ``Controller(transport=...)``) is sent on straight through the transport
 restwire made it with, doing what ``client.send`` would do to the response
 (timing, cookies, encoding, httpx's log line) and skipping what a single
-hop without auth or hooks does not need: about 50 us a call. If such a
-client is given ``auth`` or event hooks later, or proxies come from the
-environment, its hops go through ``client.send`` too.
+hop without auth or hooks does not need (what that saves a call:
+docs/performance.md). If such a client is given ``auth`` or event hooks
+later, or proxies come from the environment, its hops go through
+``client.send`` too.
 
 **Which library.** An adapter sends with the library of the client or
 transport it is given (``_base.library``), chosen once when it is made: the
@@ -313,7 +314,8 @@ class Adapter:
     async def aload(response: Response, reader: Reader) -> None:
         """Read the whole body, decoded by ``reader``, into ``response.content``
         (one already in memory, as ``fast_transport()`` reads a short one,
-        without awaiting: a quarter less work than httpx's ``aread``)."""
+        without awaiting: less work than httpx's ``aread``, as
+        docs/performance.md measures it)."""
         in_memory = type(response.stream) is WholeBody
         with _Decoding(response, reader):
             try:
@@ -604,7 +606,7 @@ def build_request(
 
     Built from the headers' raw items, normalized once by ``httpx.Headers``
     (its string operations would make each new ``Headers`` work out its
-    encoding first: twice the cost).
+    encoding first, at a cost docs/performance.md gives).
 
     ``url``, ``headers`` and ``timeout`` are of ``client``'s library
     (``library``, when the caller knows it)."""

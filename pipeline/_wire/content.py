@@ -222,11 +222,11 @@ class Content(abc.ABC):
         return f"{type(self).__name__}()"
 
 
-#: RFC 8259 JSON in UTF-8, parsed by msgspec: what servers send, in a quarter to
-#: half of ``json.loads``'s time. What it refuses (a byte order mark, UTF-16, NaN, a
-#: lone surrogate, a number out of a double's range, malformed text) goes to
-#: ``json.loads``, so restwire reads exactly what the standard library reads,
-#: with its error messages.
+#: RFC 8259 JSON in UTF-8, parsed by msgspec: what servers send, in less time
+#: than ``json.loads`` takes (the figures: docs/performance.md). What it refuses
+#: (a byte order mark, UTF-16, NaN, a lone surrogate, a number out of a double's
+#: range, malformed text) goes to ``json.loads``, so restwire reads exactly what
+#: the standard library reads, with its error messages.
 _strict_json = msgspec.json.Decoder().decode
 
 

@@ -1,9 +1,9 @@
 """``fast_transport()``: aiohttp's connection pool under an httpx client.
 
 httpx's own async pool (httpcore) slows down as calls queue for its
-connections: on one machine, 1,600 requests a second at one call at a time,
-290 at 64 (encode/httpx#3215). aiohttp's pool does not. ``fast_transport()``
-is an ``httpx.AsyncBaseTransport`` that sends each request with an aiohttp
+connections (encode/httpx#3215; the figures: docs/performance.md).
+aiohttp's pool does not. ``fast_transport()`` is an
+``httpx.AsyncBaseTransport`` that sends each request with an aiohttp
 session, made the way restwire needs it:
 
 - **No cookie jar of its own.** aiohttp's session keeps the cookies every

@@ -1,6 +1,6 @@
 """CookieCredentials: the mode reaches the exchange; bad modes are refused.
 
-Hop-by-hop behaviour over real sockets is in test_credential_matrix.py.
+Hop-by-hop behaviour over real sockets is in test_credentials_across_redirects.py.
 """
 
 from __future__ import annotations
