@@ -247,7 +247,8 @@ class Adapter:
         """``response`` as ``client.send(..., stream=True)`` returns it: its
         request set, ``elapsed`` timed to its close, cookies handed to the
         jar (only a response that sets one changes a jar), default encoding
-        set, logged as httpx logs."""
+        set, logged as httpx logs (its URL's credential params redacted, as
+        in restwire's own lines)."""
         response.request = request
         if response.is_stream_consumed or type(response.stream) is WholeBody:
             # built in memory, or read whole by fast_transport(): complete
@@ -262,10 +263,10 @@ class Adapter:
         response.default_encoding = self.default_encoding
         logger = self.logger
         if logger.isEnabledFor(logging.INFO):
-            logger.info(
+            logger.info(  # httpx's line, the URL redacted as restwire's own are
                 'HTTP Request: %s %s "%s %d %s"',
                 request.method,
-                request.url,
+                redact_url(request.url),
                 response.http_version,
                 response.status_code,
                 response.reason_phrase,
