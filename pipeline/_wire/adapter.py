@@ -114,6 +114,7 @@ class Adapter:
         "default_encoding",
         "library",
         "logger",
+        "own_transport",
         "owned",
         "transport",
     )
@@ -125,9 +126,14 @@ class Adapter:
         *,
         owned: bool = False,
         library: ModuleType | None = None,
+        own_transport: bool = False,
     ) -> None:
         self.client = client
         self.transport = transport
+        #: Whether restwire made the client's transport too (its defaults:
+        #: no certificate, nothing added to a request); ``False`` for a
+        #: client or a transport the user gave (``_chain.identity``).
+        self.own_transport = own_transport
         #: httpx or httpx2: what every request, response and error is of.
         self.library = library = library or library_of(client)
         #: Whether ``client`` is an ``AsyncClient`` (of ``library``).
@@ -162,7 +168,8 @@ class Adapter:
             if not isinstance(client, kind):
                 raise UsageError(_not_a_client(client, asynchronous))
             return cls(client, library=library)
-        if transport is not None:
+        given = transport is not None
+        if given:
             _check_transport(transport, asynchronous)
         library = library_of(transport)
         if asynchronous:
@@ -174,7 +181,7 @@ class Adapter:
         # Proxies from the environment are mounts httpx chooses by URL: such
         # a client's hops all go through it.
         direct = None if urllib.request.getproxies() else transport
-        return cls(made, direct, owned=True, library=library)
+        return cls(made, direct, owned=True, library=library, own_transport=not given)
 
     def _direct(self, with_client_auth: bool) -> Any:
         """The transport to send a hop on directly, or ``None`` for
