@@ -43,9 +43,12 @@ Guarantees:
   the refresh runs under a lock in Redis, a process that finds a newer
   token in the shared slot uses it instead of refreshing, one that waited
   behind a refresh that failed fails the same way, and a process holding
-  no token reads the slot first: the slot of the call's origin, unless the
-  ``SharedToken`` was given a name. While Redis is down, each process
-  refreshes its own token (see ``shared_token``).
+  no token reads the slot first. The ``SharedToken`` needs a name of this
+  token's own (``SharedToken(redis, name=...)``): restwire cannot tell
+  whose token ``refresh`` returns, so a slot with no name is refused with
+  a ``SettingError`` (an OAuth2 grant can say, and keys its slot itself).
+  While Redis is down, each process refreshes its own token (see
+  ``shared_token``).
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from restwire import (
     Release,
     RequestBodyError,
     RestwireError,
+    SettingError,
 )
 from restwire.extension import Response
 
@@ -100,7 +104,7 @@ class AccessToken:
         self.header = header
         self.prefix = prefix
         self.refresh = refresh
-        self.shared = shared
+        self.shared = shared  # checked: see the property
         #: (token, version, what came with the token: ``None`` here; an
         #: OAuth2 grant keeps its expiry there), replaced whole under
         #: ``_guard``: a call reads them in one attribute load, without
@@ -132,6 +136,35 @@ class AccessToken:
         )
 
     @property
+    def shared(self) -> SharedToken | None:
+        """The ``SharedToken`` processes share this token through, if any.
+        One with no name keys its slot by whose token this is
+        (:meth:`_holder`); a holder that cannot say refuses it with a
+        ``SettingError`` asking for a name."""
+        return self._shared
+
+    @shared.setter
+    def shared(self, shared: SharedToken | None) -> None:
+        holder = None
+        if shared is not None:
+            if not isinstance(shared, SharedToken):
+                raise SettingError(
+                    f"{type(self).__name__}(shared=...) takes a SharedToken, not "
+                    f"{type(shared).__name__}"
+                )
+            if shared.name is None:
+                holder = self._holder()
+                if holder is None:
+                    raise SettingError(
+                        f"{type(self).__name__}: give the SharedToken a name of "
+                        "this token's own (SharedToken(redis, name=...)): restwire "
+                        "cannot tell whose token refresh() returns, and a slot per "
+                        "origin would share one holder's token with every other "
+                        "holder of that origin"
+                    )
+        self._shared, self._holder_key = shared, holder
+
+    @property
     def token(self) -> str | None:
         """The current token; ``None`` sends no header."""
         return self._state[0]
@@ -147,6 +180,14 @@ class AccessToken:
         return self._state[1]
 
     # -- what a subclass (an OAuth2 grant) changes -----------------------------
+
+    def _holder(self) -> str | None:
+        """What says whose token this is, for the slot of a ``SharedToken``
+        with no name: text that is the same in every process for the same
+        holder and differs between holders; ``None`` (here) when restwire
+        cannot tell (a ``refresh`` callable: whose token it returns is its
+        own business), and then such a ``SharedToken`` is refused."""
+        return None
 
     def _slot_text(self, state: tuple[str | None, int, Any]) -> str | None:
         """What stands for ``state``'s token in a shared slot: the token."""
@@ -211,7 +252,9 @@ class AccessToken:
         if self._state[0] is None and self.shared is not None:
             # No token here yet: another process may have one in the slot.
             version = self._version
-            current = yield from self.shared.current(exchange.origin, exchange.label)
+            current = yield from self.shared.current(
+                exchange.origin, exchange.label, self._holder_key
+            )
             if current:
                 self._install(current, version)
         if self._due():
@@ -318,6 +361,7 @@ class AccessToken:
                     exchange.label,
                     sent,
                     lambda: self._run(error, exchange.label),
+                    self._holder_key,
                 )
             )
         except NetworkError:

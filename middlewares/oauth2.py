@@ -57,9 +57,11 @@ processes). On top of it:
   different tokens never share stored results.
 - **Across processes**, with ``shared=SharedToken(...)``, the slot holds
   the token response as JSON (the access token, when it expires, the
-  refresh token): a process that adopts it knows when to renew it. The
-  slot is the API origin's unless named: give each client (and, for
-  ``OAuth2Password``, each user: it insists) a ``name`` of its own.
+  refresh token): a process that adopts it knows when to renew it. An
+  unnamed slot is the API origin's and the grant's: its grant type, token
+  URL, client id, scope and extra fields (so two clients, tenants or
+  scopes never share a token, and one client's processes do).
+  ``OAuth2Password`` insists on a ``name`` of the user's own.
 
 Why not authlib or httpx-oauth: authlib's httpx clients subclass
 ``httpx.Client`` and ``httpx.AsyncClient`` (a client of their own, written
@@ -72,6 +74,7 @@ libraries. The grants themselves are a form POST and a JSON answer.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import math
@@ -225,7 +228,6 @@ class _OAuth2Grant(AccessToken):
             )
         if early is not None and early < 0:
             raise SettingError(f"early must be 0 or more seconds, not {early!r}")
-        super().__init__(header="Authorization", prefix="Bearer ", shared=shared)
         self.token_url = token_url
         self.client_id = client_id
         self.scope = scope
@@ -234,6 +236,9 @@ class _OAuth2Grant(AccessToken):
         self.clock = clock
         self._client_secret = client_secret
         self._extra = dict(extra or {})
+        # (the grant's settings first: an unnamed SharedToken's slot is keyed
+        # by them, as AccessToken's __init__ takes it)
+        super().__init__(header="Authorization", prefix="Bearer ", shared=shared)
         headers = {
             "Accept": "application/json",
             "Content-Type": "application/x-www-form-urlencoded",
@@ -277,6 +282,20 @@ class _OAuth2Grant(AccessToken):
         return urlencode(form).encode("ascii")
 
     # -- AccessToken's hooks -------------------------------------------------------
+
+    def _holder(self) -> str | None:
+        """Whose token this is, for an unnamed ``SharedToken``'s slot: a
+        digest of the grant type, token URL, client id, scope and extra
+        form fields (the same in every process; no secret in it)."""
+        whose = [
+            self.grant_type,
+            self.token_url,
+            self.client_id,
+            self.scope,
+            sorted(self._extra.items()),
+        ]
+        text = json.dumps(whose, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def _refreshes(self) -> bool:
         return True
@@ -557,6 +576,9 @@ class OAuth2Password(_OAuth2Grant):
 
     def _secrets(self) -> tuple[str, ...]:
         return (*super()._secrets(), *((self._password,) if self._password else ()))
+
+    def _holder(self) -> str | None:
+        return None  # a user's token: the slot needs a name of the user's own
 
     def _grant_fields(self) -> dict[str, str]:
         fields = {"username": self.username, "password": self._password}

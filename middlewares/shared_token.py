@@ -4,16 +4,23 @@ Ten workers of one service each hold an ``AccessToken``; when the token
 expires, all ten see 401 within a few milliseconds. Given the same
 ``SharedToken``, they refresh once between them::
 
-    shared = SharedToken("redis://127.0.0.1:6379/0")
+    shared = SharedToken("redis://127.0.0.1:6379/0", name="my-api")
     auth = AccessToken(refresh=refresh_token, shared=shared)
 
 Guarantees:
 
-- **One slot per origin.** By default the token slot (and its lock) is
-  the origin's (scheme, host, port) of the call that reads or refreshes
-  it, ``restwire:token:<origin>``: two APIs' ``AccessToken``s given one
-  ``SharedToken`` never see each other's token. With ``name=``, one slot
-  of that name serves every origin (give each API its own name).
+- **One slot per origin and holder.** Unnamed, the token slot (and its
+  lock) is that of the origin (scheme, host, port) of the call that reads
+  or refreshes it and of whose token it is, as the token holder says:
+  ``restwire:token:<origin>:<holder>``, where an OAuth2 grant's holder is
+  a digest of its grant type, token URL, client id, scope and extra form
+  fields (the same in every process, so one client's processes share one
+  token, and two clients, two tenants or two scopes never do). A holder
+  that cannot say whose its token is (an ``AccessToken`` whose
+  ``refresh`` restwire cannot read, an ``OAuth2Password``: a user's) is
+  refused an unnamed ``SharedToken`` with a ``SettingError`` asking for a
+  name. With ``name=``, one slot of that name serves every origin and
+  holder given it: give each token its own name.
 - **One refresh.** A refresh runs under a lock in Redis with a lease
   (``lease`` seconds), so a process that dies holding it frees it then.
   The lock is taken as a ``TakeLease``: a call cancelled or interrupted
@@ -67,6 +74,7 @@ from restwire import (
     NetworkError,
     ReleaseLease,
     RestwireError,
+    SettingError,
     Sleep,
     TakeLease,
 )
@@ -198,7 +206,7 @@ class SharedToken:
                 redis_client, socket_timeout=timeout, socket_connect_timeout=timeout
             )
         self.redis = redis_client
-        #: The slot's name; ``None``: one slot per origin.
+        #: The slot's name; ``None``: one slot per origin and holder.
         self.name = name
         self.lease = lease
         self.wait = wait
@@ -213,19 +221,27 @@ class SharedToken:
             redis_client, shown, "each process refreshes its own token"
         )
 
-    def _keys(self, origin: Origin) -> _Keys:
+    def _keys(self, origin: Origin, holder: str | None) -> _Keys:
+        """The keys of the slot of ``origin`` and ``holder`` (whose token:
+        see the module), or of this one's name."""
         if self.name is not None:
             return _Keys.of(self.name)
+        if holder is None:
+            raise SettingError(
+                "SharedToken: a slot with no name needs a holder that says whose "
+                "token it is; give the SharedToken a name (SharedToken(redis, "
+                "name=...))"
+            )
         scheme, host, port = origin
         where = f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"
-        return _Keys.of(f"{DEFAULT_PREFIX}:{where}")
+        return _Keys.of(f"{DEFAULT_PREFIX}:{where}:{holder}")
 
     # -- blocking steps (each run by a driver: Blocking, TakeLease) --------------
 
-    def read(self, origin: Origin) -> str | None:
-        """The token in ``origin``'s slot, if any (a blocking Redis
-        command)."""
-        return _text(self.redis.get(self._keys(origin).slot))
+    def read(self, origin: Origin, holder: str | None = None) -> str | None:
+        """The token in the slot of ``origin`` and ``holder``, if any (a
+        blocking Redis command)."""
+        return _text(self.redis.get(self._keys(origin, holder).slot))
 
     def _try_lock(self, keys: _Keys, found: _Found) -> _Lock | None:
         """The lock if it is free now, else ``None``; ``found`` gets the
@@ -261,13 +277,16 @@ class SharedToken:
 
     # -- flows ---------------------------------------------------------------------
 
-    def current(self, origin: Origin, label: str) -> Flow[str | None]:
-        """The token in ``origin``'s slot, if any, for the call ``label``;
-        ``None`` too while Redis is down (nothing waits for it)."""
+    def current(
+        self, origin: Origin, label: str, holder: str | None = None
+    ) -> Flow[str | None]:
+        """The token in the slot of ``origin`` and ``holder``, if any, for
+        the call ``label``; ``None`` too while Redis is down (nothing waits
+        for it)."""
         if not self._breaker.allows():
             return None
         try:
-            token: str | None = yield Blocking(self.read, (origin,))
+            token: str | None = yield Blocking(self.read, (origin, holder))
         except Exception as error:
             if self._breaker.failed(error):
                 return None
@@ -283,19 +302,21 @@ class SharedToken:
         label: str,
         sent: str | None,
         refresh: Callable[[], Flow[str]],
+        holder: str | None = None,
     ) -> Flow[str]:
         """The token to use after the call ``label`` to ``origin`` got a 401
-        sent with ``sent``: another process's newer one from the slot, or
-        ``refresh``'s, then written to the slot; all under the shared lock.
+        sent with ``sent``: another process's newer one from the slot (of
+        ``origin`` and ``holder``), or ``refresh``'s, then written to the
+        slot; all under the shared lock.
 
         ``refresh`` raises the error the call is to raise when it fails
         (its ``__cause__``, if any, says why). While Redis is down,
         ``refresh`` runs alone. Raises :class:`SharedTokenError` for a lock
         not free within ``wait``, or a refresh failed in another process.
         """
+        keys = self._keys(origin, holder)
         if not self._breaker.allows():
             return (yield from refresh())
-        keys = self._keys(origin)
         taken = yield from self._locked(keys, label)
         if taken is None:  # Redis down: this process's own token
             return (yield from refresh())
@@ -391,5 +412,9 @@ class SharedToken:
         return token
 
     def __repr__(self) -> str:
-        name = f"name={self.name!r}" if self.name is not None else "a slot per origin"
+        name = (
+            f"name={self.name!r}"
+            if self.name is not None
+            else "a slot per origin and holder"
+        )
         return f"SharedToken({name}, lease={self.lease}, wait={self.wait})"

@@ -15,6 +15,9 @@ Routes:
   would be seen). Every form it got is in ``forms``.
 - ``GET /me``: 200 ``{"token": <the Bearer token>}`` for a token it issued
   and did not revoke, else 401; counted as ``me``.
+- ``GET /whoami``: the same, as ``{"client": <the client id the token was
+  issued to>}`` (for tenants: :attr:`TokenServer.clients` has every client
+  id and secret it knows).
 - ``POST /revoke``: every token issued so far gets 401 from now on.
 """
 
@@ -64,6 +67,10 @@ class _Handler(QuietHandler):
             time.sleep(owner.pause)
         elif path == "/me":
             status, answer = owner.me(self.headers.get("authorization", ""))
+        elif path == "/whoami":
+            status, answer = owner.me(self.headers.get("authorization", ""))
+            if status == 200:
+                answer = {"client": owner.issued_to[str(answer["token"])]}
         elif path == "/revoke" and self.command == "POST":
             owner.revoke()
             status, answer = 204, {}
@@ -92,6 +99,10 @@ class TokenServer(ServedInThread):
         self.expires_in: int | None = 3600
         self.refresh_tokens = False
         self.pause = 0.0
+        #: Each client id the server knows, with its secret.
+        self.clients: dict[str, str] = {CLIENT_ID: CLIENT_SECRET}
+        #: Each token issued, and the client it was issued to.
+        self.issued_to: dict[str, str] = {}
         self._issued = 0
         self._valid: set[str] = set()
         self._refresh: set[str] = set()
@@ -111,7 +122,7 @@ class TokenServer(ServedInThread):
             client = _basic(lowered.get("authorization", ""))
             if client is None:
                 client = (form.get("client_id", ""), form.get("client_secret", ""))
-            if client != (CLIENT_ID, CLIENT_SECRET):
+            if self.clients.get(client[0]) != client[1]:
                 return 401, {
                     "error": "invalid_client",
                     "error_description": "Client authentication failed",
@@ -131,6 +142,7 @@ class TokenServer(ServedInThread):
             self._issued += 1
             token = f"tok-{self._issued}"
             self._valid.add(token)
+            self.issued_to[token] = client[0]
             answer: dict[str, object] = {"access_token": token, "token_type": "Bearer"}
             if self.expires_in is not None:
                 answer["expires_in"] = self.expires_in
