@@ -71,9 +71,11 @@ from restwire import (
     RequestBodyError,
     RestwireError,
     SettingError,
+    UsageError,
 )
 from restwire.extension import Response
 
+from ._checks import check_header_name, check_header_text, sendable
 from .shared_token import SharedToken
 
 __all__ = ["AccessToken"]
@@ -101,6 +103,15 @@ class AccessToken:
         refresh: Refresh | None = None,
         shared: SharedToken | None = None,
     ) -> None:
+        owner = type(self).__name__
+        check_header_text(owner, "token", token, optional=True)
+        check_header_name(owner, "header", header)
+        check_header_text(owner, "prefix", prefix, secret=False)
+        if refresh is not None and not callable(refresh):
+            raise UsageError(
+                f"{owner}(refresh=...) must be a function returning the new "
+                f"token, not {type(refresh).__name__}"
+            )
         self.header = header
         self.prefix = prefix
         self.refresh = refresh
@@ -171,6 +182,7 @@ class AccessToken:
 
     @token.setter
     def token(self, value: str | None) -> None:
+        check_header_text(f"{type(self).__name__}.token", "value", value, optional=True)
         with self._guard:
             self._state = (value or None, self._state[1] + 1, None)
 
@@ -217,7 +229,15 @@ class AccessToken:
         if refresh is None:
             return None
         token = yield Call(refresh)
-        return str(token) if token else None
+        if not token:
+            return None
+        text = str(token)
+        if not sendable(text):
+            raise RestwireError(
+                f"{label}: refresh() gave a token that is not printable ASCII, "
+                "which is all a header can carry; encode it first"
+            )
+        return text
 
     def _waited_failure(self, failure: BaseException | None, label: str) -> Exception:
         """What a call that renewed early (no 401) raises when the renewal

@@ -78,11 +78,12 @@ import hashlib
 import json
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote_plus, urlencode
+from urllib.parse import quote, quote_plus, urlencode, urlsplit
 
 from restwire import (
     Flow,
@@ -91,8 +92,11 @@ from restwire import (
     RestwireError,
     SettingError,
     SideCall,
+    UsageError,
 )
+from restwire.extension import redact_url
 
+from ._checks import check_seconds, check_text, sendable
 from .access_token import AccessToken
 from .shared_token import SharedToken
 
@@ -109,6 +113,42 @@ MAX_TOKEN_RESPONSE = 64 * 1024
 DEFAULT_EARLY = 30.0
 
 _REDACTED = "[redacted]"
+
+#: Names of form fields (``extra``) whose values are secrets.
+_SECRET_FIELD = re.compile(r"secret|passw|token|assertion|verifier|key|code")
+
+
+def _encodings(secret: str) -> set[str]:
+    """``secret`` as a provider may quote it back: as it is, form-encoded
+    (``quote_plus``), percent-encoded, the form quoted in a URL (an
+    ``error_uri``), JSON-escaped (ASCII or not, with ``/`` escaped or
+    not)."""
+    escaped = json.dumps(secret)[1:-1]
+    forms = {
+        secret,
+        quote_plus(secret),
+        quote(secret, safe=""),
+        quote(quote_plus(secret), safe=""),  # the form, quoted in a URL
+        escaped,
+        escaped.replace("/", "\\/"),
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+    return {each for each in forms if each}
+
+
+def _check_token_url(owner: str, token_url: object) -> None:
+    """``token_url`` is an absolute http(s) URL (messages show it redacted)."""
+    check_text(owner, "token_url", token_url)
+    assert isinstance(token_url, str)
+    try:
+        parsed = urlsplit(token_url)
+        host = parsed.hostname
+    except ValueError:  # (a bracketed host that is not an address)
+        host = None
+    if host is None or parsed.scheme.lower() not in ("http", "https"):
+        raise SettingError(
+            f"{owner}(token_url={redact_url(token_url)!r}): not an absolute http(s) URL"
+        )
 
 
 #: Form fields a token request sends whose values are secrets besides the
@@ -221,14 +261,34 @@ class _OAuth2Grant(AccessToken):
         clock: Callable[[], float],
         shared: SharedToken | None,
     ) -> None:
+        owner = type(self).__name__
+        _check_token_url(owner, token_url)
+        check_text(owner, "client_id", client_id, optional=True)
+        check_text(owner, "client_secret", client_secret, optional=True, secret=True)
+        check_text(owner, "scope", scope, optional=True)
         if auth_method not in ("client_secret_basic", "client_secret_post"):
             raise SettingError(
-                "auth_method must be 'client_secret_basic' or 'client_secret_post', "
-                f"not {auth_method!r}"
+                f"{owner}(auth_method=...) must be 'client_secret_basic' or "
+                f"'client_secret_post', not {auth_method!r}"
             )
-        if early is not None and early < 0:
-            raise SettingError(f"early must be 0 or more seconds, not {early!r}")
+        if extra is not None and not (
+            isinstance(extra, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in extra.items())
+        ):
+            raise UsageError(
+                f"{owner}(extra=...) must map form field names to text, not "
+                f"{type(extra).__name__}"
+            )
+        check_seconds(owner, "early", early, optional=True)
+        if not callable(clock):
+            raise UsageError(
+                f"{owner}(clock=...) must be a function returning wall-clock "
+                f"seconds, not {type(clock).__name__}"
+            )
         self.token_url = token_url
+        #: The token URL as messages and reprs show it: userinfo and
+        #: credential query params redacted.
+        self._shown_url = redact_url(token_url)
         self.client_id = client_id
         self.scope = scope
         self.auth_method: AuthMethod = auth_method
@@ -243,12 +303,13 @@ class _OAuth2Grant(AccessToken):
             "Accept": "application/json",
             "Content-Type": "application/x-www-form-urlencoded",
         }
+        #: The Basic credentials sent (Base64), if any: no message shows them.
+        self._basic: str | None = None
         if client_secret is not None and auth_method == "client_secret_basic":
             # RFC 6749 §2.3.1: each form-urlencoded, then joined and Base64'd
             pair = f"{quote_plus(client_id or '')}:{quote_plus(client_secret)}"
-            headers["Authorization"] = "Basic " + base64.b64encode(
-                pair.encode()
-            ).decode("ascii")
+            self._basic = base64.b64encode(pair.encode()).decode("ascii")
+            headers["Authorization"] = "Basic " + self._basic
         self._endpoint: RestEndpoint[Any] = RestEndpoint(
             url_prefix=token_url,
             method="POST",
@@ -265,8 +326,15 @@ class _OAuth2Grant(AccessToken):
         return {}
 
     def _secrets(self) -> tuple[str, ...]:
-        """Values no message may show (the secret, a password)."""
-        return tuple(s for s in (self._client_secret,) if s)
+        """Values no message may show (the secret, a password, the values
+        of ``extra`` fields whose names say credential: an assertion, a
+        code verifier)."""
+        extra = tuple(
+            value
+            for name, value in self._extra.items()
+            if value and _SECRET_FIELD.search(name.lower())
+        )
+        return (*(s for s in (self._client_secret,) if s), *extra)
 
     def _form(self, grant: str, fields: Mapping[str, str]) -> bytes:
         """The token request's form: the grant type, its fields, the
@@ -383,7 +451,7 @@ class _OAuth2Grant(AccessToken):
             failure = self._refused(label, grant, refused, sent)
         except RestwireError as failed:
             reason = self._scrub(f"could not be reached ({failed})", sent)
-            failure = OAuth2Error(label, self.token_url, grant, reason)
+            failure = OAuth2Error(label, self._shown_url, grant, reason)
         if failure is not None:
             # raised out here, so that no __context__ keeps the request
             # (its body holds the secret, the password, a refresh token)
@@ -392,7 +460,7 @@ class _OAuth2Grant(AccessToken):
         if payload is None:
             raise OAuth2Error(
                 label,
-                self.token_url,
+                self._shown_url,
                 grant,
                 f"answered {response.status_code} with a body that is not a JSON "
                 "object",
@@ -421,7 +489,7 @@ class _OAuth2Grant(AccessToken):
             said += f" ({description})"
         return OAuth2Error(
             label,
-            self.token_url,
+            self._shown_url,
             grant,
             f"refused the token request with {refused.status}{said}",
             status=refused.status,
@@ -440,11 +508,23 @@ class _OAuth2Grant(AccessToken):
 
     def _scrub(self, text: str, sent: tuple[str, ...] = ()) -> str:
         """``text`` with every secret of this grant, and each value in
-        ``sent``, replaced, and control characters dropped (a provider's
+        ``sent``, replaced in every encoding a provider may quote it in (as
+        it is, form-encoded, percent-encoded, JSON-escaped, and the Basic
+        credentials as sent), and control characters dropped (a provider's
         words go into a message)."""
+        quoted: set[str] = set(self._basic_credentials())
         for secret in (*self._secrets(), *sent):
-            text = text.replace(secret, _REDACTED)
+            quoted.update(_encodings(secret))
+        for each in sorted(quoted, key=len, reverse=True):  # longest first
+            text = text.replace(each, _REDACTED)
         return "".join(c if c.isprintable() else " " for c in text)
+
+    def _basic_credentials(self) -> tuple[str, ...]:
+        """The ``Authorization: Basic`` credentials this grant sends (the
+        Base64 text), if any, and the pair it encodes."""
+        if self._basic is None:
+            return ()
+        return (self._basic, base64.b64decode(self._basic).decode())
 
     def _record(
         self,
@@ -458,14 +538,22 @@ class _OAuth2Grant(AccessToken):
         token = _text_field(payload, "access_token")
         if token is None:
             raise OAuth2Error(
-                label, self.token_url, grant, "answered with no access_token"
+                label, self._shown_url, grant, "answered with no access_token"
+            )
+        if not sendable(token):
+            raise OAuth2Error(
+                label,
+                self._shown_url,
+                grant,
+                "gave an access_token that is not printable ASCII, which is all "
+                "a header can carry",
             )
         token_type = payload.get("token_type")
         if not isinstance(token_type, str) or token_type.lower() != "bearer":
             shown = repr(token_type[:40]) if isinstance(token_type, str) else "missing"
             raise OAuth2Error(
                 label,
-                self.token_url,
+                self._shown_url,
                 grant,
                 f"gave a token of type {shown}, not Bearer; restwire sends "
                 "Bearer tokens only (RFC 6750)",
@@ -492,7 +580,7 @@ class _OAuth2Grant(AccessToken):
         state = "set" if self._state[0] else "unset"
         shared = f", shared={self.shared!r}" if self.shared else ""
         return (
-            f"{type(self).__name__}(token_url={self.token_url!r}, "
+            f"{type(self).__name__}(token_url={self._shown_url!r}, "
             f"client_id={self.client_id!r}, token={state}{shared})"
         )
 
@@ -554,7 +642,9 @@ class OAuth2Password(_OAuth2Grant):
         clock: Callable[[], float] = time.time,
         shared: SharedToken | None = None,
     ) -> None:
-        if shared is not None and shared.name is None:
+        check_text("OAuth2Password", "username", username)
+        check_text("OAuth2Password", "password", password, secret=True)
+        if shared is not None and getattr(shared, "name", None) is None:
             raise SettingError(
                 "OAuth2Password: give the SharedToken a name of this user's own "
                 "(SharedToken(redis, name=...)); a slot per origin would share "

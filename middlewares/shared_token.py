@@ -77,9 +77,11 @@ from restwire import (
     SettingError,
     Sleep,
     TakeLease,
+    UsageError,
 )
 from restwire.extension import require
 
+from ._checks import check_seconds
 from .redis_breaker import RedisBreaker
 
 if TYPE_CHECKING:
@@ -198,6 +200,14 @@ class SharedToken:
         wait: float = 30.0,
         timeout: float = 5.0,
     ) -> None:
+        if name is not None and not isinstance(name, str):
+            raise UsageError(
+                f"SharedToken(name=...) must be text or None, not {type(name).__name__}"
+            )
+        for option, seconds in (("lease", lease), ("wait", wait), ("timeout", timeout)):
+            check_seconds("SharedToken", option, seconds)
+            if not seconds:
+                raise SettingError(f"SharedToken({option}=0): must be more than 0")
         if isinstance(redis_client, str):
             require("redis", "SharedToken")
             import redis as redis_module

@@ -291,11 +291,20 @@ class Exchange:
     def set_credential(self, header: str, value: str) -> None:
         """Send ``header: value`` as a credential: kept to the call's origin
         and out of every repr. A value with a line break or another control
-        character (which could inject a header) is refused."""
+        character (which could inject a header) is refused, and so is one
+        outside ASCII (a header carries bytes: encode such a token first),
+        with an :class:`InvalidRequest` naming the call and the header, not
+        the value."""
         if splits_header(value):
             raise InvalidRequest(
                 f"{self.label}: the {header} value has a line break or another "
                 "control character; refusing to send it"
+            )
+        if not value.isascii() or not header.isascii():
+            what = f"the {header} value" if header.isascii() else "a header name"
+            raise InvalidRequest(
+                f"{self.label}: {what} is not ASCII, which is all a header can "
+                "carry; encode the token first (percent-encoding, base64)"
             )
         self.headers[header] = value
         self.sensitive.add(header.lower())
