@@ -27,13 +27,17 @@ processes). On top of it:
   form-urlencoded first, as §2.3.1 says; ``"client_secret_post"`` sends
   them in the form. With no secret, ``client_id`` goes in the form (a
   public client, §2.3.1 and §3.2.1).
-- **Early renewal.** A token with ``expires_in`` is renewed ``early``
-  seconds before it expires (default: 30 s, or a tenth of its lifetime if
-  that is shorter); the call that finds it due renews it, and calls that
-  find it due together wait for that one renewal. If renewing early fails
-  while the token is still valid, the token is sent and the failure is
-  logged (one warning a renewal); once it has expired, the failure is the
-  call's error. Time is the ``clock`` (wall-clock seconds, ``time.time``:
+- **Early renewal, without storms.** A token with ``expires_in`` is
+  renewed ``early`` seconds before it expires (default: 30 s, or a tenth
+  of its lifetime if that is shorter). While it is still valid, the call
+  that finds it due renews it and the others send it meanwhile, waiting
+  for nothing (with ``shared=``, nor for another process that holds the
+  shared lock); if renewing fails, the token is sent, the failure logged
+  (one warning a renewal), and one caller tries again once a back-off has
+  passed (1 s, doubling to 30 s): a token endpoint that is down or hangs
+  is asked once per back-off, not once per call. Once the token has
+  expired, every call that needs it waits for one renewal, and its
+  failure is their error. Time is the ``clock`` (wall-clock seconds, ``time.time``:
   a shared slot compares expiry across processes).
 - **The refresh-token grant** (§6): when a token response has a
   ``refresh_token``, the next renewal uses it (keeping it if the answer
@@ -375,6 +379,9 @@ class _OAuth2Grant(AccessToken):
         if not isinstance(grant, _Grant) or grant.renew_at is None:
             return False
         return self.clock() >= grant.renew_at
+
+    def _now(self) -> float:
+        return self.clock()
 
     def _usable(self) -> bool:
         token, _, grant = self._state

@@ -313,7 +313,9 @@ class SharedToken:
         sent: str | None,
         refresh: Callable[[], Flow[str]],
         holder: str | None = None,
-    ) -> Flow[str]:
+        *,
+        patient: bool = True,
+    ) -> Flow[str | None]:
         """The token to use after the call ``label`` to ``origin`` got a 401
         sent with ``sent``: another process's newer one from the slot (of
         ``origin`` and ``holder``), or ``refresh``'s, then written to the
@@ -323,14 +325,19 @@ class SharedToken:
         (its ``__cause__``, if any, says why). While Redis is down,
         ``refresh`` runs alone. Raises :class:`SharedTokenError` for a lock
         not free within ``wait``, or a refresh failed in another process.
+        Not ``patient`` (an early renewal of a token still valid): a lock
+        another process holds is not waited for, and the result is the
+        slot's newer token if it has one, else ``None`` (keep yours).
         """
         keys = self._keys(origin, holder)
         if not self._breaker.allows():
             return (yield from refresh())
-        taken = yield from self._locked(keys, label)
+        taken = yield from self._locked(keys, label, patient)
         if taken is None:  # Redis down: this process's own token
             return (yield from refresh())
         lock, before, found = taken
+        if lock is None:  # another process renews it: not waited for
+            return found.slot if found.slot is not None and found.slot != sent else None
         try:
             if found.slot is not None and found.slot != sent:
                 token = found.slot  # another process refreshed already
@@ -351,9 +358,10 @@ class SharedToken:
         return token
 
     def _locked(
-        self, keys: _Keys, label: str
-    ) -> Flow[tuple[_Lock, str | None, _Found] | None]:
-        """Take the lock of ``keys``, trying for at most ``wait`` seconds:
+        self, keys: _Keys, label: str, patient: bool = True
+    ) -> Flow[tuple[_Lock | None, str | None, _Found] | None]:
+        """Take the lock of ``keys``, trying for at most ``wait`` seconds
+        (not ``patient``: once; then a lock held elsewhere is ``None``):
         the lock, the failure record found at the first try, and what the
         try that took it found. ``None``: Redis is down."""
         found = _Found()
@@ -374,7 +382,7 @@ class SharedToken:
             self._breaker.succeeded()
             if first:
                 before, first = found.failed, False
-            if lock is not None:
+            if lock is not None or not patient:
                 return lock, before, found
             left = started + self.wait - time.monotonic()
             if left <= 0:

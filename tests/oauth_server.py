@@ -12,7 +12,9 @@ Routes:
   :attr:`TokenServer.expires_in`, and ``ref-<n>`` when
   :attr:`TokenServer.refresh_tokens`. Counted per grant in ``counts``;
   answers after :attr:`TokenServer.pause` seconds (so overlapping requests
-  would be seen). Every form it got is in ``forms``.
+  would be seen; longer than a client's timeout: a hung endpoint), or,
+  while :attr:`TokenServer.failing` is a status, with that status. Every
+  form it got is in ``forms``.
 - ``GET /me``: 200 ``{"token": <the Bearer token>}`` for a token it issued
   and did not revoke, else 401; counted as ``me``.
 - ``GET /whoami``: the same, as ``{"client": <the client id the token was
@@ -99,6 +101,9 @@ class TokenServer(ServedInThread):
         self.expires_in: int | None = 3600
         self.refresh_tokens = False
         self.pause = 0.0
+        #: A status every token request is answered with, while set (the
+        #: endpoint down); counted all the same.
+        self.failing: int | None = None
         #: Each client id the server knows, with its secret.
         self.clients: dict[str, str] = {CLIENT_ID: CLIENT_SECRET}
         #: Each token issued, and the client it was issued to.
@@ -119,6 +124,8 @@ class TokenServer(ServedInThread):
             self.forms.append(form)
             grant = form.get("grant_type", "")
             self.counts[grant] += 1
+            if self.failing is not None:
+                return self.failing, {"error": "temporarily_unavailable"}
             client = _basic(lowered.get("authorization", ""))
             if client is None:
                 client = (form.get("client_id", ""), form.get("client_secret", ""))
