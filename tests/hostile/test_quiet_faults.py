@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from restwire import AsyncController, Controller, HttpCache, RestEndpoint
+from restwire import HttpCache, RestEndpoint
 from restwire.middlewares import AccessToken, RateLimit, SharedToken
-from tests.conftest import Awaitable, no_collection_pauses
+from tests.conftest import no_collection_pauses
 from tests.redis_server import RedisServer
 from tests.servers import RecordingServer
 
@@ -31,26 +31,9 @@ Make = Callable[..., Any]
 
 
 @pytest.fixture
-async def make(mode: str) -> AsyncIterator[Make]:
-    """A controller of this test's driver on a client restwire makes (the
-    direct send, which writes httpx's line itself), closed after."""
-    made: list[Any] = []
-
-    def build(**options: Any) -> Any:
-        if mode == "sync":
-            controller = Controller(**options)
-            made.append(controller)
-            return Awaitable(controller)
-        async_controller = AsyncController(**options)
-        made.append(async_controller)
-        return async_controller
-
-    yield build
-    for controller in made:
-        if isinstance(controller, Controller):
-            controller.close()
-        else:
-            await controller.close()
+def make(own_controller_factory: Make) -> Make:
+    """A controller of this test's driver on a client restwire makes."""
+    return own_controller_factory
 
 
 async def test_the_request_log_line_redacts_query_credentials(

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,6 @@ import trustme
 
 from recipes.demo_api import QuietHandler, QuietServer
 from restwire import AsyncController, Controller, HttpCache, RestEndpoint
-from tests.conftest import Awaitable
 from tests.servers import ServedInThread
 
 pytestmark = pytest.mark.anyio
@@ -142,35 +141,10 @@ Make = Callable[..., Any]
 
 
 @pytest.fixture
-async def make(mode: str) -> AsyncIterator[Make]:
+def make(controller_factory: Make) -> Make:
     """``make(cache=..., identity=..., **client_options)``: a controller of
     this test's driver on a client of the user's, made with those options."""
-    made: list[Any] = []
-
-    def build(
-        cache: HttpCache | None = None,
-        identity: Callable[[], Any] | None = None,
-        **client_options: Any,
-    ) -> Any:
-        options: dict[str, Any] = {"cache": cache, "identity": identity}
-        if mode == "sync":
-            controller = Controller(httpx.Client(**client_options), **options)
-            made.append(controller)
-            return Awaitable(controller)
-        async_controller = AsyncController(
-            httpx.AsyncClient(**client_options), **options
-        )
-        made.append(async_controller)
-        return async_controller
-
-    yield build
-    for controller in made:
-        if isinstance(controller, Controller):
-            controller.close()
-            controller.client.close()
-        else:
-            await controller.close()
-            await controller.client.aclose()
+    return controller_factory
 
 
 def invoices(server: WhoServer) -> RestEndpoint[Any]:
@@ -333,13 +307,11 @@ async def test_a_transport_or_mount_that_adds_the_token_shares_with_nobody_else(
     assert plain_who.seen == ["alice", "bob"]
 
 
-async def test_a_client_restwire_makes_still_shares_across_controllers(
-    mode: str, plain_who: WhoServer, cache: HttpCache
+async def _twice_on_clients_restwire_makes(
+    mode: str, cache: HttpCache, endpoint: RestEndpoint[Any]
 ) -> None:
-    """restwire sees the whole of a client it makes on its own transport:
-    controllers of it (here, one after the other) share the cache as
-    before."""
-    endpoint = invoices(plain_who)
+    """Two controllers, one after the other, each making its own client,
+    fetch ``endpoint`` through ``cache``."""
     for _ in range(2):
         if mode == "sync":
             with Controller(cache=cache) as controller:
@@ -347,6 +319,15 @@ async def test_a_client_restwire_makes_still_shares_across_controllers(
         else:
             async with AsyncController(cache=cache) as async_controller:
                 assert (await async_controller.fetch(endpoint))["who"] == "nobody"
+
+
+async def test_a_client_restwire_makes_still_shares_across_controllers(
+    mode: str, plain_who: WhoServer, cache: HttpCache
+) -> None:
+    """restwire sees the whole of a client it makes on its own transport:
+    controllers of it (here, one after the other) share the cache as
+    before."""
+    await _twice_on_clients_restwire_makes(mode, cache, invoices(plain_who))
     assert plain_who.seen == ["nobody"]
 
 
@@ -361,12 +342,5 @@ async def test_proxy_credentials_from_the_environment_make_a_client_its_own(
     makes then shares nothing with another client."""
     monkeypatch.setenv("HTTP_PROXY", "http://someone:secret@127.0.0.1:9")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    endpoint = invoices(plain_who)
-    for _ in range(2):
-        if mode == "sync":
-            with Controller(cache=cache) as controller:
-                assert controller.fetch(endpoint)["who"] == "nobody"
-        else:
-            async with AsyncController(cache=cache) as async_controller:
-                assert (await async_controller.fetch(endpoint))["who"] == "nobody"
+    await _twice_on_clients_restwire_makes(mode, cache, invoices(plain_who))
     assert plain_who.seen == ["nobody", "nobody"]

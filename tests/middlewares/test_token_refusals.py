@@ -244,11 +244,11 @@ async def test_the_token_url_s_userinfo_and_credential_params_never_show(
 ) -> None:
     token_url = (
         f"http://svc:url-SECRET-1@127.0.0.1:{quoting.port}/token"
-        "?api_key=key-SECRET-2&tenant=acme"
+        "?api_key=key-SECRET-2&region=eu-1"
     )
     grant = OAuth2ClientCredentials(token_url, "app", "app-SECRET-3")
     assert "SECRET" not in repr(grant)
-    assert "tenant=acme" in repr(grant)
+    assert "region=eu-1" in repr(grant)
     endpoint = RestEndpoint(url_prefix=quoting.origin, path="/me").use(grant)
     with pytest.raises(OAuth2Error) as caught:
         await controller.fetch(endpoint)

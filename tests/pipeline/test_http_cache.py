@@ -18,7 +18,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from restwire import (
 from restwire._cache.fill_locks import FileLocks
 from restwire.middlewares import AccessToken, ContextToken
 from tests.benchmarks.server import BenchServer
-from tests.conftest import Awaitable, FakeClock
+from tests.conftest import FakeClock
 from tests.counting_server import CountingServer
 from tests.pipeline.test_fill_lock import stripe_mate
 from tests.redis_server import REDIS_SERVER, RedisServer
@@ -59,27 +59,10 @@ def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
 
 
 @pytest.fixture
-async def make(mode: str) -> AsyncIterator[Make]:
+def make(own_controller_factory: Make) -> Make:
     """``make(cache=..., clock=...)``: a controller of this test's driver
     that owns its client (and so closes its cache storage)."""
-    made: list[Any] = []
-
-    def build(**options: Any) -> Any:
-        controller: Any
-        if mode == "sync":
-            controller = Controller(**options)
-            made.append(controller)
-            return Awaitable(controller)
-        controller = AsyncController(**options)
-        made.append(controller)
-        return controller
-
-    yield build
-    for controller in made:
-        if isinstance(controller, Controller):
-            controller.close()
-        else:
-            await controller.close()
+    return own_controller_factory
 
 
 def resource(server: CountingServer, name: str, **options: Any) -> RestEndpoint:

@@ -13,7 +13,7 @@ here. Two real servers on 127.0.0.1, both drivers.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -21,13 +21,10 @@ import pytest
 
 from restwire import (
     PUBLIC_HEADERS,
-    AsyncController,
-    Controller,
     Exchange,
     RestEndpoint,
     Sharing,
 )
-from tests.conftest import Awaitable
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -90,24 +87,9 @@ Make = Callable[..., Any]
 
 
 @pytest.fixture
-async def make(mode: str) -> AsyncIterator[Make]:
-    made: list[Any] = []
-
-    def build(**options: Any) -> Any:
-        if mode == "sync":
-            controller = Controller(**options)
-            made.append(controller)
-            return Awaitable(controller)
-        async_controller = AsyncController(**options)
-        made.append(async_controller)
-        return async_controller
-
-    yield build
-    for controller in made:
-        if isinstance(controller, Controller):
-            controller.close()
-        else:
-            await controller.close()
+def make(own_controller_factory: Make) -> Make:
+    """A controller of this test's driver on a client restwire makes."""
+    return own_controller_factory
 
 
 @pytest.mark.parametrize("way", list(WAYS))
