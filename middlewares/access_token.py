@@ -43,15 +43,19 @@ Guarantees:
   the refresh runs under a lock in Redis, a process that finds a newer
   token in the shared slot uses it instead of refreshing, one that waited
   behind a refresh that failed fails the same way, and a process holding
-  no token reads the slot first: the slot of the call's origin, unless the
-  ``SharedToken`` was given a name. While Redis is down, each process
-  refreshes its own token (see ``shared_token``).
+  no token reads the slot first. The ``SharedToken`` needs a name of this
+  token's own (``SharedToken(redis, name=...)``): restwire cannot tell
+  whose token ``refresh`` returns, so a slot with no name is refused with
+  a ``SettingError`` (an OAuth2 grant can say, and keys its slot itself).
+  While Redis is down, each process refreshes its own token (see
+  ``shared_token``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
@@ -67,9 +71,12 @@ from restwire import (
     Release,
     RequestBodyError,
     RestwireError,
+    SettingError,
+    UsageError,
 )
 from restwire.extension import Response
 
+from ._checks import check_header_name, check_header_text, sendable
 from .shared_token import SharedToken
 
 __all__ = ["AccessToken"]
@@ -77,6 +84,12 @@ __all__ = ["AccessToken"]
 logger = logging.getLogger("restwire")
 
 Refresh = Callable[[], str | Awaitable[str | None] | None]
+
+#: After an early renewal of a still-valid token fails, no caller tries
+#: again for this long (seconds), doubling each time it fails again, up to
+#: ``RENEW_BACKOFF_MOST``; meanwhile the valid token is sent.
+RENEW_BACKOFF_FIRST = 1.0
+RENEW_BACKOFF_MOST = 30.0
 
 #: The AccessTokens whose refresh is running in this context (this thread, or
 #: this task): a call made by a refresh sees its own token holder here.
@@ -97,10 +110,19 @@ class AccessToken:
         refresh: Refresh | None = None,
         shared: SharedToken | None = None,
     ) -> None:
+        owner = type(self).__name__
+        check_header_text(owner, "token", token, optional=True)
+        check_header_name(owner, "header", header)
+        check_header_text(owner, "prefix", prefix, secret=False)
+        if refresh is not None and not callable(refresh):
+            raise UsageError(
+                f"{owner}(refresh=...) must be a function returning the new "
+                f"token, not {type(refresh).__name__}"
+            )
         self.header = header
         self.prefix = prefix
         self.refresh = refresh
-        self.shared = shared
+        self.shared = shared  # checked: see the property
         #: (token, version, what came with the token: ``None`` here; an
         #: OAuth2 grant keeps its expiry there), replaced whole under
         #: ``_guard``: a call reads them in one attribute load, without
@@ -112,6 +134,13 @@ class AccessToken:
         #: (with its cause): changed only under ``_refreshing``.
         self._rounds = 0
         self._failure: tuple[BaseException | None] | None = None
+        #: Early renewal (``_renew_early``): whether a caller is renewing
+        #: the usable token, when one may try after a failure, and the
+        #: back-offs (changed under ``_guard``).
+        self._early_busy = False
+        self._early_retry_at = 0.0
+        self._early_retry_in = 0.0
+        self._early_backoff = RENEW_BACKOFF_FIRST
 
     @classmethod
     def bearer(
@@ -132,12 +161,42 @@ class AccessToken:
         )
 
     @property
+    def shared(self) -> SharedToken | None:
+        """The ``SharedToken`` processes share this token through, if any.
+        One with no name keys its slot by whose token this is
+        (:meth:`_holder`); a holder that cannot say refuses it with a
+        ``SettingError`` asking for a name."""
+        return self._shared
+
+    @shared.setter
+    def shared(self, shared: SharedToken | None) -> None:
+        holder = None
+        if shared is not None:
+            if not isinstance(shared, SharedToken):
+                raise SettingError(
+                    f"{type(self).__name__}(shared=...) takes a SharedToken, not "
+                    f"{type(shared).__name__}"
+                )
+            if shared.name is None:
+                holder = self._holder()
+                if holder is None:
+                    raise SettingError(
+                        f"{type(self).__name__}: give the SharedToken a name of "
+                        "this token's own (SharedToken(redis, name=...)): restwire "
+                        "cannot tell whose token refresh() returns, and a slot per "
+                        "origin would share one holder's token with every other "
+                        "holder of that origin"
+                    )
+        self._shared, self._holder_key = shared, holder
+
+    @property
     def token(self) -> str | None:
         """The current token; ``None`` sends no header."""
         return self._state[0]
 
     @token.setter
     def token(self, value: str | None) -> None:
+        check_header_text(f"{type(self).__name__}.token", "value", value, optional=True)
         with self._guard:
             self._state = (value or None, self._state[1] + 1, None)
 
@@ -147,6 +206,14 @@ class AccessToken:
         return self._state[1]
 
     # -- what a subclass (an OAuth2 grant) changes -----------------------------
+
+    def _holder(self) -> str | None:
+        """What says whose token this is, for the slot of a ``SharedToken``
+        with no name: text that is the same in every process for the same
+        holder and differs between holders; ``None`` (here) when restwire
+        cannot tell (a ``refresh`` callable: whose token it returns is its
+        own business), and then such a ``SharedToken`` is refused."""
+        return None
 
     def _slot_text(self, state: tuple[str | None, int, Any]) -> str | None:
         """What stands for ``state``'s token in a shared slot: the token."""
@@ -170,13 +237,25 @@ class AccessToken:
         """Whether the token, due, may still be sent if renewing it fails."""
         return False
 
+    def _now(self) -> float:
+        """The time back-offs are counted on (seconds)."""
+        return time.monotonic()
+
     def _obtain(self, label: str) -> Flow[str | None]:
         """A new token (as ``_from_text`` reads it): ``refresh()``'s."""
         refresh = self.refresh
         if refresh is None:
             return None
         token = yield Call(refresh)
-        return str(token) if token else None
+        if not token:
+            return None
+        text = str(token)
+        if not sendable(text):
+            raise RestwireError(
+                f"{label}: refresh() gave a token that is not printable ASCII, "
+                "which is all a header can carry; encode it first"
+            )
+        return text
 
     def _waited_failure(self, failure: BaseException | None, label: str) -> Exception:
         """What a call that renewed early (no 401) raises when the renewal
@@ -211,7 +290,9 @@ class AccessToken:
         if self._state[0] is None and self.shared is not None:
             # No token here yet: another process may have one in the slot.
             version = self._version
-            current = yield from self.shared.current(exchange.origin, exchange.label)
+            current = yield from self.shared.current(
+                exchange.origin, exchange.label, self._holder_key
+            )
             if current:
                 self._install(current, version)
         if self._due():
@@ -238,27 +319,72 @@ class AccessToken:
         return (yield from call_next(exchange))
 
     def _renew_early(self, exchange: Exchange) -> Flow[None]:
-        """Renew a token that is due before the call is sent (one renewal
-        for every call that finds it due). If renewing fails and the token
-        still is usable, it is sent and the failure logged; else the
-        failure is the call's error."""
+        """Renew a token that is due before the call is sent.
+
+        While the token is still usable, one caller renews it and the
+        others send it meanwhile, waiting for nothing; a renewal that fails
+        is logged, and tried again by one caller once a back-off has passed
+        (:data:`RENEW_BACKOFF_FIRST`, doubling to :data:`RENEW_BACKOFF_MOST`);
+        when shared, a renewal another process holds the lock for is not
+        waited for either. Once the token is no longer usable, every call
+        that finds it due waits for one renewal, whose failure is its error.
+        """
         state = self._state
         seen = self._rounds
+        usable = self._usable()
+        if usable and not self._claim_early():
+            return  # another caller renews, or a failed renewal backs off
         try:
             yield from self._refreshed(
-                state[1], self._slot_text(state), None, seen, exchange
+                state[1], self._slot_text(state), None, seen, exchange, usable
             )
         except RestwireError as failure:
+            if usable:
+                self._early_failed()
             if self._state[1] != state[1]:
                 return  # a token was set meanwhile: it is sent
             if not self._usable():
                 raise
             logger.warning(
                 "%s: renewing the token early failed (%s); the current one "
-                "is sent until it expires",
+                "is sent until it expires, and renewing it is tried again "
+                "in %g s",
                 exchange.label,
                 type(failure).__name__,
+                self._early_retry_in,
             )
+        else:
+            if usable:
+                self._early_ended(renewed=self._state[1] != state[1])
+        finally:
+            if usable:
+                self._early_busy = False
+
+    def _claim_early(self) -> bool:
+        """Whether this caller renews the usable token early: no other is
+        renewing it, and no failed renewal's back-off is running."""
+        now = self._now()
+        with self._guard:
+            if self._early_busy or now < self._early_retry_at:
+                return False
+            self._early_busy = True
+            return True
+
+    def _early_failed(self) -> None:
+        """An early renewal failed: none is tried before the back-off has
+        passed, and the next back-off is twice as long."""
+        with self._guard:
+            self._early_retry_in = self._early_backoff
+            self._early_retry_at = self._now() + self._early_backoff
+            self._early_backoff = min(self._early_backoff * 2, RENEW_BACKOFF_MOST)
+
+    def _early_ended(self, renewed: bool) -> None:
+        """An early renewal ended without failing: the token ``renewed``,
+        or not (another process holds the shared lock: this one asks again
+        after the first back-off, not on every call)."""
+        with self._guard:
+            self._early_backoff = RENEW_BACKOFF_FIRST
+            self._early_retry_at = 0.0 if renewed else self._now() + RENEW_BACKOFF_FIRST
 
     def _refreshed(
         self,
@@ -267,12 +393,15 @@ class AccessToken:
         error: NetworkError | None,
         seen: int,
         exchange: Exchange,
+        early: bool = False,
     ) -> Flow[None]:
         """Renew the token (``version``, ``sent``, when ``seen`` rounds had
         ended) after ``error`` (a 401), or with no error before sending,
         unless another call (or, when shared, another process) already did.
         If the renewal fails, or the round this call waited behind failed,
         raise ``error`` from why (without one: the failure itself).
+        ``early``: the token is still usable, so another process's renewal
+        (the shared lock taken) is not waited for.
         (Abandoned midway, the driver releases the lock.)"""
         yield Acquire(self._refreshing)
         try:
@@ -285,16 +414,18 @@ class AccessToken:
                         raise self._waited_failure(failure[0], exchange.label)
                     raise error from failure[0]
                 try:
+                    text: str | None
                     if self.shared is None:
                         text = yield from self._run(error, exchange.label)
                     else:
-                        text = yield from self._shared_run(sent, error, exchange)
+                        text = yield from self._shared_run(sent, error, exchange, early)
                 except Exception as failed:  # ``error`` from why, or why itself
                     why = failed.__cause__ if failed is error else failed
                     self._rounds, self._failure = self._rounds + 1, (why,)
                     raise
-                self._rounds, self._failure = self._rounds + 1, None
-                self._install(text)
+                if text is not None:  # (None: another process renews it)
+                    self._rounds, self._failure = self._rounds + 1, None
+                    self._install(text)
         except Exception:
             yield Release(self._refreshing)
             raise
@@ -305,11 +436,13 @@ class AccessToken:
         sent: str | None,
         error: NetworkError | None,
         exchange: Exchange,
-    ) -> Flow[str]:
+        early: bool = False,
+    ) -> Flow[str | None]:
         """The new token by way of the shared slot; a failure of the shared
         part (the lock not free in time, the refresh failed in another
         process) is the refresh failing: ``error`` is raised from it
-        (without one, that failure itself)."""
+        (without one, that failure itself). ``early``: a lock another
+        process holds is not waited for (``None``: the token stays)."""
         assert self.shared is not None
         try:
             return (
@@ -318,6 +451,8 @@ class AccessToken:
                     exchange.label,
                     sent,
                     lambda: self._run(error, exchange.label),
+                    self._holder_key,
+                    patient=not early,
                 )
             )
         except NetworkError:

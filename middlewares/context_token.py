@@ -8,13 +8,19 @@ because every reader must be inside it; in Python the cost is that each
 task or thread must set the variable, and forgetting to sends no token.
 
 The header is sensitive: kept to the call's origin and out of every repr.
+Its settings are checked where given (``header`` a header name, ``prefix``
+printable ASCII); a token the context holds that is not printable ASCII
+(a header carries bytes) fails its call with an ``InvalidRequest`` naming
+the call and the variable, never the token.
 """
 
 from __future__ import annotations
 
 from contextvars import ContextVar
 
-from restwire import Exchange
+from restwire import Exchange, InvalidRequest, UsageError
+
+from ._checks import check_header_name, check_header_text, sendable
 
 __all__ = ["ContextToken"]
 
@@ -29,6 +35,13 @@ class ContextToken:
         header: str = "Access-Token",
         prefix: str = "",
     ) -> None:
+        if not isinstance(var, ContextVar):
+            raise UsageError(
+                f"ContextToken(var=...) must be a contextvars.ContextVar, not "
+                f"{type(var).__name__}"
+            )
+        check_header_name("ContextToken", "header", header)
+        check_header_text("ContextToken", "prefix", prefix, secret=False)
         self.var = var
         self.header = header
         self.prefix = prefix
@@ -36,6 +49,16 @@ class ContextToken:
     def on_request(self, exchange: Exchange) -> None:
         token = self.var.get(None)
         if token:
+            if not isinstance(token, str) or not sendable(token):
+                what = (
+                    "is not text"
+                    if not isinstance(token, str)
+                    else ("is not printable ASCII, which is all a header can carry")
+                )
+                raise InvalidRequest(
+                    f"{exchange.label}: the token ContextToken {self.var.name!r} "
+                    f"holds {what}; set it encoded (percent-encoding, base64)"
+                )
             exchange.set_credential(self.header, f"{self.prefix}{token}")
 
     def __repr__(self) -> str:

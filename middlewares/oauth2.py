@@ -27,13 +27,17 @@ processes). On top of it:
   form-urlencoded first, as §2.3.1 says; ``"client_secret_post"`` sends
   them in the form. With no secret, ``client_id`` goes in the form (a
   public client, §2.3.1 and §3.2.1).
-- **Early renewal.** A token with ``expires_in`` is renewed ``early``
-  seconds before it expires (default: 30 s, or a tenth of its lifetime if
-  that is shorter); the call that finds it due renews it, and calls that
-  find it due together wait for that one renewal. If renewing early fails
-  while the token is still valid, the token is sent and the failure is
-  logged (one warning a renewal); once it has expired, the failure is the
-  call's error. Time is the ``clock`` (wall-clock seconds, ``time.time``:
+- **Early renewal, without storms.** A token with ``expires_in`` is
+  renewed ``early`` seconds before it expires (default: 30 s, or a tenth
+  of its lifetime if that is shorter). While it is still valid, the call
+  that finds it due renews it and the others send it meanwhile, waiting
+  for nothing (with ``shared=``, nor for another process that holds the
+  shared lock); if renewing fails, the token is sent, the failure logged
+  (one warning a renewal), and one caller tries again once a back-off has
+  passed (1 s, doubling to 30 s): a token endpoint that is down or hangs
+  is asked once per back-off, not once per call. Once the token has
+  expired, every call that needs it waits for one renewal, and its
+  failure is their error. Time is the ``clock`` (wall-clock seconds, ``time.time``:
   a shared slot compares expiry across processes).
 - **The refresh-token grant** (§6): when a token response has a
   ``refresh_token``, the next renewal uses it (keeping it if the answer
@@ -57,9 +61,11 @@ processes). On top of it:
   different tokens never share stored results.
 - **Across processes**, with ``shared=SharedToken(...)``, the slot holds
   the token response as JSON (the access token, when it expires, the
-  refresh token): a process that adopts it knows when to renew it. The
-  slot is the API origin's unless named: give each client (and, for
-  ``OAuth2Password``, each user: it insists) a ``name`` of its own.
+  refresh token): a process that adopts it knows when to renew it. An
+  unnamed slot is the API origin's and the grant's: its grant type, token
+  URL, client id, scope and extra fields (so two clients, tenants or
+  scopes never share a token, and one client's processes do).
+  ``OAuth2Password`` insists on a ``name`` of the user's own.
 
 Why not authlib or httpx-oauth: authlib's httpx clients subclass
 ``httpx.Client`` and ``httpx.AsyncClient`` (a client of their own, written
@@ -72,14 +78,16 @@ libraries. The grants themselves are a form POST and a JSON answer.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote_plus, urlencode
+from urllib.parse import quote, quote_plus, urlencode, urlsplit
 
 from restwire import (
     Flow,
@@ -88,8 +96,11 @@ from restwire import (
     RestwireError,
     SettingError,
     SideCall,
+    UsageError,
 )
+from restwire.extension import redact_url
 
+from ._checks import check_seconds, check_text, sendable
 from .access_token import AccessToken
 from .shared_token import SharedToken
 
@@ -106,6 +117,42 @@ MAX_TOKEN_RESPONSE = 64 * 1024
 DEFAULT_EARLY = 30.0
 
 _REDACTED = "[redacted]"
+
+#: Names of form fields (``extra``) whose values are secrets.
+_SECRET_FIELD = re.compile(r"secret|passw|token|assertion|verifier|key|code")
+
+
+def _encodings(secret: str) -> set[str]:
+    """``secret`` as a provider may quote it back: as it is, form-encoded
+    (``quote_plus``), percent-encoded, the form quoted in a URL (an
+    ``error_uri``), JSON-escaped (ASCII or not, with ``/`` escaped or
+    not)."""
+    escaped = json.dumps(secret)[1:-1]
+    forms = {
+        secret,
+        quote_plus(secret),
+        quote(secret, safe=""),
+        quote(quote_plus(secret), safe=""),  # the form, quoted in a URL
+        escaped,
+        escaped.replace("/", "\\/"),
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+    return {each for each in forms if each}
+
+
+def _check_token_url(owner: str, token_url: object) -> None:
+    """``token_url`` is an absolute http(s) URL (messages show it redacted)."""
+    check_text(owner, "token_url", token_url)
+    assert isinstance(token_url, str)
+    try:
+        parsed = urlsplit(token_url)
+        host = parsed.hostname
+    except ValueError:  # (a bracketed host that is not an address)
+        host = None
+    if host is None or parsed.scheme.lower() not in ("http", "https"):
+        raise SettingError(
+            f"{owner}(token_url={redact_url(token_url)!r}): not an absolute http(s) URL"
+        )
 
 
 #: Form fields a token request sends whose values are secrets besides the
@@ -218,15 +265,34 @@ class _OAuth2Grant(AccessToken):
         clock: Callable[[], float],
         shared: SharedToken | None,
     ) -> None:
+        owner = type(self).__name__
+        _check_token_url(owner, token_url)
+        check_text(owner, "client_id", client_id, optional=True)
+        check_text(owner, "client_secret", client_secret, optional=True, secret=True)
+        check_text(owner, "scope", scope, optional=True)
         if auth_method not in ("client_secret_basic", "client_secret_post"):
             raise SettingError(
-                "auth_method must be 'client_secret_basic' or 'client_secret_post', "
-                f"not {auth_method!r}"
+                f"{owner}(auth_method=...) must be 'client_secret_basic' or "
+                f"'client_secret_post', not {auth_method!r}"
             )
-        if early is not None and early < 0:
-            raise SettingError(f"early must be 0 or more seconds, not {early!r}")
-        super().__init__(header="Authorization", prefix="Bearer ", shared=shared)
+        if extra is not None and not (
+            isinstance(extra, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in extra.items())
+        ):
+            raise UsageError(
+                f"{owner}(extra=...) must map form field names to text, not "
+                f"{type(extra).__name__}"
+            )
+        check_seconds(owner, "early", early, optional=True)
+        if not callable(clock):
+            raise UsageError(
+                f"{owner}(clock=...) must be a function returning wall-clock "
+                f"seconds, not {type(clock).__name__}"
+            )
         self.token_url = token_url
+        #: The token URL as messages and reprs show it: userinfo and
+        #: credential query params redacted.
+        self._shown_url = redact_url(token_url)
         self.client_id = client_id
         self.scope = scope
         self.auth_method: AuthMethod = auth_method
@@ -234,16 +300,20 @@ class _OAuth2Grant(AccessToken):
         self.clock = clock
         self._client_secret = client_secret
         self._extra = dict(extra or {})
+        # (the grant's settings first: an unnamed SharedToken's slot is keyed
+        # by them, as AccessToken's __init__ takes it)
+        super().__init__(header="Authorization", prefix="Bearer ", shared=shared)
         headers = {
             "Accept": "application/json",
             "Content-Type": "application/x-www-form-urlencoded",
         }
+        #: The Basic credentials sent (Base64), if any: no message shows them.
+        self._basic: str | None = None
         if client_secret is not None and auth_method == "client_secret_basic":
             # RFC 6749 §2.3.1: each form-urlencoded, then joined and Base64'd
             pair = f"{quote_plus(client_id or '')}:{quote_plus(client_secret)}"
-            headers["Authorization"] = "Basic " + base64.b64encode(
-                pair.encode()
-            ).decode("ascii")
+            self._basic = base64.b64encode(pair.encode()).decode("ascii")
+            headers["Authorization"] = "Basic " + self._basic
         self._endpoint: RestEndpoint[Any] = RestEndpoint(
             url_prefix=token_url,
             method="POST",
@@ -260,8 +330,15 @@ class _OAuth2Grant(AccessToken):
         return {}
 
     def _secrets(self) -> tuple[str, ...]:
-        """Values no message may show (the secret, a password)."""
-        return tuple(s for s in (self._client_secret,) if s)
+        """Values no message may show (the secret, a password, the values
+        of ``extra`` fields whose names say credential: an assertion, a
+        code verifier)."""
+        extra = tuple(
+            value
+            for name, value in self._extra.items()
+            if value and _SECRET_FIELD.search(name.lower())
+        )
+        return (*(s for s in (self._client_secret,) if s), *extra)
 
     def _form(self, grant: str, fields: Mapping[str, str]) -> bytes:
         """The token request's form: the grant type, its fields, the
@@ -278,6 +355,20 @@ class _OAuth2Grant(AccessToken):
 
     # -- AccessToken's hooks -------------------------------------------------------
 
+    def _holder(self) -> str | None:
+        """Whose token this is, for an unnamed ``SharedToken``'s slot: a
+        digest of the grant type, token URL, client id, scope and extra
+        form fields (the same in every process; no secret in it)."""
+        whose = [
+            self.grant_type,
+            self.token_url,
+            self.client_id,
+            self.scope,
+            sorted(self._extra.items()),
+        ]
+        text = json.dumps(whose, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
     def _refreshes(self) -> bool:
         return True
 
@@ -288,6 +379,9 @@ class _OAuth2Grant(AccessToken):
         if not isinstance(grant, _Grant) or grant.renew_at is None:
             return False
         return self.clock() >= grant.renew_at
+
+    def _now(self) -> float:
+        return self.clock()
 
     def _usable(self) -> bool:
         token, _, grant = self._state
@@ -364,7 +458,7 @@ class _OAuth2Grant(AccessToken):
             failure = self._refused(label, grant, refused, sent)
         except RestwireError as failed:
             reason = self._scrub(f"could not be reached ({failed})", sent)
-            failure = OAuth2Error(label, self.token_url, grant, reason)
+            failure = OAuth2Error(label, self._shown_url, grant, reason)
         if failure is not None:
             # raised out here, so that no __context__ keeps the request
             # (its body holds the secret, the password, a refresh token)
@@ -373,7 +467,7 @@ class _OAuth2Grant(AccessToken):
         if payload is None:
             raise OAuth2Error(
                 label,
-                self.token_url,
+                self._shown_url,
                 grant,
                 f"answered {response.status_code} with a body that is not a JSON "
                 "object",
@@ -402,7 +496,7 @@ class _OAuth2Grant(AccessToken):
             said += f" ({description})"
         return OAuth2Error(
             label,
-            self.token_url,
+            self._shown_url,
             grant,
             f"refused the token request with {refused.status}{said}",
             status=refused.status,
@@ -421,11 +515,23 @@ class _OAuth2Grant(AccessToken):
 
     def _scrub(self, text: str, sent: tuple[str, ...] = ()) -> str:
         """``text`` with every secret of this grant, and each value in
-        ``sent``, replaced, and control characters dropped (a provider's
+        ``sent``, replaced in every encoding a provider may quote it in (as
+        it is, form-encoded, percent-encoded, JSON-escaped, and the Basic
+        credentials as sent), and control characters dropped (a provider's
         words go into a message)."""
+        quoted: set[str] = set(self._basic_credentials())
         for secret in (*self._secrets(), *sent):
-            text = text.replace(secret, _REDACTED)
+            quoted.update(_encodings(secret))
+        for each in sorted(quoted, key=len, reverse=True):  # longest first
+            text = text.replace(each, _REDACTED)
         return "".join(c if c.isprintable() else " " for c in text)
+
+    def _basic_credentials(self) -> tuple[str, ...]:
+        """The ``Authorization: Basic`` credentials this grant sends (the
+        Base64 text), if any, and the pair it encodes."""
+        if self._basic is None:
+            return ()
+        return (self._basic, base64.b64decode(self._basic).decode())
 
     def _record(
         self,
@@ -439,14 +545,22 @@ class _OAuth2Grant(AccessToken):
         token = _text_field(payload, "access_token")
         if token is None:
             raise OAuth2Error(
-                label, self.token_url, grant, "answered with no access_token"
+                label, self._shown_url, grant, "answered with no access_token"
+            )
+        if not sendable(token):
+            raise OAuth2Error(
+                label,
+                self._shown_url,
+                grant,
+                "gave an access_token that is not printable ASCII, which is all "
+                "a header can carry",
             )
         token_type = payload.get("token_type")
         if not isinstance(token_type, str) or token_type.lower() != "bearer":
             shown = repr(token_type[:40]) if isinstance(token_type, str) else "missing"
             raise OAuth2Error(
                 label,
-                self.token_url,
+                self._shown_url,
                 grant,
                 f"gave a token of type {shown}, not Bearer; restwire sends "
                 "Bearer tokens only (RFC 6750)",
@@ -473,7 +587,7 @@ class _OAuth2Grant(AccessToken):
         state = "set" if self._state[0] else "unset"
         shared = f", shared={self.shared!r}" if self.shared else ""
         return (
-            f"{type(self).__name__}(token_url={self.token_url!r}, "
+            f"{type(self).__name__}(token_url={self._shown_url!r}, "
             f"client_id={self.client_id!r}, token={state}{shared})"
         )
 
@@ -535,7 +649,9 @@ class OAuth2Password(_OAuth2Grant):
         clock: Callable[[], float] = time.time,
         shared: SharedToken | None = None,
     ) -> None:
-        if shared is not None and shared.name is None:
+        check_text("OAuth2Password", "username", username)
+        check_text("OAuth2Password", "password", password, secret=True)
+        if shared is not None and getattr(shared, "name", None) is None:
             raise SettingError(
                 "OAuth2Password: give the SharedToken a name of this user's own "
                 "(SharedToken(redis, name=...)); a slot per origin would share "
@@ -557,6 +673,9 @@ class OAuth2Password(_OAuth2Grant):
 
     def _secrets(self) -> tuple[str, ...]:
         return (*super()._secrets(), *((self._password,) if self._password else ()))
+
+    def _holder(self) -> str | None:
+        return None  # a user's token: the slot needs a name of the user's own
 
     def _grant_fields(self) -> dict[str, str]:
         fields = {"username": self.username, "password": self._password}

@@ -4,16 +4,23 @@ Ten workers of one service each hold an ``AccessToken``; when the token
 expires, all ten see 401 within a few milliseconds. Given the same
 ``SharedToken``, they refresh once between them::
 
-    shared = SharedToken("redis://127.0.0.1:6379/0")
+    shared = SharedToken("redis://127.0.0.1:6379/0", name="my-api")
     auth = AccessToken(refresh=refresh_token, shared=shared)
 
 Guarantees:
 
-- **One slot per origin.** By default the token slot (and its lock) is
-  the origin's (scheme, host, port) of the call that reads or refreshes
-  it, ``restwire:token:<origin>``: two APIs' ``AccessToken``s given one
-  ``SharedToken`` never see each other's token. With ``name=``, one slot
-  of that name serves every origin (give each API its own name).
+- **One slot per origin and holder.** Unnamed, the token slot (and its
+  lock) is that of the origin (scheme, host, port) of the call that reads
+  or refreshes it and of whose token it is, as the token holder says:
+  ``restwire:token:<origin>:<holder>``, where an OAuth2 grant's holder is
+  a digest of its grant type, token URL, client id, scope and extra form
+  fields (the same in every process, so one client's processes share one
+  token, and two clients, two tenants or two scopes never do). A holder
+  that cannot say whose its token is (an ``AccessToken`` whose
+  ``refresh`` restwire cannot read, an ``OAuth2Password``: a user's) is
+  refused an unnamed ``SharedToken`` with a ``SettingError`` asking for a
+  name. With ``name=``, one slot of that name serves every origin and
+  holder given it: give each token its own name.
 - **One refresh.** A refresh runs under a lock in Redis with a lease
   (``lease`` seconds), so a process that dies holding it frees it then.
   The lock is taken as a ``TakeLease``: a call cancelled or interrupted
@@ -67,11 +74,14 @@ from restwire import (
     NetworkError,
     ReleaseLease,
     RestwireError,
+    SettingError,
     Sleep,
     TakeLease,
+    UsageError,
 )
 from restwire.extension import require
 
+from ._checks import check_seconds
 from .redis_breaker import RedisBreaker
 
 if TYPE_CHECKING:
@@ -190,6 +200,14 @@ class SharedToken:
         wait: float = 30.0,
         timeout: float = 5.0,
     ) -> None:
+        if name is not None and not isinstance(name, str):
+            raise UsageError(
+                f"SharedToken(name=...) must be text or None, not {type(name).__name__}"
+            )
+        for option, seconds in (("lease", lease), ("wait", wait), ("timeout", timeout)):
+            check_seconds("SharedToken", option, seconds)
+            if not seconds:
+                raise SettingError(f"SharedToken({option}=0): must be more than 0")
         if isinstance(redis_client, str):
             require("redis", "SharedToken")
             import redis as redis_module
@@ -198,7 +216,7 @@ class SharedToken:
                 redis_client, socket_timeout=timeout, socket_connect_timeout=timeout
             )
         self.redis = redis_client
-        #: The slot's name; ``None``: one slot per origin.
+        #: The slot's name; ``None``: one slot per origin and holder.
         self.name = name
         self.lease = lease
         self.wait = wait
@@ -213,19 +231,27 @@ class SharedToken:
             redis_client, shown, "each process refreshes its own token"
         )
 
-    def _keys(self, origin: Origin) -> _Keys:
+    def _keys(self, origin: Origin, holder: str | None) -> _Keys:
+        """The keys of the slot of ``origin`` and ``holder`` (whose token:
+        see the module), or of this one's name."""
         if self.name is not None:
             return _Keys.of(self.name)
+        if holder is None:
+            raise SettingError(
+                "SharedToken: a slot with no name needs a holder that says whose "
+                "token it is; give the SharedToken a name (SharedToken(redis, "
+                "name=...))"
+            )
         scheme, host, port = origin
         where = f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"
-        return _Keys.of(f"{DEFAULT_PREFIX}:{where}")
+        return _Keys.of(f"{DEFAULT_PREFIX}:{where}:{holder}")
 
     # -- blocking steps (each run by a driver: Blocking, TakeLease) --------------
 
-    def read(self, origin: Origin) -> str | None:
-        """The token in ``origin``'s slot, if any (a blocking Redis
-        command)."""
-        return _text(self.redis.get(self._keys(origin).slot))
+    def read(self, origin: Origin, holder: str | None = None) -> str | None:
+        """The token in the slot of ``origin`` and ``holder``, if any (a
+        blocking Redis command)."""
+        return _text(self.redis.get(self._keys(origin, holder).slot))
 
     def _try_lock(self, keys: _Keys, found: _Found) -> _Lock | None:
         """The lock if it is free now, else ``None``; ``found`` gets the
@@ -261,13 +287,16 @@ class SharedToken:
 
     # -- flows ---------------------------------------------------------------------
 
-    def current(self, origin: Origin, label: str) -> Flow[str | None]:
-        """The token in ``origin``'s slot, if any, for the call ``label``;
-        ``None`` too while Redis is down (nothing waits for it)."""
+    def current(
+        self, origin: Origin, label: str, holder: str | None = None
+    ) -> Flow[str | None]:
+        """The token in the slot of ``origin`` and ``holder``, if any, for
+        the call ``label``; ``None`` too while Redis is down (nothing waits
+        for it)."""
         if not self._breaker.allows():
             return None
         try:
-            token: str | None = yield Blocking(self.read, (origin,))
+            token: str | None = yield Blocking(self.read, (origin, holder))
         except Exception as error:
             if self._breaker.failed(error):
                 return None
@@ -283,23 +312,32 @@ class SharedToken:
         label: str,
         sent: str | None,
         refresh: Callable[[], Flow[str]],
-    ) -> Flow[str]:
+        holder: str | None = None,
+        *,
+        patient: bool = True,
+    ) -> Flow[str | None]:
         """The token to use after the call ``label`` to ``origin`` got a 401
-        sent with ``sent``: another process's newer one from the slot, or
-        ``refresh``'s, then written to the slot; all under the shared lock.
+        sent with ``sent``: another process's newer one from the slot (of
+        ``origin`` and ``holder``), or ``refresh``'s, then written to the
+        slot; all under the shared lock.
 
         ``refresh`` raises the error the call is to raise when it fails
         (its ``__cause__``, if any, says why). While Redis is down,
         ``refresh`` runs alone. Raises :class:`SharedTokenError` for a lock
         not free within ``wait``, or a refresh failed in another process.
+        Not ``patient`` (an early renewal of a token still valid): a lock
+        another process holds is not waited for, and the result is the
+        slot's newer token if it has one, else ``None`` (keep yours).
         """
+        keys = self._keys(origin, holder)
         if not self._breaker.allows():
             return (yield from refresh())
-        keys = self._keys(origin)
-        taken = yield from self._locked(keys, label)
+        taken = yield from self._locked(keys, label, patient)
         if taken is None:  # Redis down: this process's own token
             return (yield from refresh())
         lock, before, found = taken
+        if lock is None:  # another process renews it: not waited for
+            return found.slot if found.slot is not None and found.slot != sent else None
         try:
             if found.slot is not None and found.slot != sent:
                 token = found.slot  # another process refreshed already
@@ -320,9 +358,10 @@ class SharedToken:
         return token
 
     def _locked(
-        self, keys: _Keys, label: str
-    ) -> Flow[tuple[_Lock, str | None, _Found] | None]:
-        """Take the lock of ``keys``, trying for at most ``wait`` seconds:
+        self, keys: _Keys, label: str, patient: bool = True
+    ) -> Flow[tuple[_Lock | None, str | None, _Found] | None]:
+        """Take the lock of ``keys``, trying for at most ``wait`` seconds
+        (not ``patient``: once; then a lock held elsewhere is ``None``):
         the lock, the failure record found at the first try, and what the
         try that took it found. ``None``: Redis is down."""
         found = _Found()
@@ -343,7 +382,7 @@ class SharedToken:
             self._breaker.succeeded()
             if first:
                 before, first = found.failed, False
-            if lock is not None:
+            if lock is not None or not patient:
                 return lock, before, found
             left = started + self.wait - time.monotonic()
             if left <= 0:
@@ -391,5 +430,9 @@ class SharedToken:
         return token
 
     def __repr__(self) -> str:
-        name = f"name={self.name!r}" if self.name is not None else "a slot per origin"
+        name = (
+            f"name={self.name!r}"
+            if self.name is not None
+            else "a slot per origin and holder"
+        )
         return f"SharedToken({name}, lease={self.lease}, wait={self.wait})"

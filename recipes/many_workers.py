@@ -14,7 +14,7 @@ one ``AccessToken``. To use it across processes (a service's workers, on
 one machine or many), give both a Redis, ``pip install "restwire[redis]"``::
 
     RateLimit(4, per=1, redis="redis://127.0.0.1:6379/0")
-    AccessToken(refresh=refresh, shared=SharedToken("redis://127.0.0.1:6379/0"))
+    AccessToken(refresh=refresh, shared=SharedToken("redis://...", name="my-api"))
 
 and run each worker in its own process; set ``RESTWIRE_REDIS_URL`` to run
 this recipe's workers that way (a local Redis: ``apt-get install

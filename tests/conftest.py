@@ -22,7 +22,7 @@ import anyio
 import httpx
 import pytest
 
-from restwire import AsyncController, Controller, RestEndpoint
+from restwire import AsyncController, Controller, HttpCache, RestEndpoint
 from tests import HTTPX
 from tests.counting_server import CountingServer
 from tests.redis_server import REDIS_SERVER, RedisServer
@@ -92,19 +92,26 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
-    """``make(clock=, managers=, **client_options)`` returns a controller of
-    this test's mode."""
+    """``make(clock=, managers=, cache=, identity=, **client_options)``
+    returns a controller of this test's mode, on a client of the user's
+    made with ``client_options``."""
     made: list[Any] = []
 
     def make(
         clock: Callable[[], float] | None = None,
         managers: tuple[Any, ...] = (),
+        cache: HttpCache | None = None,
+        identity: Callable[[], Any] | None = None,
         **client_options: Any,
     ) -> Any:
         client_options.setdefault("verify", SSL_CONTEXT)
         options: dict[str, Any] = {"managers": managers}
         if clock is not None:
             options["clock"] = clock
+        if cache is not None:
+            options["cache"] = cache
+        if identity is not None:
+            options["identity"] = identity
         if mode == "sync":
             controller = Controller(httpx.Client(**client_options), **options)
             made.append(controller)
@@ -118,14 +125,40 @@ async def controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
     yield make
     for controller in made:
         if isinstance(controller, Controller):
+            controller.close()  # (a client it was given stays open)
             controller.client.close()
         else:
+            await controller.close()
             await controller.client.aclose()
 
 
 @pytest.fixture
 async def controller(controller_factory: Callable[..., Any]) -> Any:
     return controller_factory()
+
+
+@pytest.fixture
+async def own_controller_factory(mode: str) -> AsyncIterator[Callable[..., Any]]:
+    """``make(**controller_options)`` returns a controller of this test's
+    mode that makes its own client (and so closes it, and its HTTP cache's
+    storage, when the test ends)."""
+    made: list[Any] = []
+
+    def make(**options: Any) -> Any:
+        if mode == "sync":
+            controller = Controller(**options)
+            made.append(controller)
+            return Awaitable(controller)
+        async_controller = AsyncController(**options)
+        made.append(async_controller)
+        return async_controller
+
+    yield make
+    for controller in made:
+        if isinstance(controller, Controller):
+            controller.close()
+        else:
+            await controller.close()
 
 
 async def collect(iterable: Any) -> list[Any]:

@@ -12,9 +12,14 @@ Routes:
   :attr:`TokenServer.expires_in`, and ``ref-<n>`` when
   :attr:`TokenServer.refresh_tokens`. Counted per grant in ``counts``;
   answers after :attr:`TokenServer.pause` seconds (so overlapping requests
-  would be seen). Every form it got is in ``forms``.
+  would be seen; longer than a client's timeout: a hung endpoint), or,
+  while :attr:`TokenServer.failing` is a status, with that status. Every
+  form it got is in ``forms``.
 - ``GET /me``: 200 ``{"token": <the Bearer token>}`` for a token it issued
   and did not revoke, else 401; counted as ``me``.
+- ``GET /whoami``: the same, as ``{"client": <the client id the token was
+  issued to>}`` (for tenants: :attr:`TokenServer.clients` has every client
+  id and secret it knows).
 - ``POST /revoke``: every token issued so far gets 401 from now on.
 """
 
@@ -64,6 +69,10 @@ class _Handler(QuietHandler):
             time.sleep(owner.pause)
         elif path == "/me":
             status, answer = owner.me(self.headers.get("authorization", ""))
+        elif path == "/whoami":
+            status, answer = owner.me(self.headers.get("authorization", ""))
+            if status == 200:
+                answer = {"client": owner.issued_to[str(answer["token"])]}
         elif path == "/revoke" and self.command == "POST":
             owner.revoke()
             status, answer = 204, {}
@@ -92,6 +101,13 @@ class TokenServer(ServedInThread):
         self.expires_in: int | None = 3600
         self.refresh_tokens = False
         self.pause = 0.0
+        #: A status every token request is answered with, while set (the
+        #: endpoint down); counted all the same.
+        self.failing: int | None = None
+        #: Each client id the server knows, with its secret.
+        self.clients: dict[str, str] = {CLIENT_ID: CLIENT_SECRET}
+        #: Each token issued, and the client it was issued to.
+        self.issued_to: dict[str, str] = {}
         self._issued = 0
         self._valid: set[str] = set()
         self._refresh: set[str] = set()
@@ -108,10 +124,12 @@ class TokenServer(ServedInThread):
             self.forms.append(form)
             grant = form.get("grant_type", "")
             self.counts[grant] += 1
+            if self.failing is not None:
+                return self.failing, {"error": "temporarily_unavailable"}
             client = _basic(lowered.get("authorization", ""))
             if client is None:
                 client = (form.get("client_id", ""), form.get("client_secret", ""))
-            if client != (CLIENT_ID, CLIENT_SECRET):
+            if self.clients.get(client[0]) != client[1]:
                 return 401, {
                     "error": "invalid_client",
                     "error_description": "Client authentication failed",
@@ -131,6 +149,7 @@ class TokenServer(ServedInThread):
             self._issued += 1
             token = f"tok-{self._issued}"
             self._valid.add(token)
+            self.issued_to[token] = client[0]
             answer: dict[str, object] = {"access_token": token, "token_type": "Bearer"}
             if self.expires_in is not None:
                 answer["expires_in"] = self.expires_in

@@ -179,7 +179,10 @@ class CachedHop:
             try:
                 lease = self.locks.try_acquire(self.key)
             except Exception as error:  # go on unlocked
-                self.access.lock_fault(error, self.locks)
+                if self.access.lock_fault(error, self.locks, first):
+                    # the storage's own server failed (a silent Redis): it
+                    # was this call's try, and its lookup would wait again
+                    first = False
                 lock = False
         try:
             start.found, start.state = self._state(self.access.look(self.key, first))

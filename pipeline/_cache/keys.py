@@ -4,7 +4,9 @@ in a :class:`Ticket`, and :func:`body_digest`.
 
 The key is how calls of different identities never share an entry: it
 digests the call's credentials, the URL's userinfo, the cookies it may
-send and its credentials mode, with its URL, never its method (so that an
+send, its credentials mode and its caller (the name ``identity=`` gives,
+or the random text of a client restwire cannot see whole: no other
+client's calls find that one's entries), with its URL, never its method (so that an
 unsafe request finds and invalidates the entries of its URL, as RFC 9111
 section 4.4 asks). It shows neither credentials nor URL.
 """
@@ -18,7 +20,14 @@ from typing import Any, cast
 
 from .._base.credentials import PUBLIC_HEADERS
 from .._chain.exchange import Exchange
-from .._chain.identity import Identity, Sharing, Unshared, auth_signs, plain_url
+from .._chain.identity import (
+    ClientMark,
+    Identity,
+    Sharing,
+    Unshared,
+    auth_signs,
+    plain_url,
+)
 
 __all__ = ["Ticket", "body_digest", "cache_key", "ticket_for"]
 
@@ -70,7 +79,9 @@ def cache_key(identity: Identity, url: str) -> str:
         digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
     for param, text in params:
         digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
-    if caller is not None:  # the name a controller gave its caller
+    if type(caller) is ClientMark:  # a client restwire cannot see whole
+        digest.update(b"u\0" + caller.text.encode() + b"\0")
+    elif caller is not None:  # the name a controller gave its caller
         digest.update(b"c\0" + repr(caller).encode() + b"\0")
     digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
     return digest.hexdigest()

@@ -229,18 +229,23 @@ class StorageAccess:
             type(error).__name__,
         )
 
-    def lock_fault(self, error: BaseException, locks: object) -> None:
-        """The store of fill locks ``locks`` failed: a storage fault where it
-        is the storage's own server (Redis), else said once."""
+    def lock_fault(
+        self, error: BaseException, locks: object, first: bool = False
+    ) -> bool:
+        """The store of fill locks ``locks`` failed (in a call's ``first``
+        look: then it counts as that look's try): a storage fault where it
+        is the storage's own server (Redis), and then ``True`` (the storage
+        is left alone: the call looks no further); else said once."""
         if getattr(locks, "shares_storage", False):
-            self._failed(error, False)
-            return
+            self._failed(error, first)
+            return True
         self._say_once(
             "lock",
             "restwire: HTTP cache %s: fill locks unavailable (%s): entries are "
             "filled without them (said once)",
             type(error).__name__,
         )
+        return False
 
     def _say_once(self, kind: str, message: str, *args: object) -> None:
         with self._lock:

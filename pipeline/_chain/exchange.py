@@ -16,13 +16,16 @@
 | ``value``            | ``None``                                | the parsed value; replace it (an ``Unparsed`` body where every layer ``takes_unparsed``) |
 | ``parse``            | ``False`` for ``fetch_response``        | same                              |
 | ``page``             | under ``paginate``, the page number (1, 2, ...); else ``None`` | same           |
+| ``home``             | the URL whose origin the call's credentials belong to: ``None`` (its own); under ``paginate``, the first page's | same |
+| ``shared_with``      | credential header names the user let a page on another origin carry (``paginate(cross_origin={...})``) | same |
 | ``state``            | a dict for middleware of this call      | same                              |
 | ``identity``         | ``None`` (set as the first hop is built) | who the call says it is (never shown) |
 | ``watchers``         | ``()``; :meth:`watch` adds one          | same                              |
 
 Every header but the public ones (``_base.credentials``), and one named in
 ``sensitive``, is a credential: sent only on hops at the origin the call
-started at, until a redirect first leaves that origin (``_controller.sender``); its value
+started at (its ``home``'s, for a later page of a listing), until a
+redirect first leaves that origin (``_controller.sender``); its value
 is never shown in a repr. ``set_credential`` sets such a header; ``cookie(name)``
 reads the client's cookie jar as the server would for this URL.
 
@@ -213,6 +216,7 @@ class Exchange:
         "_jar",
         "endpoint",
         "headers",
+        "home",
         "hops",
         "identity",
         "method",
@@ -221,6 +225,7 @@ class Exchange:
         "parse",
         "response",
         "sensitive",
+        "shared_with",
         "state",
         "url",
         "value",
@@ -249,6 +254,12 @@ class Exchange:
         self._jar = cookies
         self.parse = parse
         self.page: int | None = None
+        #: The URL whose origin the call's credentials belong to, when it
+        #: is not the call's own (a later page of a listing: the first
+        #: page's); and the credential names the user let this call carry
+        #: to its own origin all the same (``paginate(cross_origin=...)``).
+        self.home: URL | None = None
+        self.shared_with: frozenset[str] = frozenset()
         self._credentials: Credentials = "same-origin"
         self.sensitive: set[str] = set(ALWAYS_SENSITIVE)
         self.sensitive.update(endpoint.sensitive_headers)
@@ -291,11 +302,20 @@ class Exchange:
     def set_credential(self, header: str, value: str) -> None:
         """Send ``header: value`` as a credential: kept to the call's origin
         and out of every repr. A value with a line break or another control
-        character (which could inject a header) is refused."""
+        character (which could inject a header) is refused, and so is one
+        outside ASCII (a header carries bytes: encode such a token first),
+        with an :class:`InvalidRequest` naming the call and the header, not
+        the value."""
         if splits_header(value):
             raise InvalidRequest(
                 f"{self.label}: the {header} value has a line break or another "
                 "control character; refusing to send it"
+            )
+        if not value.isascii() or not header.isascii():
+            what = f"the {header} value" if header.isascii() else "a header name"
+            raise InvalidRequest(
+                f"{self.label}: {what} is not ASCII, which is all a header can "
+                "carry; encode the token first (percent-encoding, base64)"
             )
         self.headers[header] = value
         self.sensitive.add(header.lower())

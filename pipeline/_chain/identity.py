@@ -16,13 +16,24 @@ the credential policy, so it is what would be sent, deny by default
 - the client's own ``auth``: the object, and the headers its flow puts on
   the request (so an ``httpx.Auth`` that signs as the current user tells
   users apart);
-- the caller named by ``Controller(identity=...)``, if given.
+- the caller named by ``Controller(identity=...)``, if given; else the
+  client's mark, for a client restwire cannot see whole (below).
 
-What restwire cannot see, it does not share: a client with request event
-hooks may change a request after it was keyed, so each of its calls is an
-identity of its own (and a warning says so, once), unless the controller
-names its callers with ``identity=``. A transport is trusted to add no
-caller's credential (give the caller's name with ``identity=`` otherwise).
+What restwire cannot see, it does not share:
+
+- a client with request event hooks may change a request after it was
+  keyed, so each of its calls is an identity of its own (and a warning
+  says so, once), unless the controller names its callers with
+  ``identity=``;
+- a client whose transport, mounts or SSL context restwire did not make
+  (any client a user gives, or one made on a user's transport) may present
+  a certificate or add a credential restwire cannot read: it is an
+  identity of its own, a :class:`ClientMark` made once per client. Its
+  calls share among themselves (they all go out through that one client),
+  but nothing they leave in a shared HTTP cache answers another client's
+  calls, in this process or another, unless ``identity=`` names the caller
+  (then the name says who, and replaces the mark). So does a client whose
+  proxies come from the environment with credentials in them.
 
 An :class:`Identity` compares exactly and is never shown: it holds
 credential values.
@@ -38,6 +49,10 @@ few microseconds).
 from __future__ import annotations
 
 import logging
+import secrets
+import threading
+import urllib.request
+import weakref
 from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -63,12 +78,14 @@ from .exchange import Exchange
 
 __all__ = [
     "DEFAULT",
+    "ClientMark",
     "Identities",
     "Identity",
     "Sharing",
     "Unshared",
     "auth_part",
     "auth_signs",
+    "client_mark",
     "credential_headers",
     "credential_params",
     "identity_of",
@@ -95,6 +112,45 @@ class Unshared:
 
     def __repr__(self) -> str:
         return "Unshared()"
+
+
+class ClientMark:
+    """The caller part of the identity of a client restwire cannot see
+    whole (see the module): one per client, equal to itself alone. Its
+    ``text``, random, keys the HTTP cache in its place, so no other client
+    (another controller's, another process's) finds what it left there."""
+
+    __slots__ = ("text",)
+
+    def __init__(self) -> None:
+        self.text = secrets.token_hex(16)
+
+    def __repr__(self) -> str:
+        return "ClientMark()"
+
+
+#: Each client restwire cannot see whole, and its mark (as long as it lives).
+_MARKS: weakref.WeakKeyDictionary[Any, ClientMark] = weakref.WeakKeyDictionary()
+_MARKS_LOCK = threading.Lock()
+
+
+def client_mark(client: Client | AsyncClient, own_transport: bool) -> ClientMark | None:
+    """The mark of ``client`` (made once per client), or ``None`` when
+    restwire sees it whole: it made the client on a transport of its own
+    (``own_transport``: no certificate, nothing added) and no proxy of the
+    environment carries credentials."""
+    if own_transport and not _proxy_credentials():
+        return None
+    with _MARKS_LOCK:
+        mark = _MARKS.get(client)
+        if mark is None:
+            mark = _MARKS[client] = ClientMark()
+        return mark
+
+
+def _proxy_credentials() -> bool:
+    """Whether a proxy the environment names carries a user or password."""
+    return any("@" in url for url in urllib.request.getproxies().values())
 
 
 @dataclass(frozen=True)
@@ -159,7 +215,8 @@ def identity_of(
     """The identity of a call whose first hop is ``request`` (or sends the
     raw ``headers`` to ``url``): its credential headers (every one not
     public, and ``marked``), the credential params of its URL, its
-    credentials mode ``mode``, the client's ``auth`` part, the ``caller``."""
+    credentials mode ``mode``, the client's ``auth`` part, the ``caller``
+    (the name ``identity=`` gave, or the client's :class:`ClientMark`)."""
     if isinstance(request, Request):
         headers: Iterable[tuple[bytes, bytes]] = request.headers.raw
         url = request.url
@@ -293,16 +350,19 @@ class Identities:
     """Who the calls of one controller are (see the module).
 
     ``caller``: a function naming the caller (``Controller(identity=...)``),
-    which every identity then holds; ``sharing``: what may tell callers apart.
+    which every identity then holds; ``sharing``: what may tell callers
+    apart; ``own_transport``: whether restwire made the client's transport
+    (else the client's :class:`ClientMark` stands for a caller not named).
     """
 
-    __slots__ = ("_caller", "_client", "_plain", "_warned", "sharing")
+    __slots__ = ("_caller", "_client", "_mark", "_plain", "_warned", "sharing")
 
     def __init__(
         self,
         client: Client | AsyncClient,
         caller: Callable[[], Hashable] | None,
         sharing: Sharing,
+        own_transport: bool = False,
     ) -> None:
         if caller is not None and not callable(caller):
             raise UsageError(
@@ -311,6 +371,9 @@ class Identities:
             )
         self._client = client
         self._caller = caller
+        #: What names the caller when nothing else does: the client's mark,
+        #: or ``None`` for a client restwire sees whole.
+        self._mark = client_mark(client, own_transport)
         self.sharing = sharing
         self._warned = False
         #: endpoint -> (the client's headers, the credentials of a call of
@@ -325,6 +388,8 @@ class Identities:
             caller = self._caller()
         elif client.event_hooks["request"]:
             return self.unseen("request event hooks, which may change a request")
+        if caller is None:
+            caller = self._mark
         auth = auth_part(client.auth, request) if client.auth is not None else None
         if type(auth) is Unshared:
             return self.unseen("an auth whose flow restwire cannot run")
@@ -364,6 +429,8 @@ class Identities:
             caller = self._caller()
         elif client.event_hooks["request"]:
             return None
+        if caller is None:
+            caller = self._mark
         raw = client.headers.raw
         jar = client.cookies.jar
         if not len(jar):

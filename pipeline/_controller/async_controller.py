@@ -84,7 +84,13 @@ from .._base.library import AsyncBaseTransport, AsyncClient, Response
 from .._cache.http_cache import HttpCache
 from .._chain.identity import Sharing
 from .._endpoints.endpoint import RestEndpoint
-from .._endpoints.pages import Page, next_page, page_items
+from .._endpoints.pages import (
+    CrossOrigin,
+    CrossOriginOption,
+    Page,
+    next_page,
+    page_items,
+)
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.schemas import MISSING
 from .._wire.adapter import Adapter
@@ -351,7 +357,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         *,
         items: Literal[True],
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> AsyncIterator[ItemT]: ...
     @overload
     def paginate(
@@ -361,7 +367,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         *,
         items: Literal[True],
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> AsyncIterator[ItemT]: ...
     @overload
     def paginate(
@@ -371,7 +377,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         *,
         items: Literal[False] = False,
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> AsyncIterator[ValueT]: ...
     @overload
     def paginate(
@@ -381,7 +387,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         *,
         items: bool,
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> AsyncIterator[Any]: ...
     async def paginate(
         self,
@@ -390,13 +396,21 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         *,
         items: bool = False,
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> AsyncIterator[Any]:
         """Each page (or, with ``items``, each item) of a listing, following
         ``rel="next"`` links until there is none, for at most ``max_pages``
         pages; a next link back to a page already fetched ends it, and one to
-        another origin is refused unless ``cross_origin``."""
+        another origin is refused unless ``cross_origin``.
+
+        A page on another origin than the first is sent as a redirect there
+        would be (public headers only, no jar cookie, not the client's
+        auth), unless ``cross_origin`` maps that origin to the credential
+        headers it may see: ``{"https://eu.api.example.com":
+        ["authorization"]}`` (``"cookie"``: the jar's cookies)."""
         job = self._job(endpoint, params, None)
+        home = job.exchange.url
+        allowed = CrossOrigin(cross_origin, job.label, type(home))
         seen: set[str] = set()
         for page in range(1, max_pages + 1):
             job.exchange.page = page
@@ -404,10 +418,12 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
             value = await self._run(job)
             for each in page_items(job.label, value) if items else (value,):
                 yield each
-            following = next_page(job.exchange, job.label, seen, cross_origin)
+            following = next_page(job.exchange, job.label, seen, allowed.follow)
             if following is None:
                 return
             job = self._job(endpoint, params, None, url=following)
+            job.exchange.home = home  # its credentials are the first page's
+            job.exchange.shared_with = allowed.shared_with(following)
 
     async def download(
         self,

@@ -106,7 +106,9 @@ class BaseController(Generic[ClientT, EventT]):
         max_store_bytes: int | None = DEFAULT_MAX_BYTES,
     ) -> None:
         self._sharing = sharing if sharing is not None else DEFAULT
-        self._identities = Identities(adapter.client, identity, self._sharing)
+        self._identities = Identities(
+            adapter.client, identity, self._sharing, adapter.own_transport
+        )
         self._adapter = adapter
         self._client: ClientT = adapter.client  # type: ignore[assignment]
         self._cache = cache

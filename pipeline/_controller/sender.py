@@ -14,7 +14,10 @@ sent here. Whatever httpx would do, a call's credentials
 (``_base.credentials``: every header but the public ones) are scoped per
 hop from the origin (scheme, host, port) the call started at:
 
-- until a redirect first leaves that origin, every header is sent;
+- until a redirect first leaves that origin, every header is sent (a
+  later page of a listing started at the first page's origin: one on
+  another origin is sent as such a redirect is, but for the credentials
+  the user named for it, ``paginate(cross_origin={...})``);
 - from then on, for the rest of the chain (even back at the first origin),
   only public headers are sent, and the client's own ``auth`` does not apply;
 - cookies from the client's jar are sent, and cookies a response sets are
@@ -104,7 +107,9 @@ class HopPolicy:
     """The credential policy of one call, applied to each of its hops."""
 
     __slots__ = (
+        "_compare_first",
         "_hops",
+        "_shared_with",
         "client_auth",
         "left_origin",
         "mode",
@@ -119,10 +124,13 @@ class HopPolicy:
         mode: Credentials,
         sensitive: Iterable[str],
         public: Collection[str] = PUBLIC_HEADERS,
+        home: URL | None = None,
+        shared_with: Collection[str] = (),
     ):
-        #: The URL the call started at: its origin is worked out only when
-        #: a redirect needs comparing with it (most calls have none).
-        self.start = start
+        #: The URL the call started at (or, for a later page of a listing,
+        #: ``home``: the first page's): its origin is worked out only when
+        #: a hop needs comparing with it (most calls have none).
+        self.start = start if home is None else home
         self.mode = mode
         self.sensitive = frozenset(sensitive)
         self.public = public
@@ -131,6 +139,10 @@ class HopPolicy:
         #: Whether the client's own ``auth`` may apply at all (not to a
         #: middleware's side call: see ``BaseController._side_call``).
         self.client_auth = True
+        #: A page on another origin than ``home`` is a hop away from it,
+        #: as a redirect is; and the credentials the user let it carry.
+        self._compare_first = home is not None
+        self._shared_with = frozenset(shared_with)
         self._hops = 0
 
     @property
@@ -142,17 +154,20 @@ class HopPolicy:
     def prepare(self, request: Request, jar: Cookies) -> bool:
         """Fit ``request``, the next hop, to the policy; return whether the
         response may store the cookies it sets."""
-        if self._hops and not self.left_origin:
+        if (self._hops or self._compare_first) and not self.left_origin:
             self.left_origin = origin_of(request.url) != origin_of(self.start)
+        # what the user let a page on another origin carry (its first hop)
+        shared = self._shared_with if not self._hops else frozenset()
         if self.left_origin:
             headers = request.headers
             for name in [
                 name
                 for name in headers
                 if is_credential(name, self.sensitive, self.public)
+                and name.lower() not in shared
             ]:
                 headers.pop(name, None)
-        allowed = self.cookies_allowed
+        allowed = self.cookies_allowed or ("cookie" in shared and self.mode != "omit")
         if self._hops and allowed:
             add_cookie_header(jar.jar, request)
         elif not allowed:
@@ -214,7 +229,12 @@ class Sender:
         policy (cookies sent or not): exactly what would go out."""
         request = self._first_request(exchange)
         policy = HopPolicy(
-            exchange.url, exchange.credentials, exchange.sensitive, self.public
+            exchange.url,
+            exchange.credentials,
+            exchange.sensitive,
+            self.public,
+            exchange.home,
+            exchange.shared_with,
         )
         store_cookies = policy.prepare(request, self.adapter.client.cookies)
         return FirstHop(request, policy, store_cookies)

@@ -59,7 +59,13 @@ from .._base.library import BaseTransport, Client, Response
 from .._cache.http_cache import HttpCache
 from .._chain.identity import Sharing
 from .._endpoints.endpoint import RestEndpoint
-from .._endpoints.pages import Page, next_page, page_items
+from .._endpoints.pages import (
+    CrossOrigin,
+    CrossOriginOption,
+    Page,
+    next_page,
+    page_items,
+)
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.schemas import MISSING
 from .._wire.adapter import Adapter
@@ -322,7 +328,7 @@ class Controller(BaseController[Client, Event]):
         *,
         items: Literal[True],
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> Iterator[ItemT]: ...
     @overload
     def paginate(
@@ -332,7 +338,7 @@ class Controller(BaseController[Client, Event]):
         *,
         items: Literal[True],
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> Iterator[ItemT]: ...
     @overload
     def paginate(
@@ -342,7 +348,7 @@ class Controller(BaseController[Client, Event]):
         *,
         items: Literal[False] = False,
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> Iterator[ValueT]: ...
     @overload
     def paginate(
@@ -352,7 +358,7 @@ class Controller(BaseController[Client, Event]):
         *,
         items: bool,
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> Iterator[Any]: ...
     def paginate(
         self,
@@ -361,13 +367,21 @@ class Controller(BaseController[Client, Event]):
         *,
         items: bool = False,
         max_pages: int = 100,
-        cross_origin: bool = False,
+        cross_origin: CrossOriginOption = False,
     ) -> Iterator[Any]:
         """Each page (or, with ``items``, each item) of a listing, following
         ``rel="next"`` links until there is none, for at most ``max_pages``
         pages; a next link back to a page already fetched ends it, and one to
-        another origin is refused unless ``cross_origin``."""
+        another origin is refused unless ``cross_origin``.
+
+        A page on another origin than the first is sent as a redirect there
+        would be (public headers only, no jar cookie, not the client's
+        auth), unless ``cross_origin`` maps that origin to the credential
+        headers it may see: ``{"https://eu.api.example.com":
+        ["authorization"]}`` (``"cookie"``: the jar's cookies)."""
         job = self._job(endpoint, params, None)
+        home = job.exchange.url
+        allowed = CrossOrigin(cross_origin, job.label, type(home))
         seen: set[str] = set()
         for page in range(1, max_pages + 1):
             job.exchange.page = page
@@ -375,10 +389,12 @@ class Controller(BaseController[Client, Event]):
             value = self._run(job)
             for each in page_items(job.label, value) if items else (value,):
                 yield each
-            following = next_page(job.exchange, job.label, seen, cross_origin)
+            following = next_page(job.exchange, job.label, seen, allowed.follow)
             if following is None:
                 return
             job = self._job(endpoint, params, None, url=following)
+            job.exchange.home = home  # its credentials are the first page's
+            job.exchange.shared_with = allowed.shared_with(following)
 
     def download(
         self,

@@ -31,24 +31,40 @@ A body that is not an object with a list at ``results`` (or, with
 of each page (:func:`next_page`: from the links a pagination middleware
 found, else from the ``Link`` header), refuses one to another origin
 unless told, and stops at a link back to a page already fetched.
+
+**Pages follow redirect rules.** A page is a hop the server chose, as a
+redirect is: a page on another origin than the first page's is sent as a
+redirect there would be (public headers only, no jar cookie in the
+default credentials mode, not the client's ``auth``), unless the user
+names what that origin may see: ``paginate(cross_origin={"https://
+cdn.example.com": ["authorization"]})`` (:class:`CrossOrigin`, and the
+call's ``exchange.home``).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypedDict, TypeVar
 
-from .._base.errors import InvalidRequest, RestwireError, SettingError, redact_url
-from .._base.http import origin_of
-from .._base.library import URL, Response
+from .._base.errors import (
+    InvalidRequest,
+    RestwireError,
+    SettingError,
+    UsageError,
+    redact_url,
+)
+from .._base.http import Origin, origin_of
+from .._base.library import INVALID_URL, URL, Response
 from .._wire.header_params import Link, links_by_rel, parse_link_header
 
 if TYPE_CHECKING:
     from .._chain.exchange import Exchange
 
 __all__ = [
+    "CrossOrigin",
+    "CrossOriginOption",
     "Envelope",
     "NextPage",
     "Page",
@@ -192,6 +208,77 @@ class Envelope:
 
 
 # -- from one page to the next -------------------------------------------------------
+
+
+#: What ``paginate(cross_origin=...)`` takes: ``False``, ``True``, or each
+#: other origin (``"https://host[:port]"``) the credential header names it
+#: may see.
+CrossOriginOption = bool | Mapping[str, Collection[str]]
+
+
+class CrossOrigin:
+    """What ``paginate(cross_origin=...)`` allows: whether a next link to
+    another origin is followed at all (``False``: refused; ``True``: sent
+    as a redirect there would be), and, given a mapping of origins to
+    header names, which credentials each named origin may see besides
+    (``"cookie"``: the jar's cookies, its domain rules applying)."""
+
+    __slots__ = ("follow", "named")
+
+    def __init__(self, value: object, label: str, url_type: type[URL]) -> None:
+        self.named: dict[Origin, frozenset[str]] = {}
+        if isinstance(value, bool):
+            self.follow = value
+            return
+        if not isinstance(value, Mapping):
+            raise UsageError(
+                f"{label}: paginate(cross_origin=...) takes True, False or a "
+                "mapping of origins to the credential header names each may "
+                f"see, not {type(value).__name__}"
+            )
+        self.follow = True
+        for origin, names in value.items():
+            where = _origin(origin, label, url_type)
+            if isinstance(names, str) or not all(
+                isinstance(name, str) for name in _iterable(names, label)
+            ):
+                raise UsageError(
+                    f"{label}: paginate(cross_origin=...) maps {origin!r} to "
+                    f"{type(names).__name__}; give a list of header names"
+                )
+            self.named[where] = frozenset(name.lower() for name in names)
+
+    def shared_with(self, url: URL) -> frozenset[str]:
+        """The credential header names a page at ``url`` may carry to it,
+        if it is on another origin than the first page (named by the user)."""
+        return (
+            self.named.get(origin_of(url), frozenset()) if self.named else frozenset()
+        )
+
+
+def _origin(text: object, label: str, url_type: type[URL]) -> Origin:
+    """``text`` (``"https://host[:port]"``) as an origin."""
+    url: URL | None = None
+    if isinstance(text, str):
+        try:
+            url = url_type(text)
+        except INVALID_URL:
+            url = None
+    if url is None or url.scheme not in ("http", "https") or not url.host:
+        raise SettingError(
+            f"{label}: paginate(cross_origin=...) names {redact_url(str(text))!r}, "
+            "which is not an origin (https://host or https://host:port)"
+        )
+    return origin_of(url)
+
+
+def _iterable(names: object, label: str) -> list[object]:
+    if not isinstance(names, Iterable):
+        raise UsageError(
+            f"{label}: paginate(cross_origin=...) needs a list of header names "
+            f"for each origin, not {type(names).__name__}"
+        )
+    return list(names)
 
 
 def next_page(

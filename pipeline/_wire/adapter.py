@@ -119,6 +119,7 @@ class Adapter:
         "default_encoding",
         "library",
         "logger",
+        "own_transport",
         "owned",
         "transport",
     )
@@ -130,9 +131,14 @@ class Adapter:
         *,
         owned: bool = False,
         library: ModuleType | None = None,
+        own_transport: bool = False,
     ) -> None:
         self.client = client
         self.transport = transport
+        #: Whether restwire made the client's transport too (its defaults:
+        #: no certificate, nothing added to a request); ``False`` for a
+        #: client or a transport the user gave (``_chain.identity``).
+        self.own_transport = own_transport
         #: httpx or httpx2: what every request, response and error is of.
         self.library = library = library or library_of(client)
         #: Whether ``client`` is an ``AsyncClient`` (of ``library``).
@@ -170,7 +176,7 @@ class Adapter:
             if not isinstance(client, kind):
                 raise UsageError(_not_a_client(client, asynchronous))
             return cls(client, library=library)
-        if transport is not None:
+        if transport is not None:  # the user's: its requests may say who calls
             _check_transport(transport, asynchronous)
             library = library_of(transport)
             kind = library.AsyncClient if asynchronous else library.Client
@@ -184,14 +190,16 @@ class Adapter:
             # such a client sends every hop itself, on its own pools.
             _say_proxied(controller, library, asynchronous)
             kind = library.AsyncClient if asynchronous else library.Client
-            return cls(kind(), None, owned=True, library=library)
+            return cls(kind(), None, owned=True, library=library, own_transport=True)
+        own: Any
+        made: Client
         if asynchronous:
-            own: Any = own_async_transport(library)
-            return cls(
-                library.AsyncClient(transport=own), own, owned=True, library=library
-            )
-        own = library.HTTPTransport()
-        return cls(library.Client(transport=own), own, owned=True, library=library)
+            own = own_async_transport(library)
+            made = library.AsyncClient(transport=own)
+        else:
+            own = library.HTTPTransport()
+            made = library.Client(transport=own)
+        return cls(made, own, owned=True, library=library, own_transport=True)
 
     def _direct(self, with_client_auth: bool) -> Any:
         """The transport to send a hop on directly, or ``None`` for
@@ -274,7 +282,8 @@ class Adapter:
         """``response`` as ``client.send(..., stream=True)`` returns it: its
         request set, ``elapsed`` timed to its close, cookies handed to the
         jar (only a response that sets one changes a jar), default encoding
-        set, logged as httpx logs."""
+        set, logged as httpx logs (its URL's credential params redacted, as
+        in restwire's own lines)."""
         response.request = request
         if response.is_stream_consumed or type(response.stream) is WholeBody:
             # built in memory, or read whole by fast_transport(): complete
@@ -289,10 +298,10 @@ class Adapter:
         response.default_encoding = self.default_encoding
         logger = self.logger
         if logger.isEnabledFor(logging.INFO):
-            logger.info(
+            logger.info(  # httpx's line, the URL redacted as restwire's own are
                 'HTTP Request: %s %s "%s %d %s"',
                 request.method,
-                request.url,
+                redact_url(request.url),
                 response.http_version,
                 response.status_code,
                 response.reason_phrase,

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", nargs="*", type=int, default=None, help="case numbers to run"
     )
     arguments = parser.parse_args(argv)
-    chosen = set(arguments.only or range(1, 11))
+    chosen = set(arguments.only or range(1, 12))
     quick = arguments.quick
     rows: list[Row] = []
     if chosen & {1, 8}:
@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += cases.normalization(quick)
     if 10 in chosen:
         rows += cases.decoding(quick)
+    if 11 in chosen:
+        rows += cases.identity_cost(quick)
     if chosen & {2, 3, 4, 7, 9}:
         with BenchServer() as server:
             if 2 in chosen:

@@ -891,3 +891,93 @@ def decoding(quick: bool) -> list[Row]:
             zstd / gzip_time <= 2.0,
         )
     ]
+
+
+# -- 11: deciding who is calling -------------------------------------------------------
+
+
+def identity_cost(quick: bool) -> list[Row]:
+    """Case 11: what deciding a call's identity costs, per call, against the
+    whole call it belongs to (case 1's plain call on a MockTransport).
+
+    Three ways a controller decides: from the first hop's request (every
+    ``fetch``: ``Identities.of``) on a signed-in request (a bearer token, a
+    client default credential, two jar cookies, a query token), the same on
+    a client of the user's (whose mark stands for the caller), and without
+    running the chain (a ``get`` answered from the store:
+    ``Identities.without_chain``)."""
+    transport = mock_transport()
+    number = 3_000 if quick else 20_000
+    endpoint = RestEndpoint(
+        url_prefix="http://api.test",
+        path="/item/:id",
+        headers={"Authorization": "Bearer token-value"},
+        data_expiry_length=60,
+    )
+    params = {"id": "1", "access_token": "query-token"}
+    rows = []
+    made = Controller(transport=transport)
+    given = Controller(httpx.Client(transport=transport))
+    for controller in (made, given):
+        controller.client.headers["X-Tenant-Token"] = "tenant-value"
+        controller.client.cookies = httpx.Cookies(COOKIES)
+    for label, controller in (
+        ("a client restwire made", made),
+        ("the user's client", given),
+    ):
+        job = controller._job(endpoint, params, None)
+        first = controller._sender.first_hop(job.exchange)
+        identities = controller._identities
+
+        def decide(
+            identities: Any = identities, request: Any = first.request, job: Any = job
+        ) -> Any:
+            return identities.of(request, job.exchange)
+
+        def whole(controller: Controller = controller) -> Any:
+            return controller.fetch(endpoint, params)
+
+        assert decide() == decide()  # one caller, one identity
+        mine, call = paired(decide, whole, repeat=7, number=number // 10)
+        rows.append(
+            Row(
+                f"11. identity per call, {label} (of the first hop; vs the whole call)",
+                microseconds(mine),
+                microseconds(call),
+                mine / call,
+                "<= 0.10",
+                mine / call <= 0.10,
+                note="a bearer header, a client default credential, two jar "
+                "cookies and a query token",
+            )
+        )
+    plain = Controller(transport=transport)  # no cookie in its jar
+    for label, controller in (("two jar cookies", made), ("no cookie", plain)):
+        url = controller._job(endpoint, params, None).exchange.url
+        view = controller._identities
+
+        def shortcut(view: Any = view, url: Any = url) -> Any:
+            return view.without_chain(endpoint, url)
+
+        def stored_get(controller: Controller = controller) -> Any:
+            return controller.get(endpoint, params)
+
+        assert shortcut() is not None
+        stored_get()  # fetched once: from now on the store answers
+        mine, call = paired(shortcut, stored_get, repeat=7, number=number)
+        rows.append(
+            Row(
+                f"11b. identity without the chain, {label} (vs a get from the store)",
+                microseconds(mine),
+                microseconds(call),
+                mine / call,
+                "measured",
+                True,
+                note="the Cookie header the jar gives the URL is most of it"
+                if label == "two jar cookies"
+                else "",
+            )
+        )
+    for each in (made, given, plain):
+        each.close()
+    return rows

@@ -15,11 +15,13 @@ from pytest_httpx import HTTPXMock
 from restwire import (
     AsyncController,
     Controller,
+    Exchange,
     InvalidRequest,
     LogoutManager,
     NetworkError,
     RequestBodyError,
     RestEndpoint,
+    SettingError,
 )
 from restwire.middlewares import AccessToken
 from tests.conftest import fetch_together
@@ -85,9 +87,20 @@ def test_the_token_never_shows_in_reprs() -> None:
 async def test_a_token_with_a_line_break_is_refused(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
-    auth = AccessToken("abc\r\nX-Injected: 1")
+    # refused where it is given (the token is a setting) ...
+    with pytest.raises(SettingError, match="not printable ASCII") as refused:
+        AccessToken("abc\r\nX-Injected: 1")
+    assert "AccessToken(token=...)" in str(refused.value)
+    assert "abc" not in str(refused.value)  # never shows the token
+
+    # ... and where a middleware sets it as a call's credential
+    class Injects:
+        def on_request(self, exchange: Exchange) -> None:
+            exchange.set_credential("Access-Token", "abc\r\nX-Injected: 1")
+
+    endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=[Injects()])
     with pytest.raises(InvalidRequest, match="control character") as caught:
-        await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(auth))
+        await controller.fetch(endpoint)
     assert "GET https://api.example.com/x" in str(caught.value)  # names the call
     assert "abc" not in str(caught.value)  # never shows the token
     assert httpx_mock.get_requests() == []

@@ -118,7 +118,9 @@ async def test_unreachable_redis_refreshes_this_process_s_own_token(
     unreachable = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     httpx_mock.add_response(status_code=401, match_headers={"Access-Token": "old"})
     httpx_mock.add_response(json={"ok": True}, match_headers={"Access-Token": "new"})
-    auth = AccessToken("old", refresh=lambda: "new", shared=SharedToken(unreachable))
+    auth = AccessToken(
+        "old", refresh=lambda: "new", shared=SharedToken(unreachable, "api")
+    )
     value = await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(auth))
     assert value == {"ok": True}
     assert auth.token == "new"
@@ -128,7 +130,7 @@ async def test_unreachable_redis_at_start_sends_without_a_token(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     httpx_mock.add_response(json={})
-    auth = AccessToken(shared=SharedToken("redis://127.0.0.1:1/0"))
+    auth = AccessToken(shared=SharedToken("redis://127.0.0.1:1/0", "api"))
     await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(auth))
     assert tokens_sent(httpx_mock) == [None]
 
@@ -139,7 +141,7 @@ def test_reprs_show_no_token(redis_url: str) -> None:
     assert "secret-value" not in repr(auth)
     assert "SharedToken(name='api'" in repr(auth)
     assert repr(SharedToken(redis_url)) == (
-        "SharedToken(a slot per origin, lease=30.0, wait=30.0)"
+        "SharedToken(a slot per origin and holder, lease=30.0, wait=30.0)"
     )
 
 
@@ -154,7 +156,7 @@ async def test_a_silent_redis_costs_the_refresh_one_timeout(
         url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
         httpx_mock.add_response(status_code=401)
         httpx_mock.add_response(json={"ok": True})
-        shared = SharedToken(url, timeout=0.3)
+        shared = SharedToken(url, "api", timeout=0.3)
         auth = AccessToken("old", refresh=lambda: "new", shared=shared)
         started = time.monotonic()
         value = await controller.fetch(
@@ -194,47 +196,6 @@ async def test_a_lock_that_cannot_be_given_back_leaves_the_refresh_standing(
     assert 0 < store.pttl("api:lock") <= 500
     assert len(caplog.records) == 1
     assert "is unreachable (ConnectionError)" in caplog.records[0].getMessage()
-
-
-# -- the default slot, one per origin ------------------------------------------------
-
-OTHER = "https://other.example.com"
-THIRD = "https://third.example.com:8443"
-
-
-async def test_the_default_slot_is_one_per_origin(
-    controller: Any, httpx_mock: HTTPXMock, redis_url: str
-) -> None:
-    """Two APIs' AccessTokens share one SharedToken with its default name:
-    each refresh writes its own origin's slot, so neither API's token is
-    ever sent to the other, nor read by a worker of a third."""
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        fresh = {"api.example.com": "new-a", "other.example.com": "new-b"}
-        if request.headers.get("access-token") == fresh.get(request.url.host):
-            return httpx.Response(200, json={})
-        return httpx.Response(401 if request.url.path == "/x" else 200, json={})
-
-    httpx_mock.add_callback(answer, is_reusable=True)
-    shared = SharedToken(redis_url)
-    first = AccessToken("old-a", refresh=lambda: "new-a", shared=shared)
-    second = AccessToken("old-b", refresh=lambda: "new-b", shared=shared)
-    await controller.fetch(RestEndpoint(url_prefix=API, path="/x").use(first))
-    await controller.fetch(RestEndpoint(url_prefix=OTHER, path="/x").use(second))
-    newcomer = AccessToken(shared=shared)  # a worker of a third API, no token yet
-    await controller.fetch(RestEndpoint(url_prefix=THIRD, path="/y").use(newcomer))
-    sent = [
-        (request.url.host, request.headers.get("access-token"))
-        for request in httpx_mock.get_requests()
-    ]
-    assert sent == [
-        ("api.example.com", "old-a"),
-        ("api.example.com", "new-a"),
-        ("other.example.com", "old-b"),
-        ("other.example.com", "new-b"),
-        ("third.example.com", None),
-    ]
-    assert (first.token, second.token, newcomer.token) == ("new-a", "new-b", None)
 
 
 # -- fenced writes, and a lock given back when its refresh is cancelled ------------

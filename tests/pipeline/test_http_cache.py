@@ -18,7 +18,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from restwire import (
 from restwire._cache.fill_locks import FileLocks
 from restwire.middlewares import AccessToken, ContextToken
 from tests.benchmarks.server import BenchServer
-from tests.conftest import Awaitable, FakeClock
+from tests.conftest import FakeClock
 from tests.counting_server import CountingServer
 from tests.pipeline.test_fill_lock import stripe_mate
 from tests.redis_server import REDIS_SERVER, RedisServer
@@ -59,27 +59,10 @@ def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
 
 
 @pytest.fixture
-async def make(mode: str) -> AsyncIterator[Make]:
+def make(own_controller_factory: Make) -> Make:
     """``make(cache=..., clock=...)``: a controller of this test's driver
     that owns its client (and so closes its cache storage)."""
-    made: list[Any] = []
-
-    def build(**options: Any) -> Any:
-        controller: Any
-        if mode == "sync":
-            controller = Controller(**options)
-            made.append(controller)
-            return Awaitable(controller)
-        controller = AsyncController(**options)
-        made.append(controller)
-        return controller
-
-    yield build
-    for controller in made:
-        if isinstance(controller, Controller):
-            controller.close()
-        else:
-            await controller.close()
+    return own_controller_factory
 
 
 def resource(server: CountingServer, name: str, **options: Any) -> RestEndpoint:
@@ -252,16 +235,16 @@ async def test_two_basic_auths_never_share_an_entry(
     url = counting_server.url("/resource/f2?max_age=60")
     endpoint = RestEndpoint(url_prefix=url, data_expiry_length=0)
     for name in ("ann", "bob", "ann", "bob"):
+        # clients restwire makes (a user's own would share nothing at all),
+        # each given its caller's auth
         if mode == "sync":
-            with Controller(httpx.Client(auth=(name, "pw")), cache=cache) as each:
+            with Controller(cache=cache) as each:
+                each.client.auth = (name, "pw")
                 each.fetch(endpoint)
-                each.client.close()
         else:
-            async with AsyncController(
-                httpx.AsyncClient(auth=(name, "pw")), cache=cache
-            ) as async_each:
+            async with AsyncController(cache=cache) as async_each:
+                async_each.client.auth = (name, "pw")
                 await async_each.fetch(endpoint)
-                await async_each.client.aclose()
     assert counting_server.counts["f2:full"] == 2  # once for ann, once for bob
 
 
@@ -269,8 +252,10 @@ async def test_one_cache_serves_both_kinds_of_controller_and_any_client(
     cache: HttpCache, counting_server: CountingServer
 ) -> None:
     """The cache is a step of the call, not a part of a client: a sync and an
-    async controller, each on its own client, share its entries, and two
-    controllers on one client each use it."""
+    async controller, each on a client restwire made, share its entries,
+    and two controllers on one client of the user's share theirs (a client
+    restwire cannot see whole answers no other client's calls: its
+    transport may present a certificate of its own)."""
     endpoint = resource(counting_server, "g", data_expiry_length=0)
     with httpx.Client() as client:
         first = Controller(client, cache=cache)
@@ -279,10 +264,13 @@ async def test_one_cache_serves_both_kinds_of_controller_and_any_client(
         assert second.fetch(endpoint, {"max_age": 60})["name"] == "g"
         first.close()
         second.close()
+    assert counting_server.counts["g:full"] == 1
+    with Controller(cache=cache) as sync_controller:
+        assert sync_controller.fetch(endpoint, {"max_age": 60})["name"] == "g"
     async with AsyncController(cache=cache) as async_controller:
         value = await async_controller.fetch(endpoint, {"max_age": 60})
         assert value["name"] == "g"
-    assert counting_server.counts["g:full"] == 1
+    assert counting_server.counts["g:full"] == 2  # one for the user's client
     assert repr(cache).startswith("HttpCache(")
 
 

@@ -1,0 +1,98 @@
+"""The settings of the token middleware, checked where they are given.
+
+A wrong kind of value is a :class:`~restwire.UsageError`, a value of the
+right kind that cannot work a :class:`~restwire.SettingError`; each names
+the middleware and the setting (``OAuth2ClientCredentials(early=...)``),
+so the mistake shows at the line that made it, not at the first call.
+
+A token travels in a header, whose value is bytes: HTTP has no encoding
+for text beyond ASCII (RFC 9110 §5.5 leaves other octets opaque), and
+httpx refuses such a value with a bare ``UnicodeEncodeError``. A token, a
+prefix or a header name outside printable ASCII is refused here instead;
+the message never shows the token.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from restwire import SettingError, UsageError
+
+__all__ = [
+    "check_header_name",
+    "check_header_text",
+    "check_seconds",
+    "check_text",
+    "sendable",
+]
+
+#: A header name as RFC 9110 §5.6.2 has it (a ``token``).
+_FIELD_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+
+
+def sendable(value: str) -> bool:
+    """Whether ``value`` can go in a header as it is: printable ASCII
+    (tab allowed)."""
+    return value.isascii() and all(c == "\t" or " " <= c <= "~" for c in value)
+
+
+def check_text(
+    owner: str, name: str, value: Any, *, optional: bool = False, secret: bool = False
+) -> None:
+    """``value`` is text (or ``None`` when ``optional``); ``secret``: the
+    message names its type alone."""
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        kind = "text or None" if optional else "text"
+        shown = type(value).__name__ if secret else _kind(value)
+        raise UsageError(f"{owner}({name}=...) must be {kind}, not {shown}")
+
+
+def check_header_name(owner: str, name: str, value: Any) -> None:
+    """``value`` is a header name: text, a token of RFC 9110 §5.6.2."""
+    check_text(owner, name, value)
+    if not _FIELD_NAME.fullmatch(value):
+        raise SettingError(
+            f"{owner}({name}={value!r}): not a header name (ASCII letters, "
+            "digits and !#$%&'*+-.^_`|~ only)"
+        )
+
+
+def check_header_text(
+    owner: str, name: str, value: Any, *, optional: bool = False, secret: bool = True
+) -> None:
+    """``value`` can be (part of) a header value: text in printable ASCII.
+    ``secret``: the message does not show it."""
+    check_text(owner, name, value, optional=optional, secret=secret)
+    if value is None or sendable(value):
+        return
+    shown = "the value given" if secret else repr(value)
+    raise SettingError(
+        f"{owner}({name}=...): {shown} is not printable ASCII, which is all "
+        "a header can carry; encode it first (percent-encoding, base64)"
+    )
+
+
+def check_seconds(owner: str, name: str, value: Any, *, optional: bool = False) -> None:
+    """``value`` is a number of seconds, finite and not negative (or
+    ``None`` when ``optional``)."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        kind = "a number of seconds or None" if optional else "a number of seconds"
+        raise UsageError(f"{owner}({name}=...) must be {kind}, not {_kind(value)}")
+    if not math.isfinite(value) or value < 0:
+        raise SettingError(
+            f"{owner}({name}={value!r}): must be 0 or more seconds, and finite"
+        )
+
+
+def _kind(value: Any) -> str:
+    """``value`` named for a message: its type, and itself when short and
+    harmless (a number, a short string)."""
+    if isinstance(value, int | float | str) and len(repr(value)) <= 40:
+        return f"{type(value).__name__} {value!r}"
+    return type(value).__name__
