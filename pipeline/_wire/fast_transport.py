@@ -235,8 +235,8 @@ class _Transport:
         )
         # aiohttp resends an idempotent request whose connection drops, on
         # any connection; httpx's pool never does. restwire's sender resends
-        # once on every path, so aiohttp's is off (a bool it keeps privately:
-        # its name checked, as anything else would resend twice).
+        # once on every path, so aiohttp's is off (a bool it keeps privately
+        # since 3.10: its name and type checked before it is set).
         if isinstance(getattr(session, "_retry_connection", None), bool):
             session._retry_connection = False
         return session

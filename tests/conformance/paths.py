@@ -26,14 +26,15 @@ from restwire._wire import shortcuts
 
 @dataclasses.dataclass(frozen=True)
 class CallPath:
-    """One way a call goes out: ``make()`` gives its controller, of the
+    """One way a call goes out: ``make(**options)`` gives its controller
+    (``options``: the controller's, such as ``cache=``), of the
     ``asynchronous`` kind, sending with ``library`` (httpx or httpx2, whose
     own defaults differ: ``Accept-Encoding`` names zstd for one only);
     ``shortcuts``: whether restwire's shortcuts are on."""
 
     name: str
     asynchronous: bool
-    make: Callable[[], Any]
+    make: Callable[..., Any]
     library: str = "httpx"
     shortcuts: bool = True
 
@@ -42,22 +43,35 @@ class CallPath:
 
 
 PATHS = (
-    CallPath("httpx pool, sync", False, lambda: Controller(httpx.Client())),
+    CallPath(
+        "httpx pool, sync",
+        False,
+        lambda **options: Controller(httpx.Client(), **options),
+    ),
     CallPath("own client, sync", False, Controller),
-    CallPath("httpx2 pool, sync", False, lambda: Controller(httpx2.Client()), "httpx2"),
-    CallPath("httpx pool, async", True, lambda: AsyncController(httpx.AsyncClient())),
+    CallPath(
+        "httpx2 pool, sync",
+        False,
+        lambda **options: Controller(httpx2.Client(), **options),
+        "httpx2",
+    ),
+    CallPath(
+        "httpx pool, async",
+        True,
+        lambda **options: AsyncController(httpx.AsyncClient(), **options),
+    ),
     CallPath(
         "httpx2 pool, async",
         True,
-        lambda: AsyncController(httpx2.AsyncClient()),
+        lambda **options: AsyncController(httpx2.AsyncClient(), **options),
         "httpx2",
     ),
     CallPath("own client, aiohttp pool", True, AsyncController),
     CallPath(
         "httpx2 on fast_transport()",
         True,
-        lambda: AsyncController(
-            httpx2.AsyncClient(transport=fast_transport(library=httpx2))
+        lambda **options: AsyncController(
+            httpx2.AsyncClient(transport=fast_transport(library=httpx2)), **options
         ),
         "httpx2",
     ),
@@ -76,13 +90,15 @@ def turn_off_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @asynccontextmanager
-async def opened(path: CallPath, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
-    """``path``'s controller, open; closed (and the shortcuts given back)
-    after."""
+async def opened(
+    path: CallPath, monkeypatch: pytest.MonkeyPatch, **options: Any
+) -> AsyncIterator[Any]:
+    """``path``'s controller (given ``options``), open; closed (and the
+    shortcuts given back) after."""
     with monkeypatch.context() as patches:
         if not path.shortcuts:
             turn_off_shortcuts(patches)
-        controller = path.make()
+        controller = path.make(**options)
         try:
             yield controller
         finally:  # (a client the path gave is closed too)

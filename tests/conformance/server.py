@@ -15,6 +15,7 @@ The path says what the answer is:
 | ``/status/<code>`` | that status; a JSON body but for 204 and 304 |
 | ``/redirect/<code>?to=<url or path>`` | that redirect |
 | ``/etag`` | 200 with ``ETag: "v1"``; 304 to ``If-None-Match: "v1"`` |
+| ``/fresh`` | 200, fresh for a minute (``Cache-Control: max-age=60``) |
 | ``/gzip``, ``/br``, ``/zstd`` | a JSON body in that coding |
 | ``/chunked`` | a JSON body in three chunks |
 | ``/big-header`` | 200 with a 9 KB header line |
@@ -100,6 +101,8 @@ def _respond(
             return _answer(304, b"", b'etag: "v1"\r\n'), True
         extra = b'etag: "v1"\r\ncache-control: max-age=0\r\n'
         return _json(200, {"route": "etag"}, extra), True
+    if path == "/fresh":
+        return _json(200, {"route": "fresh"}, b"cache-control: max-age=60\r\n"), True
     if path in ("/gzip", "/br", "/zstd"):
         return _encoded(path[1:]), True
     if path == "/chunked":
