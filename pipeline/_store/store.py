@@ -91,8 +91,11 @@ class Store:
     Each identity (who a call says it is: ``_chain.identity``) has a
     :class:`Partition` of its own: a result is read back only by calls of
     the same identity, against that identity's records, so one user's
-    version of a record never shows in another's result. A deletion removes
-    the record from every partition (forgetting reveals nothing).
+    version of a record never shows in another's result. A deletion (a
+    delete's answer, a value ``set`` or an event pushed with an
+    ``Invalidate`` schema) removes the record from its caller's partition
+    alone: the same key in another identity's partition names that
+    identity's record (the same id at another tenant), which stays.
 
     Memory follows what is fresh and stays within ``max_bytes``
     (``retention``): each change drops the results that have expired, then,
@@ -254,10 +257,14 @@ class Store:
         else:
             whole = _merge(partition.records, batch)
         batch.committed = True
-        for entity_key in batch.deleted:
+        if batch.deleted:
+            # the caller's deletion, of the caller's records: another
+            # identity's record of the same key is its own (another
+            # tenant's post 2), never touched
             whole = False
-            for each in self.partitions.values():
-                each.records.pop(entity_key, None)
+            records = partition.records
+            for entity_key in batch.deleted:
+                records.pop(entity_key, None)
         return whole
 
     def _keep_result(
