@@ -59,7 +59,7 @@ from .._base.library import BaseTransport, Client, Response
 from .._cache.http_cache import HttpCache
 from .._chain.identity import Sharing
 from .._endpoints.endpoint import RestEndpoint
-from .._endpoints.pages import Page, next_page, page_items
+from .._endpoints.pages import Page, check_paging, next_page, page_items
 from .._store.retention import DEFAULT_MAX_BYTES
 from .._store.schemas import MISSING
 from .._wire.adapter import Adapter
@@ -366,7 +366,22 @@ class Controller(BaseController[Client, Event]):
         """Each page (or, with ``items``, each item) of a listing, following
         ``rel="next"`` links until there is none, for at most ``max_pages``
         pages; a next link back to a page already fetched ends it, and one to
-        another origin is refused unless ``cross_origin``."""
+        another origin is refused unless ``cross_origin``. Wrong options are
+        refused here, before the first page is asked for."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise UsageError(f"paginate() takes a RestEndpoint, not {endpoint!r}")
+        check_paging(items, max_pages)
+        return self._pages(endpoint, params, items, max_pages, cross_origin)
+
+    def _pages(
+        self,
+        endpoint: RestEndpoint,
+        params: Params,
+        items: bool,
+        max_pages: int,
+        cross_origin: bool,
+    ) -> Iterator[Any]:
+        """:meth:`paginate`, its options checked."""
         job = self._job(endpoint, params, None)
         seen: set[str] = set()
         for page in range(1, max_pages + 1):

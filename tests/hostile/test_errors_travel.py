@@ -31,6 +31,7 @@ from restwire import (
     ServerSentEvent,
     TransportError,
 )
+from restwire._chain.exchange import HeaderNameRefused
 from restwire._endpoints.status_errors import error_class, status_error
 from restwire._wire.sse import EventDataError
 from restwire.middlewares.oauth2 import OAuth2Error
@@ -145,6 +146,7 @@ def samples() -> dict[str, Callable[[], RestwireError]]:
             "Post", "id", {"title": "x"}, "has no primary key"
         ).from_request("GET https://api.example.com/posts/"),
         SharedTokenError: lambda: SharedTokenError("GET /me: the lock was not free"),
+        HeaderNameRefused: lambda: HeaderNameRefused("a middleware set 'Nämé'"),
         KeyCollision: lambda: KeyCollision("a_b", "aB", "aB", "POST /posts request"),
         RateLimited: lambda: RateLimited.too_long("GET /posts", "api", 9.0, 5.0),
     }
@@ -176,7 +178,7 @@ def test_every_error_class_has_a_sample() -> None:
     is what makes sure each one travels."""
     names = {cls.__qualname__ for cls in every_error_class()}
     assert names == set(samples()), names ^ set(samples())
-    assert len(names) >= 28
+    assert len(names) >= 30
 
 
 def readable(value: Any) -> Any:
