@@ -463,7 +463,11 @@ def call_headers(library: ModuleType) -> type[Any]:
         made = CALL_HEADERS[library] = type(
             "Headers",
             (_NamesChecked, library.Headers),
-            {"__module__": library.Headers.__module__, "__slots__": ()},
+            {
+                "__module__": library.Headers.__module__,
+                "__slots__": (),
+                "_plain": library.Headers,
+            },
         )
     return made
 
@@ -472,6 +476,12 @@ class _NamesChecked:
     """The check of :func:`call_headers`, before the library's own methods."""
 
     __slots__ = ()
+    #: The library's own class, which a copy or a pickle is.
+    _plain: Any = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        items: Any = self.multi_items()  # type: ignore[attr-defined]
+        return (self._plain, (items,))
 
     def __setitem__(self, key: str, value: str) -> None:
         if key not in _NAMES_SEEN:

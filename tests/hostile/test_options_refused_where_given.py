@@ -7,10 +7,12 @@ repr. Each call under both drivers; nothing reaches the server."""
 
 from __future__ import annotations
 
+import copy
 import enum
 import inspect
 import ipaddress
 import math
+import pickle
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -322,3 +324,26 @@ async def test_single_values_still_go_as_text(
     await controller.fetch(items, params)
     query = httpx_mock.get_requests()[0].url.query
     assert query == b"c=red&l=1&l=2&n=2.5&net=10.0.0.0%2F8&t=3"
+
+
+async def test_a_calls_headers_copy_and_pickle_as_the_librarys_own(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """The class that checks the names a middleware sets stays out of the
+    way: ``exchange.headers`` is the library's ``Headers`` (a subclass),
+    and copies and pickles as the library's own class."""
+    seen: list[Any] = []
+
+    class Keeps:
+        def on_request(self, exchange: Exchange) -> None:
+            exchange.headers["x-kept"] = "1"
+            seen.append(exchange.headers)
+
+    httpx_mock.add_response(json={})
+    await controller.fetch(item.use(Keeps()), {"id": 1})
+    (headers,) = seen
+    plain = type(controller.client.headers)
+    assert isinstance(headers, plain)
+    for copied in (copy.copy(headers), pickle.loads(pickle.dumps(headers))):
+        assert type(copied) is plain
+        assert copied["x-kept"] == "1"

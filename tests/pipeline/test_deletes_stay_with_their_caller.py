@@ -7,40 +7,20 @@ both with an ``Invalidate`` schema), for entities and for record models
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, ClassVar
+from typing import Any
 
-import pydantic
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Entity, Invalidate, RestEndpoint, resource
+from restwire import Invalidate, RestEndpoint, resource
+from tests.pipeline.entities import Post
+from tests.pipeline.test_model_records import Article, Memo
 from tests.pipeline.test_stream import events_of
 
 pytestmark = pytest.mark.anyio
 
 API = "https://api.example.com"
 api = RestEndpoint(url_prefix=API)
-
-
-class Post(Entity):
-    id: str = ""
-    title: str = ""
-
-
-class Article(pydantic.BaseModel):
-    __restwire_pk__ = "id"
-
-    id: int
-    title: str
-
-
-@dataclasses.dataclass
-class Memo:
-    __restwire_pk__: ClassVar[str] = "id"
-
-    id: int
-    title: str
 
 
 RECORDS = [Post, Article, Memo]
@@ -73,6 +53,13 @@ def answer_each_caller(httpx_mock: HTTPXMock) -> None:
             json=posts[1],
             is_reusable=True,
         )
+
+
+def anns_deletions(path: str, schema: Any) -> RestEndpoint[Any]:
+    """A read endpoint whose value deletes a record, called as ann."""
+    return RestEndpoint(
+        url_prefix=API, path=path, schema=Invalidate(schema), headers=as_caller("ann")
+    )
 
 
 def titles(values: Any) -> list[str]:
@@ -130,13 +117,7 @@ async def test_a_deletion_set_leaves_another_callers_record(
     controller: Any, httpx_mock: HTTPXMock, schema: Any
 ) -> None:
     mine = await stored_by_both(controller, httpx_mock, schema)
-    gone = RestEndpoint(
-        url_prefix=API,
-        path="/gone/:id",
-        schema=Invalidate(schema),
-        headers=as_caller("ann"),
-    )
-    await controller.set(gone, {"id": 2}, {"id": 2})
+    await controller.set(anns_deletions("/gone/:id", schema), {"id": 2}, {"id": 2})
     await assert_only_ann_lost_record_2(controller, httpx_mock, mine)
 
 
@@ -152,12 +133,7 @@ async def test_a_streamed_deletion_leaves_another_callers_record(
         headers={"content-type": "text/event-stream"},
         content=b'event: deleted\ndata: {"id": 2}\n\n',
     )
-    deletions = RestEndpoint(
-        url_prefix=API,
-        path="/deletions",
-        schema=Invalidate(schema),
-        headers=as_caller("ann"),
-    )
+    deletions = anns_deletions("/deletions", schema)
     assert await events_of(controller, deletions, 1) == [{"id": 2}]
     await assert_only_ann_lost_record_2(controller, httpx_mock, mine)
 
