@@ -30,7 +30,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 
-from restwire import PUBLIC_HEADERS, Exchange, UsageError
+from restwire import PUBLIC_HEADERS, Exchange, SettingError, UsageError
+from restwire.extension import TOKEN_CHARACTERS, is_token
 
 __all__ = ["KEY_HEADER", "IdempotencyKey"]
 
@@ -50,12 +51,23 @@ class IdempotencyKey:
         header: str = "Idempotency-Key",
         methods: Collection[str] = ("POST", "PATCH"),
     ) -> None:
-        if not isinstance(header, str) or not header:
-            raise UsageError(f"header must be a header name, not {header!r}")
-        if isinstance(methods, str):
-            raise UsageError(
-                f"methods must be a collection of methods, not {methods!r}"
+        if not is_token(header):
+            raise SettingError(
+                f"IdempotencyKey(header=...) takes a header name HTTP can "
+                f"send ({TOKEN_CHARACTERS}), not {header!r}"
             )
+        if isinstance(methods, str | bytes) or not isinstance(methods, Collection):
+            raise UsageError(
+                "IdempotencyKey(methods=...) takes a collection of method "
+                f"names, like ('POST', 'PATCH'), not {methods!r}"
+            )
+        for method in methods:
+            if not is_token(method):
+                error = SettingError if isinstance(method, str) else UsageError
+                raise error(
+                    "IdempotencyKey(methods=...) takes method names like "
+                    f"'POST'; {method!r} is not one"
+                )
         self.header = header
         self.methods = frozenset(method.upper() for method in methods)
         self._name = header.lower()

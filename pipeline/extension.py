@@ -17,16 +17,24 @@ yours can.
 | ``redis_address`` | where a redis-py client connects, for a log line, without its password |
 | ``require`` | an optional package imported where your feature is made, or a ``MissingExtra`` naming what to install |
 | ``retry_after_seconds`` | a ``Retry-After`` value read as seconds to wait (RFC 9110) |
+| ``is_token``, ``TOKEN_CHARACTERS`` | whether a text is a header name or a method HTTP can send (an RFC 9110 token), and what one may hold, for a message |
 | ``Envelope``, ``NextPage`` | the middleware that unwraps a listing's body into a ``Page``, and the protocol of a way to find the next page in it |
 """
 
 from ._base.errors import redact_params, redact_url, redis_address, require
-from ._base.http import Origin, origin_of, retry_after_seconds
+from ._base.http import (
+    TOKEN_CHARACTERS,
+    Origin,
+    is_token,
+    origin_of,
+    retry_after_seconds,
+)
 from ._base.library import INVALID_URL, URL, Headers, Request, Response
 from ._endpoints.pages import Envelope, NextPage
 
 __all__ = [
     "INVALID_URL",
+    "TOKEN_CHARACTERS",
     "URL",
     "Envelope",
     "Headers",
@@ -34,6 +42,7 @@ __all__ = [
     "Origin",
     "Request",
     "Response",
+    "is_token",
     "origin_of",
     "redact_params",
     "redact_url",

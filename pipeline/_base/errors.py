@@ -21,23 +21,41 @@ that is installed but fails to import (a broken install, one of its own
 dependencies missing) is a :class:`MissingExtra` too, saying so, with the
 import's error as its ``__cause__``.
 
+**Errors that travel.** Every restwire error pickles and copies (a
+failing call in a ``ProcessPoolExecutor``, ``multiprocessing.Pool``,
+Celery, joblib): :meth:`RestwireError.__reduce__` carries the class, the
+message and every attribute a caller reads, never the ``__init__``
+arguments (which a subclass takes as live objects). What is live or says
+who called does not travel: a response goes as a detached copy (status,
+reason, the body, the response headers but ``Set-Cookie`` and any whose
+name says credential; its request has the method and URL only, no
+header), a URL with its userinfo dropped and its credential params
+redacted, the message and text attributes redacted as every message is
+(:func:`redact_url`: a message made before its credentials were known
+to be credentials is redacted on the way); an attribute that cannot
+be pickled (a model class defined inside a function) is left ``None``,
+and a note says so. ``copy.copy`` shares the attributes, as a shallow
+copy does; ``copy.deepcopy`` gives the detached error a pickle would.
+
 It imports only ``credentials`` (what names a credential), ``http`` (the
 parsers a ``NetworkError`` reads its response with) and ``library``.
 """
 
 from __future__ import annotations
 
+import copy as _copy
 import importlib
 import json
+import pickle
 import re
 from collections.abc import Callable, Collection, Iterable
 from types import ModuleType
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote_plus
 
-from .credentials import CREDENTIAL_PARAMS
+from .credentials import CREDENTIAL_PARAMS, names_credential
 from .http import problem_of, retry_after_seconds
-from .library import DEFAULT, TIMEOUT_KINDS, URL, Headers, Response
+from .library import DEFAULT, LIBRARIES, TIMEOUT_KINDS, URL, Headers, Response
 
 __all__ = [
     "EXTRAS",
@@ -147,6 +165,26 @@ class RestwireError(Exception):
         copy.args = (f"{self} ({text})", *self.args[1:])
         return copy
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as what a caller reads, detached (see the module): not
+        through ``__init__``, whose arguments a subclass takes as live
+        objects (a response, a cause) that the message was made from."""
+        args = tuple(map(_detached, self.args))
+        return (_arrived, (type(self), args, _travelling(self, _pickles)))
+
+    def __copy__(self) -> Self:
+        copy = fresh_error(self)
+        copy.__context__ = self.__context__
+        copy.__traceback__ = self.__traceback__
+        return copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        def copies(value: Any) -> Any:
+            return _copy.deepcopy(value, memo)
+
+        state = _travelling(self, copies)
+        return _arrived(type(self), copies(tuple(map(_detached, self.args))), state)
+
 
 class UsageError(RestwireError, TypeError):
     """restwire was handed something of the wrong kind (not an endpoint
@@ -183,7 +221,113 @@ def fresh_error(error: E) -> E:
     copy.args = error.args
     copy.__cause__ = error.__cause__
     copy.__suppress_context__ = error.__suppress_context__
+    if isinstance(error, ImportError):  # (kept in slots of its own, not vars)
+        copy.name, copy.path = error.name, error.path  # type: ignore[attr-defined]
     return copy
+
+
+# -- errors that travel ------------------------------------------------------------
+
+#: Response headers that carry no credential though their name says
+#: ``auth``: the challenges of a 401 and a 407.
+_CHALLENGES = frozenset({"www-authenticate", "proxy-authenticate"})
+#: Response headers that describe the body as it was on the wire: a detached
+#: response holds it decoded, whole.
+_WIRE_FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _pickles(value: Any) -> Any:
+    """``value``, if it pickles (else the error ``pickle`` raised)."""
+    pickle.dumps(value)
+    return value
+
+
+def _travelling(error: RestwireError, keep: Callable[[Any], Any]) -> dict[str, Any]:
+    """What of ``error`` travels (see the module), each attribute passed
+    through ``keep`` (a check that it pickles, or a deep copy); one that
+    ``keep`` refuses is ``None``, and a note says so."""
+    state: dict[str, Any] = {}
+    left_out: list[str] = []
+    for name, value in vars(error).items():
+        detached = _detached(value)
+        try:
+            state[name] = keep(detached)
+        except Exception as refusal:  # whatever pickling an object raises
+            state[name] = None
+            left_out.append(f"{name} ({type(refusal).__name__})")
+    if isinstance(error, ImportError):  # (kept in slots of its own, not vars)
+        state["name"], state["path"] = error.name, error.path
+    if left_out:
+        notes = list(state.get("__notes__") or ())
+        notes.append(f"left out when it was copied: {', '.join(left_out)}")
+        state["__notes__"] = notes
+    return state
+
+
+#: A URL in a text: with a scheme, or a path with a query.
+_URL_IN_TEXT = re.compile(
+    r"""[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'"<>]+|/[^\s'"<>]*\?[^\s'"<>]+"""
+)
+
+
+def _redacted_text(text: str) -> str:
+    """``text`` with each URL in it redacted (:func:`redact_url`), the
+    punctuation that ends a sentence after one left as it is."""
+
+    def redacted(match: re.Match[str]) -> str:
+        url = match.group()
+        core = url.rstrip(".,;:)}")
+        return redact_url(core) + url[len(core) :]
+
+    return _URL_IN_TEXT.sub(redacted, text)
+
+
+def _detached(value: Any) -> Any:
+    """``value`` as it travels: a response detached, a URL or a text
+    without its credentials, anything else as it is."""
+    if isinstance(value, str):
+        return _redacted_text(value)
+    for library in LIBRARIES:
+        if isinstance(value, library.URL):
+            return library.URL(_USERINFO.sub("//", redact_url(value)))
+        if isinstance(value, library.Response):
+            return _detached_response(library, value)
+    return value
+
+
+def _detached_response(library: Any, response: Any) -> Any:
+    """A copy of ``response`` (its body read) that holds nothing live and
+    says nothing of who called: status, reason, the body, the headers but
+    credentials; its request, the method and the URL without credentials."""
+    request = response.request
+    headers = [
+        (name, value)
+        for name, value in response.headers.multi_items()
+        if name not in _WIRE_FRAMING
+        and (name in _CHALLENGES or not names_credential(name))
+    ]
+    return library.Response(
+        response.status_code,
+        headers=headers,
+        content=response.content,
+        request=library.Request(request.method, _detached(request.url)),
+        extensions={
+            "http_version": response.extensions.get("http_version", b"HTTP/1.1"),
+            "reason_phrase": response.reason_phrase.encode("ascii", "replace"),
+        },
+    )
+
+
+def _arrived(cls: type[E], args: tuple[Any, ...], state: dict[str, Any]) -> E:
+    """An error of ``cls`` made from what travelled, not through its
+    ``__init__``."""
+    error = cls.__new__(cls)
+    error.args = args
+    if isinstance(error, ImportError):
+        error.name = state.pop("name", None)
+        error.path = state.pop("path", None)
+    error.__dict__.update(state)
+    return error
 
 
 class InvalidRequest(RestwireError):

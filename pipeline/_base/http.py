@@ -7,6 +7,7 @@ errors and the middlewares alike:
 | what | standard | here |
 |---|---|---|
 | which methods are safe, idempotent, bodiless | RFC 9110, 9.2 | :data:`SAFE_METHODS`, :data:`IDEMPOTENT_METHODS`, :data:`BODYLESS_METHODS` |
+| a token: what a header name and a method are made of | RFC 9110, 5.1 and 9.1 | :func:`is_token` |
 | an origin: scheme, host, port | RFC 6454 | :func:`origin_of` |
 | a media type that names JSON | RFC 8259, RFC 6838 (``+json``) | :func:`is_json_type` |
 | form fields and files | HTML forms | :class:`Form` |
@@ -37,19 +38,22 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from .library import URL, Response
 
 __all__ = [
     "BODYLESS_METHODS",
+    "HEADER_NAME_RULE",
     "IDEMPOTENT_METHODS",
     "PROBLEM_TYPE",
     "SAFE_METHODS",
+    "TOKEN_CHARACTERS",
     "Form",
     "Origin",
     "Problem",
     "is_json_type",
+    "is_token",
     "origin_of",
     "problem_of",
     "retry_after_seconds",
@@ -65,6 +69,23 @@ SAFE_METHODS = frozenset(("GET", "HEAD", "OPTIONS", "TRACE"))
 IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}
 #: Methods that take no request body: giving one is an error, not a silent drop.
 BODYLESS_METHODS = frozenset(("GET", "HEAD"))
+
+# -- tokens --------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+
+#: What a token may hold, said for a message.
+TOKEN_CHARACTERS = "ASCII letters, digits and !#$%&'*+-.^_`|~"
+#: What a header name may hold, said for a message.
+HEADER_NAME_RULE = f"a header name is {TOKEN_CHARACTERS}, at least one (RFC 9110)"
+
+
+def is_token(text: object) -> TypeGuard[str]:
+    """Whether ``text`` is an RFC 9110 token: a header name or a method
+    HTTP can send (ASCII letters, digits and ``!#$%&'*+-.^_`|~``, at least
+    one). ``"Nämé"``, ``"X Name"`` and ``""`` are not."""
+    return isinstance(text, str) and _TOKEN.fullmatch(text) is not None
+
 
 # -- origins -------------------------------------------------------------------
 

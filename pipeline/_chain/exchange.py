@@ -50,7 +50,7 @@ a :class:`~restwire.CallWatcher` with :meth:`watch` (``_chain.watchers``).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any, Literal, Protocol
 
 from .._base.credentials import (
@@ -68,18 +68,27 @@ from .._base.errors import (
     header_names,
     redact_url,
 )
-from .._base.http import BODYLESS_METHODS, Origin, origin_of
+from .._base.http import (
+    BODYLESS_METHODS,
+    HEADER_NAME_RULE,
+    Origin,
+    is_token,
+    origin_of,
+)
 from .._base.library import URL, Cookies, Headers, Response, Timeout
 from .._wire.adapter import cookie_for as _cookie_for
 from .._wire.content import ContentKind, replayable, styled_body
 
 __all__ = [
+    "CALL_HEADERS",
     "Answered",
     "CallNext",
     "CallWatcher",
     "EndpointView",
     "Exchange",
     "Handler",
+    "HeaderNameRefused",
+    "call_headers",
     "run_exchange",
 ]
 
@@ -312,7 +321,11 @@ class Exchange:
                 "control character; refusing to send it"
             )
         if not value.isascii() or not header.isascii():
-            what = f"the {header} value" if header.isascii() else "a header name"
+            what = (
+                f"the {header} value"
+                if header.isascii()
+                else f"the header name {header!r}"
+            )
             raise InvalidRequest(
                 f"{self.label}: {what} is not ASCII, which is all a header can "
                 "carry; encode the token first (percent-encoding, base64)"
@@ -438,11 +451,99 @@ def run_exchange(
     exchange: Exchange, handlers: tuple[Handler, ...], innermost: CallNext
 ) -> Flow[Response]:
     """The flow of one call: ``handlers`` (a stack's), ``innermost`` (the
-    steps that send), then the endpoint's ``process``."""
-    if handlers:
-        response = yield from handlers[0](exchange, _Next(handlers, 1, innermost))
-    else:
-        response = yield from innermost(exchange)
+    steps that send), then the endpoint's ``process``. A header name a
+    middleware set that HTTP cannot send is refused naming the call."""
+    try:
+        if handlers:
+            response = yield from handlers[0](exchange, _Next(handlers, 1, innermost))
+        else:
+            response = yield from innermost(exchange)
+    except HeaderNameRefused as refused:
+        raise InvalidRequest(f"{exchange.label}: {refused}") from None
     if exchange.parse:
         exchange.value = exchange.endpoint.process(exchange.value, exchange.params)
     return response
+
+
+# -- a call's headers --------------------------------------------------------------
+
+
+class HeaderNameRefused(InvalidRequest):
+    """A middleware set a header name HTTP cannot send (not ASCII, a space,
+    a colon, empty): raised where it was set, and raised on by
+    :func:`run_exchange` as an ``InvalidRequest`` naming the call."""
+
+
+def call_headers(library: ModuleType) -> type[Any]:
+    """``library.Headers`` as a call's headers (``exchange.headers``): a
+    name HTTP cannot send, set by a middleware (``[name] =``,
+    ``setdefault``, ``update``, ``set_credential``), is refused where it
+    is set, instead of failing inside the library (a bare
+    ``UnicodeEncodeError``) or going to the wire. Values are the library's
+    to encode. Still the library's class: ``isinstance(headers,
+    httpx.Headers)``."""
+    made = CALL_HEADERS.get(library)
+    if made is None:
+        made = CALL_HEADERS[library] = type(
+            "Headers",
+            (_NamesChecked, library.Headers),
+            {
+                "__module__": library.Headers.__module__,
+                "__slots__": (),
+                "_plain": library.Headers,
+            },
+        )
+    return made
+
+
+class _NamesChecked:
+    """The check of :func:`call_headers`, before the library's own methods."""
+
+    __slots__ = ()
+    #: The library's own class, which a copy or a pickle is.
+    _plain: Any = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        items: Any = self.multi_items()  # type: ignore[attr-defined]
+        return (self._plain, (items,))
+
+    def __setitem__(self, key: str, value: str) -> None:
+        if key not in _NAMES_SEEN:
+            _check_name(key)
+        super().__setitem__(key, value)  # type: ignore[misc]
+
+    def setdefault(self, key: str, default: str) -> str:
+        if key not in _NAMES_SEEN:
+            _check_name(key)
+        return super().setdefault(key, default)  # type: ignore[misc,no-any-return]
+
+    def update(self, headers: Any = None) -> None:
+        if headers:
+            names = (
+                headers.keys()
+                if isinstance(headers, Mapping)
+                else (pair[0] for pair in headers)
+            )
+            for key in names:
+                if key not in _NAMES_SEEN:
+                    _check_name(key)
+        super().update(headers)  # type: ignore[misc]
+
+
+#: Each library's :func:`call_headers` class, once made (read on the hot
+#: path: one dictionary look-up, no call).
+CALL_HEADERS: dict[ModuleType, type[Any]] = {}
+#: Header names a middleware set that were checked (a bound: names are few).
+_NAMES_SEEN: set[str] = set()
+
+
+def _check_name(name: Any) -> None:
+    if isinstance(name, bytes):
+        name = name.decode("latin-1")
+    if not is_token(name):
+        raise HeaderNameRefused(
+            f"a middleware set the header name {name!r}, which cannot be "
+            f"sent: {HEADER_NAME_RULE}"
+        )
+    if len(_NAMES_SEEN) < 4096:
+        _NAMES_SEEN.add(name)

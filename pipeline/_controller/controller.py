@@ -165,6 +165,8 @@ class BaseController(Generic[ClientT, EventT]):
             raise UsageError(
                 f"invalidate_all() takes an endpoint or a resource, not {target!r}"
             )
+        if identity is not EVERYONE:
+            _check_identity(identity, "invalidate_all")
         return self._store.invalidate_routes(
             {member.route for member in members}, identity
         )
@@ -180,6 +182,7 @@ class BaseController(Generic[ClientT, EventT]):
         keep theirs. ``exchange.identity`` names a call's identity (so a
         manager forgets the caller a 401 refused)."""
         if identity is not None:
+            _check_identity(identity, "forget")
             self._store.forget(identity)
 
     def poll_interval(
@@ -489,3 +492,17 @@ class BaseController(Generic[ClientT, EventT]):
         if cache is not None:
             self._sender.cache = None
             cache.detach()
+
+
+def _check_identity(identity: object, method: str) -> None:
+    """Refuse, where ``method`` is called, an ``identity`` that cannot be
+    one: what names a caller (``exchange.identity``, or the value given
+    to ``identity=``) is hashable, as the store keys its partitions by it."""
+    try:
+        hash(identity)
+    except TypeError:
+        raise UsageError(
+            f"{method}(identity=...) takes a caller's identity (a call's "
+            "exchange.identity, or what identity= named: hashable), not a "
+            f"{type(identity).__name__} (not shown: it may hold a credential)"
+        ) from None

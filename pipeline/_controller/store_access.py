@@ -24,7 +24,6 @@ from typing import Any
 
 from .._base.effects import _Answer
 from .._base.errors import InvalidRequest, RestwireError, UsageError, fresh_error
-from .._base.library import RESPONSE_NOT_READ, Response
 from .._cache.keys import body_digest
 from .._chain.exchange import EndpointView
 from .._chain.identity import Identity, Unshared
@@ -38,15 +37,6 @@ from .._wire.params import value_text
 from .calls import Job
 
 __all__ = ["StoreAccess", "check_settable"]
-
-
-def _body_length(response: Response) -> int | None:
-    """The length of ``response``'s body, if it was read whole (what the
-    store sizes its value by: ``_store.retention.Sizes``)."""
-    try:
-        return len(response.content)
-    except RESPONSE_NOT_READ:
-        return None
 
 
 def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
@@ -133,7 +123,6 @@ class StoreAccess:
         if not keeps or type(job.identity) is Unshared:
             return endpoint.plan.read(normalized, batch.records)
         result = None
-        body_bytes = None
         if not endpoint.side_effect:
             if read is not None:  # a list of references, straight from the bytes
                 self.store.share_keys(read, job.identity, job.key)
@@ -141,10 +130,8 @@ class StoreAccess:
             expires = now + endpoint.data_expiry_length
             digest = None
             response = exchange.response
-            if response is not None:
-                body_bytes = _body_length(response)
-                if "caching" in response.extensions:
-                    digest = body_digest(response.content)  # see renew()
+            if response is not None and "caching" in response.extensions:
+                digest = body_digest(response.content)  # see renew()
             result = Result(
                 endpoint.plan,
                 normalized,
@@ -166,7 +153,6 @@ class StoreAccess:
             job.generation,
             endpoint.plan,
             normalized,
-            body_bytes=body_bytes,
         )
         if endpoint.adds_to is not None and type(normalized) is tuple:
             self._add_to_lists(job, normalized, batch)

@@ -63,6 +63,7 @@ from .._endpoints.pages import (
     CrossOrigin,
     CrossOriginOption,
     Page,
+    check_paging,
     next_page,
     page_items,
 )
@@ -372,13 +373,28 @@ class Controller(BaseController[Client, Event]):
         """Each page (or, with ``items``, each item) of a listing, following
         ``rel="next"`` links until there is none, for at most ``max_pages``
         pages; a next link back to a page already fetched ends it, and one to
-        another origin is refused unless ``cross_origin``.
+        another origin is refused unless ``cross_origin``. Wrong options are
+        refused here, before the first page is asked for.
 
         A page on another origin than the first is sent as a redirect there
         would be (public headers only, no jar cookie, not the client's
         auth), unless ``cross_origin`` maps that origin to the credential
         headers it may see: ``{"https://eu.api.example.com":
         ["authorization"]}`` (``"cookie"``: the jar's cookies)."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise UsageError(f"paginate() takes a RestEndpoint, not {endpoint!r}")
+        check_paging(items, max_pages)
+        return self._pages(endpoint, params, items, max_pages, cross_origin)
+
+    def _pages(
+        self,
+        endpoint: RestEndpoint,
+        params: Params,
+        items: bool,
+        max_pages: int,
+        cross_origin: CrossOriginOption,
+    ) -> Iterator[Any]:
+        """:meth:`paginate`, its options checked."""
         job = self._job(endpoint, params, None)
         home = job.exchange.url
         allowed = CrossOrigin(cross_origin, job.label, type(home))

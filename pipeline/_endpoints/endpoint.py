@@ -35,6 +35,7 @@ else:
 
 from .._base.errors import REDACTED, UsageError, redact_url
 from .._base.http import SAFE_METHODS
+from .._chain.exchange import CALL_HEADERS, call_headers
 from .._chain.stack import Middleware, Stack
 from .._store.entity import Entity
 from .._store.schemas import Plan, plan_of
@@ -413,8 +414,10 @@ class RestEndpoint(Generic[ValueT]):
         """
         shared = self.shared_headers(body, library)
         # The copy takes the encoding the shared headers worked out once;
-        # a new Headers would work it out again at its first use.
-        headers: Headers = library.Headers(shared, encoding=shared.encoding)
+        # a new Headers would work it out again at its first use. A name a
+        # middleware sets is checked as it is set (``exchange.call_headers``).
+        kind = CALL_HEADERS.get(library) or call_headers(library)
+        headers: Headers = kind(shared, encoding=shared.encoding)
         return headers
 
     def shared_headers(self, body: Any, library: ModuleType = DEFAULT) -> Headers:

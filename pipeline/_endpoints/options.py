@@ -37,7 +37,6 @@ follow:
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
@@ -45,6 +44,7 @@ from typing import Any, Literal, TypedDict
 
 from .._base.durations import check_seconds
 from .._base.errors import SettingError, UsageError
+from .._base.http import HEADER_NAME_RULE, is_token
 from .._base.library import DEFAULT, ResponseParser, Timeout
 from .._chain.exchange import EndpointView
 from .._chain.stack import Middleware, Stack
@@ -314,13 +314,11 @@ _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "param_style": check_param_style,
 }
 
-_TOKEN_CHARS = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-
 
 def _method(value: Any) -> str:
     """An HTTP method, upper case; anything that is no method name (``None``,
     a number, text with spaces) is refused where the endpoint is written."""
-    if not isinstance(value, str) or not _TOKEN_CHARS.fullmatch(value):
+    if not is_token(value):
         raise UsageError(
             f"method must be an HTTP method name like 'GET', not {value!r}"
         )
@@ -402,14 +400,13 @@ def _check_error_schema(schema: Any) -> None:
 
 
 def _headers(headers: Mapping[str, Any]) -> dict[str, str]:
-    """The ``headers`` option validated as httpx would send them (text,
-    ASCII, fields HTTP/1.1 can carry), then kept plain; a wrong one is a
-    :class:`SettingError` naming the header, never showing its value."""
+    """The ``headers`` option validated as httpx would send them (names by
+    :func:`plain_headers`; values ASCII, with nothing HTTP/1.1 cannot
+    carry), then kept plain; a wrong one is a :class:`SettingError` naming
+    the header, never showing its value."""
     plain = plain_headers(headers) or {}
     fields = []
     for name, value in plain.items():
-        if not name.isascii():
-            raise SettingError(f"headers: the header name {name!r} is not ASCII")
         if not value.isascii():
             raise SettingError(
                 f"headers: the value of {name!r} is not ASCII, and httpx sends "
@@ -426,11 +423,17 @@ def _headers(headers: Mapping[str, Any]) -> dict[str, str]:
 # -- headers: the one rule (see the module) ----------------------------------
 
 
-def _name(name: Any) -> str:
+def _name(name: Any, option: str = "headers") -> str:
+    """A header name as an endpoint keeps it: lower case; one HTTP cannot
+    send (not ASCII, a space, a colon, empty) is refused, naming ``option``."""
     if isinstance(name, bytes):
-        name = name.decode("ascii")
+        name = name.decode("latin-1")
     if not isinstance(name, str):
-        raise UsageError(f"a header name must be text, not {name!r}")
+        raise UsageError(f"{option}: a header name must be text, not {name!r}")
+    if not is_token(name):
+        raise SettingError(
+            f"{option}: the header name {name!r} cannot be sent: {HEADER_NAME_RULE}"
+        )
     return name.lower()
 
 
@@ -482,6 +485,6 @@ def merge_sensitive(base: Iterable[str], more: Iterable[str]) -> frozenset[str]:
         raise UsageError(
             f"sensitive_headers must be a collection of names, not the text {more!r}"
         )
-    return frozenset(_name(name) for name in base) | frozenset(
-        _name(name) for name in more
+    return frozenset(_name(name, "sensitive_headers") for name in base) | frozenset(
+        _name(name, "sensitive_headers") for name in more
     )

@@ -69,6 +69,7 @@ __all__ = [
     "NextPage",
     "Page",
     "PageSchema",
+    "check_paging",
     "next_page",
     "page_items",
     "page_total",
@@ -312,6 +313,22 @@ def next_page(
             "pass cross_origin=True to follow it"
         )
     return url
+
+
+def check_paging(items: object, max_pages: object) -> None:
+    """Refuse, where ``paginate`` is called, options it cannot follow: a
+    ``max_pages`` that is no whole number of pages of at least 1 (``"5"``,
+    ``2.5``, ``True``, ``0``), an ``items`` that is no ``bool``."""
+    if not isinstance(max_pages, int) or isinstance(max_pages, bool) or max_pages < 1:
+        raise SettingError(
+            f"paginate(max_pages=...) takes a number of pages, 1 or more, "
+            f"not {max_pages!r}"
+        )
+    if not isinstance(items, bool):
+        raise UsageError(
+            f"paginate(items=...) takes True (each item) or False (each "
+            f"page), not {items!r}"
+        )
 
 
 def page_items(label: str, value: Any) -> list[Any]:

@@ -11,36 +11,46 @@ grow with what is held:
   results go, oldest first, expired ones before anything (they were popped
   already). A result read since it was stored gets a second chance (the
   CLOCK approximation of LRU: a read costs one ``set.add``, no lock).
-- **Sizes** are estimates of the memory a result holds (its normalized
-  value, and the records it brought that its identity did not hold),
-  measured on a sample of large containers, so that measuring costs a
-  bounded number of objects however long a list is. They are close to what
-  ``tracemalloc`` sees for JSON values and entity records (see
-  ``tests/pipeline/test_retention.py``), erring on the large side.
-  Measuring a value still walks a few dozen objects, the largest part of
-  restwire's own work per call; so :class:`Sizes` measures only the first
-  results of each endpoint and one in 16 after, and sizes the others by
-  the length of the body they were read from, at the bytes per body byte
-  that endpoint's measured results held.
+- **Sizes count what is held**, never a sample: a result's value is walked
+  whole (:func:`size_of`), and each record the store holds is counted
+  once, from when it is stored until it goes (:func:`records_size`, the
+  store's ``record_bytes``), whichever result brought it. No shape of a
+  value can hide bytes from either: not a list whose few sampled items are
+  small, not a body that is small for what it parses into, not a record's
+  extra keys. Both are close to what ``tracemalloc`` sees, erring on the
+  large side (``tests/pipeline/test_retention.py``,
+  ``tests/hostile/test_store_bound.py``).
 
 The store calls it under its lock, except :meth:`Retention.touch`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import gc
 import heapq
 import itertools
 import sys
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
-from itertools import repeat
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator
+from functools import partial
+from itertools import chain, compress
+from operator import is_
+from types import (
+    BuiltinFunctionType,
+    FunctionType,
+    MappingProxyType,
+    MethodType,
+    ModuleType,
+)
+from typing import Any, NamedTuple
 
-from msgspec.structs import astuple as _astuple
+import msgspec
+from msgspec.structs import astuple
 
 from .._base.errors import SettingError
 
-__all__ = ["DEFAULT_MAX_BYTES", "Retention", "Sizes", "Slot", "size_of"]
+__all__ = ["DEFAULT_MAX_BYTES", "ENTRY", "Retention", "Slot", "records_size", "size_of"]
 
 #: The store's bound when a controller is given none.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -53,110 +63,225 @@ Slot = tuple[Hashable, str, Hashable]
 #: here, as tracemalloc measures them (the measurement: docs/performance.md).
 OVERHEAD = 2000
 
-#: Containers longer than this are measured on a sample of this many items
-#: (a few objects each: measuring costs a few microseconds per result).
-_SAMPLE = 4
+#: What holding a record costs besides the record and its tables' slots
+#: (counted as the tables are: ``Store._tables``): its key, a tuple and
+#: the primary key's text, when no result's value holds them already.
+ENTRY = 100
 
 _getsizeof = sys.getsizeof
-_ATOMS = (str, bytes, int, float, bool, type(None))
+
+# -- sizes: every object counted -----------------------------------------------
+
+#: How an object of each type is counted: not at all (a class, a function,
+#: ``None``: shared, never held by a value), alone (text, a number: holds
+#: nothing), with what it holds (a container, a record), or as a dict (its
+#: keys too: a dict of text keys does not give its keys to the collector).
+_SKIP, _ALONE, _HOLDS, _DICT = 0, 1, 2, 3
+_SKIPPED = (
+    type,
+    ModuleType,
+    FunctionType,
+    BuiltinFunctionType,
+    MethodType,
+    type(None),
+    bool,
+)
+_HOLDERS = (list, tuple, set, frozenset, MappingProxyType, msgspec.Struct)
+
+
+class _Sizer(NamedTuple):
+    """How the objects of one type are counted: ``kind`` (above), their
+    own size (the type's ``__sizeof__``, called straight: a third of the
+    work of ``sys.getsizeof``) and what ``getsizeof`` adds to it (the
+    collector's header)."""
+
+    kind: int
+    sizeof: Callable[[Any], int]
+    head: int
+
+
+#: Each type met, and how its objects are counted (a bound: types are few,
+#: but not trusted; past it, each is worked out again).
+_SIZERS: dict[type, _Sizer] = {}
+
+
+def _sizer(kind: type, example: Any) -> _Sizer:
+    """How objects of ``kind`` (``example`` one of them) are counted:
+    containers, entity records, model instances and dataclasses with what
+    they hold; any other object alone (what it refers to may be shared: a
+    client, a registry)."""
+    found = _SIZERS.get(kind)
+    if found is not None:
+        return found
+    if issubclass(kind, _SKIPPED):
+        how = _SKIP
+    elif issubclass(kind, dict):
+        how = _DICT
+    elif (
+        issubclass(kind, _HOLDERS)
+        or hasattr(kind, "__pydantic_fields__")
+        or dataclasses.is_dataclass(kind)
+    ):
+        how = _HOLDS
+    else:
+        how = _ALONE
+    sizeof: Callable[[Any], int] = _getsizeof
+    head = 0
+    try:
+        unbound: Callable[[Any], int] = kind.__sizeof__  # type: ignore[assignment]
+        own = unbound(example)
+        if isinstance(own, int):
+            sizeof, head = unbound, _getsizeof(example) - own
+    except Exception:  # a __sizeof__ of its own that fails: getsizeof's way
+        sizeof, head = _getsizeof, 0
+    found = _Sizer(how, sizeof, head)
+    if len(_SIZERS) < 4096:
+        _SIZERS[kind] = found
+    return found
+
+
+def _by_type(level: list[Any]) -> Iterator[tuple[type, list[Any]]]:
+    """The objects of ``level`` in groups of one type (a level is most
+    often of one: one C pass then, else one per type)."""
+    types = list(map(type, level))
+    kinds = set(types)
+    if len(kinds) == 1:
+        yield types[0], level
+        return
+    for kind in kinds:
+        yield kind, list(compress(level, map(partial(is_, kind), types)))
+
+
+def _text_size(texts: list[str]) -> int:
+    """The bytes of ``texts``: an ASCII text's are its length and a fixed
+    head (what ``getsizeof`` says, three times as fast)."""
+    if all(map(str.isascii, texts)):
+        return sum(map(len, texts)) + _ASCII_HEAD * len(texts)
+    return sum(map(str.__sizeof__, texts))
+
+
+def _level(level: list[Any], seen: set[int] | None) -> tuple[int, list[Any]]:
+    """The bytes of the objects of ``level``, and what they hold (the
+    next level). With ``seen``, a container or a dict's key already met is
+    skipped (and then met); without, every reference counts."""
+    total = 0
+    below: list[Any] = []
+    for kind, group in _by_type(level):
+        how, sizeof, head = _sizer(kind, group[0])
+        if how == _SKIP:
+            continue
+        if how != _ALONE and seen is not None:
+            group = _unseen(group, seen)
+        if kind is str:
+            total += _text_size(group)
+        else:
+            total += sum(map(sizeof, group)) + head * len(group)
+        if how == _HOLDS:
+            below.extend(gc.get_referents(*group))
+        elif how == _DICT:
+            keys = list(chain.from_iterable(map(dict.keys, group)))
+            if seen is not None:
+                keys = _unseen(keys, seen)
+            below.extend(keys)
+            below.extend(chain.from_iterable(map(dict.values, group)))
+    return total, below
 
 
 def size_of(value: Any) -> int:
-    """Roughly how many bytes ``value`` holds, its contents included: every
-    object of a small value, a sample of a large container's items (scaled
-    to its length). An object met twice (JSON keys, small ints) counts
-    once; one shared with other values counts in each."""
-    total = 0.0
+    """How many bytes ``value`` holds, its contents included: every object
+    it reaches, level by level, each level's work done in C a type at a
+    time. A container (and a dict's key, which a JSON parse shares between
+    objects) is counted once however often it is met, so a value that holds
+    itself ends; text and numbers are counted at each place they are held
+    (a small int shared by CPython is so counted more than once: erring
+    large). Classes, functions, ``None`` and booleans are not counted
+    (shared); an object that is no container, record or model counts
+    alone."""
+    total = 0
     seen: set[int] = set()
-    mark = seen.add
-    getsizeof = _getsizeof
-    atoms = _ATOMS
-    stack: list[tuple[Any, float]] = [(value, 1.0)]
-    pop = stack.pop
-    push = stack.extend
-    while stack:
-        item, weight = pop()
-        ident = id(item)
-        if ident in seen:
-            continue  # shared (a parsed JSON's keys, small ints): once
-        mark(ident)
-        total += getsizeof(item) * weight
-        kind = type(item)
-        if kind in atoms:
-            continue
-        if kind is dict:
-            children: Any = [*item.keys(), *item.values()]
-        elif kind is list or kind is tuple:
-            children = item
-        elif hasattr(kind, "__struct_fields__"):  # an entity record
-            children = _astuple(item)
-        elif hasattr(item, "__dict__") and (
-            hasattr(kind, "__pydantic_fields__")
-            or hasattr(kind, "__dataclass_fields__")
-        ):  # a model's instance (a value, or a record): its attributes
-            children = list(vars(item).values())
-        elif isinstance(item, dict | list | tuple | set | frozenset):
-            children = list(item.items()) if isinstance(item, dict) else list(item)
+    level = [value]
+    while level:
+        size, level = _level(level, seen)
+        total += size
+    return total
+
+
+def _unseen(objects: list[Any], seen: set[int]) -> list[Any]:
+    """``objects`` not in ``seen`` (by identity), each once; now seen."""
+    by_id = dict(zip(map(id, objects), objects, strict=True))
+    if seen:
+        for known in seen.intersection(by_id):
+            del by_id[known]
+    seen.update(by_id)
+    return list(by_id.values())
+
+
+#: Levels a record is walked down at most (a value that holds itself, which
+#: no record from JSON does, is cut there rather than walked for ever).
+_RECORD_DEPTH = 64
+
+#: What an ASCII text takes besides its characters (one byte each).
+_ASCII_HEAD = _getsizeof("")
+#: Field values that hold nothing (``None`` and booleans, shared, count
+#: nothing): counted as a column of them is.
+_PLAIN = frozenset((str, int, float, bytes, bool, type(None)))
+
+
+def records_size(records: list[Any]) -> int:
+    """How many bytes ``records`` hold, each with its place in the store
+    (:data:`ENTRY`): the sum of each record's own size, so that the bytes
+    counted in for records stored together are the bytes counted out when
+    they go, together or one by one. Nothing is counted once for several
+    records: what two records share is counted in each (an overcount, and
+    the same one in and out), and ``None`` not at all.
+
+    Entity records (one class, the usual batch) are counted field by field:
+    each field's values together, a type at a time (text, numbers, a list
+    of them: a few C loops for the column), whatever a server put there,
+    whatever the annotation says; an entity's extra keys too."""
+    if not records:
+        return 0
+    total = ENTRY * len(records)
+    if len(records) == 1:  # (one record, the usual answer: no columns made)
+        record = records[0]
+        kind = type(record)
+        if issubclass(kind, msgspec.Struct) and "_extras_made" not in kind.__dict__:
+            values = astuple(record)
+            if set(map(type, values)) <= _PLAIN:
+                own = _sizer(kind, record)
+                return (
+                    total
+                    + own.sizeof(record)
+                    + own.head
+                    + sum(
+                        _getsizeof(value)
+                        for value in values
+                        if value is not None and type(value) is not bool
+                    )
+                )
+    for kind, group in _by_type(records):
+        if issubclass(kind, msgspec.Struct):
+            own = _sizer(kind, group[0])  # the records themselves
+            total += sum(map(own.sizeof, group)) + own.head * len(group)
+            columns = zip(*map(astuple, group), strict=True)
+            total += sum(_walked(list(column)) for column in columns)
+            if "_extras_made" in kind.__dict__:  # (an Entity's extra keys)
+                total += _walked([vars(each) for each in group if each.extra_fields])
         else:
-            continue  # another object: its own size only
-        count = len(children)
-        if count > _SAMPLE:
-            step = count / _SAMPLE
-            sample = [children[int(index * step)] for index in range(_SAMPLE)]
-            push(zip(sample, repeat(weight * count / _SAMPLE)))
-        else:
-            push(zip(children, repeat(weight)))
-    return int(total)
+            total += _walked(group)
+    return total
 
 
-class Sizes:
-    """The sizes of kept values, as :func:`size_of` measures them, most of
-    them estimated from the length of the body they were read from.
-
-    Per *kind* of result (an endpoint and the shape of its value), the
-    first ``_MEASURED`` values are measured, then one in ``_EVERY``; each
-    measurement updates the kind's bytes per body byte (a running mean
-    that leans to the larger: a new ratio above it is taken at once, one
-    below it moves it a quarter of the way), and the rest are that ratio
-    times their body's length. A value with no body (kept by ``set``, or
-    pushed) is always measured. At most ``_KINDS`` kinds are remembered
-    (the oldest forgotten first): endpoints made per call cost a bounded
-    table and measure again.
-    """
-
-    __slots__ = ("_kinds",)
-
-    def __init__(self) -> None:
-        #: kind -> [bytes per body byte, values seen]
-        self._kinds: OrderedDict[Hashable, list[float]] = OrderedDict()
-
-    def size(self, kind: Hashable, value: Any, body_bytes: int | None) -> int:
-        """About how many bytes ``value`` holds (see the class)."""
-        if not body_bytes:
-            return size_of(value)
-        kinds = self._kinds
-        seen = kinds.get(kind)
-        if seen is None:
-            if len(kinds) >= _KINDS:
-                kinds.popitem(last=False)
-            seen = kinds[kind] = [0.0, 0]
-        count = int(seen[1])
-        seen[1] = count + 1
-        if count >= _MEASURED and count % _EVERY:
-            return int(seen[0] * body_bytes)
-        measured = size_of(value)
-        ratio = measured / body_bytes
-        mean = seen[0]
-        seen[0] = ratio if ratio > mean else mean + (ratio - mean) / 4
-        return measured
-
-
-#: How many values of a kind :class:`Sizes` measures before it estimates.
-_MEASURED = 8
-#: Past those, one value in this many is measured.
-_EVERY = 16
-#: How many kinds of result :class:`Sizes` remembers.
-_KINDS = 1024
+def _walked(level: list[Any], depth: int = _RECORD_DEPTH) -> int:
+    """The bytes of the objects of ``level`` and everything they hold,
+    down to ``depth`` levels, each reference counted (no object is
+    remembered: the sum over a list is the sum of its items' sums)."""
+    total = 0
+    while level and depth > 0:
+        depth -= 1
+        size, level = _level(level, None)
+        total += size
+    return total
 
 
 class Retention:
@@ -176,7 +301,8 @@ class Retention:
                 f"max_store_bytes must be a number of bytes or None, not {max_bytes!r}"
             )
         self.max_bytes = max_bytes
-        #: The bytes of every kept result, as estimated when it was kept.
+        #: The bytes of every kept result and every held record, as measured
+        #: when each was kept.
         self.bytes = 0
         #: slot -> (its size, the sequence number it was kept under, the id
         #: of its result), oldest first
@@ -209,11 +335,21 @@ class Retention:
         heapq.heappush(self._expiry, (expires_at, sequence, slot))
         return replaced
 
-    def grew(self, slot: Slot, size: int) -> None:
-        """``slot`` holds ``size`` more bytes (records kept with no result):
-        used now, never expiring, dropped only past the bound."""
-        previous = self._order.pop(slot, None)
-        self._order[slot] = ((previous[0] if previous else 0) + size, -1, -1)
+    def held(self, slot: Slot) -> int:
+        """The size ``slot`` was kept at (0 if it holds nothing)."""
+        kept = self._order.get(slot)
+        return 0 if kept is None else kept[0]
+
+    def placed(self, slot: Slot) -> None:
+        """``slot`` (an identity's records that no result uses) is used now:
+        the newest, never expiring, dropped only past the bound. Its records'
+        bytes are counted by :meth:`records_changed`, not here."""
+        self._order.pop(slot, None)
+        self._order[slot] = (0, -1, -1)
+
+    def records_changed(self, size: int) -> None:
+        """The records the store holds now hold ``size`` more bytes (fewer,
+        when negative)."""
         self.bytes += size
 
     def dropped(self, slot: Slot) -> int:

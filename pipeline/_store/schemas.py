@@ -37,6 +37,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
+from itertools import compress
+from operator import is_
 from typing import Any, NamedTuple, NoReturn
 
 from .._base.errors import UsageError
@@ -103,6 +106,7 @@ class _Missing:
 MISSING: Any = _Missing()
 
 _NONE = type(None)
+_IS_TUPLE = partial(is_, tuple)
 
 #: Records by reference, as a store or a batch holds them.
 Records = Mapping[EntityKey, Any]
@@ -375,8 +379,8 @@ class EntityListPlan(Plan):
         return [each for each in items if each is not MISSING]
 
     def refs(self, value: Any, out: list[EntityKey]) -> None:
-        if value is not None:
-            out.extend(ref for ref in value if isinstance(ref, tuple))
+        if value is not None:  # (its references: each a tuple; C loops)
+            out.extend(compress(value, map(_IS_TUPLE, map(type, value))))
 
 
 def entities_by_column(

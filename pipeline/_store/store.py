@@ -19,15 +19,34 @@ older generation does not write its result back.
 
 from __future__ import annotations
 
-import itertools
+import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
-from itertools import chain
+from functools import partial
+from itertools import chain, compress, filterfalse
+from operator import is_not, ne
 from typing import Any, NamedTuple
 
 from .entity import Entity, EntityKey
-from .retention import DEFAULT_MAX_BYTES, OVERHEAD, Retention, Sizes, Slot, size_of
-from .schemas import MISSING, Batch, EntityListPlan, Plan, entity_plan
+from .retention import (
+    DEFAULT_MAX_BYTES,
+    OVERHEAD,
+    Retention,
+    Slot,
+    records_size,
+    size_of,
+)
+from .schemas import (
+    MISSING,
+    Batch,
+    EntityListPlan,
+    EntityPlan,
+    Plan,
+    RecordModelListPlan,
+    RecordModelPlan,
+    entity_plan,
+)
 from .write_order import EVERYONE, WriteOrder
 
 __all__ = ["EVERYONE", "Partition", "Result", "Store"]
@@ -69,9 +88,29 @@ _KEYS_SHARED = 1 << 16
 
 class Partition:
     """What one identity has fetched: its entity records, and its results by
-    request key and value shape."""
+    request key and value shape.
 
-    __slots__ = ("bytes", "dropped", "identity", "records", "results")
+    Each record is held while something uses it: a kept result whose value
+    refers to it, or a held record whose nested entity field does
+    (``uses`` counts both, by key). A record no result uses yet (a
+    mutation's answer, a pushed event) is *loose*: held until the
+    identity's slot for such records is the least recently used one past
+    the bound, or a result takes it up. The bytes of the records held are
+    ``record_bytes``, counted in when each is stored and out when it goes
+    (``retention.records_size``)."""
+
+    __slots__ = (
+        "bytes",
+        "dropped",
+        "identity",
+        "loose",
+        "nested",
+        "record_bytes",
+        "records",
+        "results",
+        "table_bytes",
+        "uses",
+    )
 
     def __init__(self, identity: Hashable) -> None:
         #: The identity, as the object the store keys it by: its results'
@@ -79,10 +118,24 @@ class Partition:
         self.identity = identity
         self.records: dict[EntityKey, Entity] = {}
         self.results: dict[str, dict[Hashable, Result]] = {}
-        #: Bytes its kept results hold, and those of the results dropped
-        #: since its records were last reclaimed (``Store._drop``).
+        #: How many references to each record key the kept results and the
+        #: held records make (none: not in it).
+        self.uses: Counter[EntityKey] = Counter()
+        #: Records held that nothing uses yet (see the class).
+        self.loose: dict[EntityKey, None] = {}
+        #: Whether a record with nested entity fields was ever held: then
+        #: records may reach each other in a cycle, which counting uses
+        #: never frees (``Store._collect`` does).
+        self.nested = False
+        #: Bytes its kept results' values hold (``bytes``), its records
+        #: (``record_bytes``), and those of the results dropped since the
+        #: cycles were last collected (``dropped``).
         self.bytes = 0
+        self.record_bytes = 0
         self.dropped = 0
+        #: Bytes its tables of records, uses and loose keys take (a dict's
+        #: table does not shrink as keys go: ``Store._tables``).
+        self.table_bytes = 0
 
 
 class Store:
@@ -91,22 +144,25 @@ class Store:
     Each identity (who a call says it is: ``_chain.identity``) has a
     :class:`Partition` of its own: a result is read back only by calls of
     the same identity, against that identity's records, so one user's
-    version of a record never shows in another's result. A deletion removes
-    the record from every partition (forgetting reveals nothing).
+    version of a record never shows in another's result. A deletion (a
+    delete's answer, a value ``set`` or an event pushed with an
+    ``Invalidate`` schema) removes the record from its caller's partition
+    alone: the same key in another identity's partition names that
+    identity's record (the same id at another tenant), which stays.
 
     Memory follows what is fresh and stays within ``max_bytes``
-    (``retention``): each change drops the results that have expired, then,
-    past the bound, the least recently used; a partition's records that no
-    remaining result reaches (directly or through nested entities) are
-    reclaimed once its dropped results add up to half of what it holds,
-    and a partition with no result left goes whole. No step walks the
-    whole store.
+    (``retention``), counted as it is held: each change drops the results
+    that have expired, then, past the bound, the least recently used; a
+    record goes as the last result (or held record) using it goes, and its
+    bytes with it, so no record outlives what counted it; a partition with
+    no result left goes whole. Records that use each other in a cycle
+    (nested entities) are collected once a partition's dropped results add
+    up to half of what it holds. No step walks the whole store.
     """
 
     def __init__(self, max_bytes: int | None = DEFAULT_MAX_BYTES) -> None:
         self.partitions: dict[Hashable, Partition] = {}
         self.retention = Retention(max_bytes)
-        self._sizes = Sizes()
         #: Which write wins against a read in flight (``write_order``).
         self.order = WriteOrder()
         self.lock = threading.Lock()
@@ -114,6 +170,12 @@ class Store:
         #: Each record key seen lately, as the one key object results share
         #: (``share_keys``; bounded).
         self._keys: dict[EntityKey, EntityKey] = {}
+        #: How many it shares at most: keys it shares outlive the records
+        #: they name until it starts over, so at most 1/32 of the bound's
+        #: worth (~128 bytes each).
+        self._keys_bound = (
+            _KEYS_SHARED if max_bytes is None else min(_KEYS_SHARED, max_bytes >> 12)
+        )
 
     @property
     def generation(self) -> int:
@@ -132,7 +194,7 @@ class Store:
         if partition is not None and key in partition.results:
             return
         shared = self._keys
-        if len(shared) > _KEYS_SHARED:
+        if len(shared) > self._keys_bound:
             shared.clear()  # (a bound, not an LRU: a later list shares anew)
         keys[:] = map(shared.setdefault, keys, keys)
 
@@ -144,22 +206,16 @@ class Store:
         shape: Hashable,
         result: Result | None,
         generation: int,
-        *,
-        body_bytes: int | None = None,
     ) -> bool:
         """Merge ``batch``'s entities into ``identity``'s records and keep
         ``result`` under ``key`` and ``shape``.
 
         Nothing is written if the store was reset, or ``identity``
         forgotten, since ``generation``; the return value says whether it
-        was written. ``body_bytes``: the length of the body ``result`` was
-        read from, if it was (its size is then mostly estimated from it:
-        ``_store.retention.Sizes``).
+        was written.
         """
         with self.lock:
-            written = self._commit(
-                identity, batch, key, shape, result, generation, body_bytes
-            )
+            written = self._commit(identity, batch, key, shape, result, generation)
             return written > 0
 
     def commit_and_read(
@@ -173,7 +229,6 @@ class Store:
         plan: Plan,
         value: Any,
         *,
-        body_bytes: int | None = None,
         newest: bool = False,
     ) -> Any:
         """:meth:`commit`, then ``value`` (normalized by ``plan``: what
@@ -187,7 +242,7 @@ class Store:
         with no lookup per item."""
         with self.lock:
             written = self._commit(
-                identity, batch, key, shape, result, generation, body_bytes, newest
+                identity, batch, key, shape, result, generation, newest
             )
             if not written:
                 return MISSING
@@ -209,7 +264,6 @@ class Store:
         shape: Hashable,
         result: Result | None,
         generation: int,
-        body_bytes: int | None = None,
         newest: bool = False,
     ) -> int:
         """:meth:`commit`, under the lock: 0 if nothing was written,
@@ -235,15 +289,65 @@ class Store:
                 order.mark_written(identity, batch)
         elif order.written and batch.records:
             order.keep_newer(identity, partition.records, batch, generation)
-        held = len(partition.records)
         whole = self._take_records(partition, batch)
         if key is not None and result is not None:
-            self._keep_result(partition, key, shape, result, held, batch, body_bytes)
-        elif len(partition.records) > held:
-            self._count_records(partition, held, batch)
+            # (its value refers to every record of its batch, directly or
+            # through nested fields: normalizing made the batch so)
+            self._keep_result(partition, key, shape, result)
+        elif batch.records:
+            # no result uses these: a mutation's answer, an event (a C loop
+            # over the batch, not the partition)
+            idle = list(filterfalse(partition.uses.__contains__, batch.records))
+            if idle:
+                partition.loose.update(dict.fromkeys(idle))
+                self.retention.placed((partition.identity, "", _RECORDS))
+        self._tables(partition)
+        if key is None or result is None:
+            self._changed(self._now)
         return _WHOLE if whole else 1
 
     def _take_records(self, partition: Partition, batch: Batch) -> bool:
+        """``batch``'s records merged into ``partition``'s, and its deletions
+        applied; whether every record was stored as it was made. The bytes
+        of the records stored are counted in, those of the records they
+        replace or delete out, and the uses their nested entity fields make
+        counted (``Partition``). (Every step is a C loop over the batch, and
+        a key is looked up at most twice: a key is a tuple, hashed again at
+        each look-up.)"""
+        records = partition.records
+        new = batch.records
+        # the versions held before (None: a new key): what a changed record
+        # counts out
+        before = list(map(records.get, new)) if records and new else None
+        if before is not None and before.count(None) == len(before):
+            before = None  # every key new to the partition: nothing to compare
+        deleted = (
+            [records[key] for key in batch.deleted if key in records]
+            if batch.deleted
+            else []
+        )
+        whole = self._merge_records(partition, batch)
+        records = partition.records
+        stored: list[Any] = (
+            list(new.values())
+            if whole or records is new
+            else list(map(records.__getitem__, new))
+        )
+        gone: list[Any] = deleted
+        if before is not None:
+            # a record stored again as it was (a poll's unchanged rows) is
+            # neither counted out nor in: one C comparison each (by identity
+            # where equal entities may differ in their extra keys)
+            same = is_not if _extras_made(stored) else ne
+            changed = list(map(same, before, stored))
+            if not all(changed):
+                stored = list(compress(stored, changed))
+            gone = [*filter(_held, compress(before, changed)), *deleted]
+        self._count_in(partition, stored)
+        self._count_out(partition, gone)
+        return whole
+
+    def _merge_records(self, partition: Partition, batch: Batch) -> bool:
         """``batch``'s records merged into ``partition``'s, and its deletions
         applied; whether every record was stored as it was made."""
         if not partition.records and batch.committed is None:
@@ -254,46 +358,113 @@ class Store:
         else:
             whole = _merge(partition.records, batch)
         batch.committed = True
-        for entity_key in batch.deleted:
+        if batch.deleted:
+            # the caller's deletion, of the caller's records: another
+            # identity's record of the same key is its own (another
+            # tenant's post 2), never touched
             whole = False
-            for each in self.partitions.values():
-                each.records.pop(entity_key, None)
+            records = partition.records
+            loose = partition.loose
+            for entity_key in batch.deleted:
+                records.pop(entity_key, None)
+                if loose:
+                    loose.pop(entity_key, None)
         return whole
 
+    def _count_in(self, partition: Partition, stored: list[Any]) -> None:
+        """``stored`` (records now held) counted in: their bytes, and the
+        uses their nested entity fields make."""
+        if not stored:
+            return
+        size = records_size(stored)
+        partition.record_bytes += size
+        self.retention.records_changed(size)
+        nested = _nested_refs(stored)
+        if nested:
+            partition.nested = True
+            partition.uses.update(nested)
+            if partition.loose:
+                for entity_key in partition.loose.keys() & set(nested):
+                    del partition.loose[entity_key]
+
+    def _count_out(self, partition: Partition, gone: list[Any]) -> None:
+        """``gone`` (records no longer held: replaced, deleted, let go)
+        counted out: their bytes, and the uses their nested fields made
+        (a record that loses its last use goes too)."""
+        if not gone:
+            return
+        size = records_size(gone)
+        partition.record_bytes -= size
+        self.retention.records_changed(-size)
+        nested = _nested_refs(gone)
+        if nested:
+            self._release(partition, nested)
+
+    def _release(self, partition: Partition, refs: list[EntityKey]) -> None:
+        """One use of each of ``refs`` ended; a record left with none goes
+        (unless it is loose: then it waits with the loose ones)."""
+        uses = partition.uses
+        unused: list[EntityKey] = []
+        for ref in refs:
+            left = uses[ref] - 1
+            if left > 0:
+                uses[ref] = left
+            else:
+                del uses[ref]
+                unused.append(ref)
+        if unused:
+            records = partition.records
+            gone = [records.pop(ref) for ref in unused if ref in records]
+            self._count_out(partition, gone)
+
     def _keep_result(
-        self,
-        partition: Partition,
-        key: str,
-        shape: Hashable,
-        result: Result,
-        held: int,
-        batch: Batch,
-        body_bytes: int | None,
+        self, partition: Partition, key: str, shape: Hashable, result: Result
     ) -> None:
-        """``result`` kept under ``key`` and ``shape``, its size (and that
-        of the records it brought: ``held`` were there before) counted
-        against the bound."""
-        partition.results.setdefault(key, {})[shape] = result
-        value_size = self._sizes.size((result.route, shape), result.value, body_bytes)
-        size = OVERHEAD + len(key) + value_size
-        brought = len(partition.records) - held
-        if brought > 0:
-            size += brought * _record_size(batch)
+        """``result`` kept under ``key`` and ``shape``, its value's size
+        counted against the bound and its references as uses of their
+        records (those of the result it replaces let go)."""
+        by_shape = partition.results.setdefault(key, {})
+        previous = by_shape.get(shape)
+        by_shape[shape] = result
         slot = (partition.identity, key, shape)
+        if previous is not None and previous.value is result.value:
+            size = self.retention.held(slot)  # (renewed: the same value)
+        else:
+            size = OVERHEAD + len(key) + _value_size(result.plan, result.value)
         partition.bytes += size - self.retention.kept(
             slot, result, result.expires_at, size
         )
+        self._use(partition, previous, result)
         self._changed(result.fetched_at)
 
-    def _count_records(self, partition: Partition, held: int, batch: Batch) -> None:
-        """Records that came with no result of their own (pushed events, a
-        create), counted too, in the identity's slot for them, so they are
-        bounded like the rest (evicted, they go with the records no result
-        reaches)."""
-        size = (len(partition.records) - held) * _record_size(batch)
-        self.retention.grew((partition.identity, "", _RECORDS), size)
-        partition.bytes += size
-        self._changed(self._now)
+    def _use(
+        self, partition: Partition, previous: Result | None, result: Result
+    ) -> None:
+        """The records ``result``'s value refers to are used by it, and no
+        longer by ``previous`` (the result it replaces, if any)."""
+        if previous is not None and previous.value is result.value:
+            return  # (renewed: the same references)
+        refs: list[EntityKey] = []
+        if result.error is None:
+            result.plan.refs(result.value, refs)
+        before: list[EntityKey] = []
+        if previous is not None and previous.error is None:
+            previous.plan.refs(previous.value, before)
+        if refs == before:
+            return  # (none, or a poll's same list)
+        if refs:
+            uses = partition.uses
+            if len(refs) == 1:
+                ref = refs[0]
+                uses[ref] = uses.get(ref, 0) + 1
+            else:
+                uses.update(refs)
+            loose = partition.loose
+            if loose:
+                for entity_key in loose.keys() & set(refs):
+                    del loose[entity_key]
+        if before:
+            self._release(partition, before)
 
     def result(self, identity: Hashable, key: str, shape: Hashable) -> Result | None:
         """The result ``identity`` keeps under ``key`` and ``shape``, if any."""
@@ -390,12 +561,16 @@ class Store:
                     if value is not None:
                         by_shape[shape] = result._replace(value=value, digest=None)
                         added += 1
+            if added:
+                partition.uses[ref] += added
+                partition.loose.pop(ref, None)
         return added
 
     def reset(self) -> int:
         """Empty the store; return the new generation."""
         with self.lock:
             self.partitions = {}
+            self._keys = {}
             self.retention = Retention(self.retention.max_bytes)
             return self.order.reset()
 
@@ -410,6 +585,9 @@ class Store:
                     for shape in by_shape:
                         self.retention.dropped((identity, key, shape))
                 self.retention.dropped((identity, "", _RECORDS))
+                self.retention.records_changed(
+                    -partition.record_bytes - partition.table_bytes
+                )
             self.order.forget(identity)
 
     @property
@@ -460,30 +638,100 @@ class Store:
             self._drop(slot)
 
     def _drop(self, slot: Slot) -> None:
-        """Forget the result at ``slot`` (the lock is held); reclaim its
-        partition's records once enough is dropped, or the partition whole
-        once it keeps no result."""
+        """Forget the result at ``slot`` (the lock is held), and the records
+        only it used; the partition whole once it keeps no result. (The
+        identity's slot for loose records: those that are still loose go.)"""
         identity, key, shape = slot
         size = self.retention.dropped(slot)
         partition = self.partitions.get(identity)
         if partition is None:
             return
+        if shape == _RECORDS and key == "":
+            self._let_loose_go(partition)
+            if partition.results or partition.records:
+                self._tables(partition)
+                return
         results = partition.results
         by_shape = results.get(key)
+        result = None
         if by_shape is not None:
-            by_shape.pop(shape, None)
+            result = by_shape.pop(shape, None)
             if not by_shape:
                 del results[key]
         if not results:
             del self.partitions[identity]
+            self.retention.dropped((identity, "", _RECORDS))
+            self.retention.records_changed(
+                -partition.record_bytes - partition.table_bytes
+            )
             return
         partition.bytes -= size
-        partition.dropped += size
-        if partition.dropped > partition.bytes + _RECLAIM_FLOOR:
-            # as much dropped as is held: a walk of what is held is paid
-            # for by what was dropped (constant work per dropped byte)
-            partition.records = _reachable(partition)
-            partition.dropped = 0
+        if result is not None and result.error is None:
+            refs: list[EntityKey] = []
+            result.plan.refs(result.value, refs)
+            if refs:
+                self._release(partition, refs)
+        if partition.nested:
+            partition.dropped += size
+            if partition.dropped > partition.bytes + _RECLAIM_FLOOR:
+                # as much dropped as is held: a walk of what is held is paid
+                # for by what was dropped (constant work per dropped byte)
+                self._collect(partition)
+        self._tables(partition)
+
+    def _let_loose_go(self, partition: Partition) -> None:
+        """The records of ``partition`` that no result has taken up since
+        they came go (their slot was the least recently used)."""
+        loose, partition.loose = partition.loose, {}
+        uses, records = partition.uses, partition.records
+        gone = [
+            records.pop(entity_key)
+            for entity_key in loose
+            if entity_key not in uses and entity_key in records
+        ]
+        self._count_out(partition, gone)
+
+    def _tables(self, partition: Partition) -> None:
+        """Count the bytes ``partition``'s tables take now; a table left
+        mostly empty by records that went is made again at its size (a
+        dict's table never shrinks as keys go). (A partition dropped whole
+        meanwhile counts nothing.)"""
+        if self.partitions.get(partition.identity) is not partition:
+            return
+        records, uses = partition.records, partition.uses
+        size = _getsizeof(records) + _getsizeof(uses) + _getsizeof(partition.loose)
+        if size > _TABLE_SLACK * (len(records) + len(uses)) + _SMALL_TABLES:
+            partition.records = records = dict(records)
+            partition.uses = uses = Counter(uses)
+            size = _getsizeof(records) + _getsizeof(uses)
+            size += _getsizeof(partition.loose)
+        if size != partition.table_bytes:
+            self.retention.records_changed(size - partition.table_bytes)
+            partition.table_bytes = size
+
+    def _collect(self, partition: Partition) -> None:
+        """Keep only the records of ``partition`` that some result reaches,
+        directly or through nested entities (records that use each other in
+        a cycle keep their uses when nothing else does); count uses again
+        from what stays."""
+        reached = _reachable(partition)
+        records = partition.records
+        gone = [record for key, record in records.items() if key not in reached]
+        partition.records = reached
+        partition.loose = {}
+        uses: Counter[EntityKey] = Counter()
+        for by_shape in partition.results.values():
+            for result in by_shape.values():
+                if result.error is None:
+                    refs: list[EntityKey] = []
+                    result.plan.refs(result.value, refs)
+                    uses.update(refs)
+        uses.update(_nested_refs(list(reached.values())))
+        partition.uses = uses
+        partition.dropped = 0
+        size = records_size(gone)
+        partition.record_bytes -= size
+        self.retention.records_changed(-size)
 
 
 def _joined(result: Result, ref: EntityKey, at_start: bool) -> Any:
@@ -516,17 +764,74 @@ def _joined(result: Result, ref: EntityKey, at_start: bool) -> Any:
 #: The shape of an identity's slot for records that came with no result.
 _RECORDS = "(records without a result)"
 
+#: A partition's tables are made again when they take more than this many
+#: bytes a key they hold (a full table takes 30 to 90), and more than
+#: ``_SMALL_TABLES`` in all.
+_TABLE_SLACK = 400
+_SMALL_TABLES = 16 * 1024
+
 #: Bytes a partition drops before its records are first reclaimed.
 _RECLAIM_FLOOR = 256 * 1024
 
 
-def _record_size(batch: Batch) -> int:
-    """About how many bytes one record of ``batch`` holds (a few measured)."""
-    records = batch.records
-    if not records:
-        return 0
-    sample = list(itertools.islice(records.values(), 2))
-    return sum(map(size_of, sample)) // len(sample) + 100  # (+ its dict entry)
+_REF_LISTS = (EntityListPlan, RecordModelListPlan)
+_REF_PLANS = (EntityPlan, RecordModelPlan)
+#: What a reference to a record takes: a tuple of two.
+_REF_SIZE = sys.getsizeof(("key", "pk"))
+#: Whether a record was held before (``None``: it was not).
+_held = partial(is_not, None)
+_getsizeof = sys.getsizeof
+
+
+def _extras_made(records: list[Any]) -> bool:
+    """Whether a record of one of the classes of ``records`` was made with
+    extra keys, which entity equality leaves aside."""
+    return any("_extras_made" in kind.__dict__ for kind in set(map(type, records)))
+
+
+def _value_size(plan: Plan, value: Any) -> int:
+    """The bytes of a result's normalized ``value``: :func:`size_of`, but
+    for the references a record plan makes, which take a fixed size each
+    (a tuple of two texts: the class's key, shared, and the primary key,
+    the record's own, counted with it: ``retention.ENTRY``)."""
+    kind = type(value)
+    if kind is tuple and type(plan) in _REF_PLANS:
+        return _REF_SIZE
+    if kind is list and type(plan) in _REF_LISTS:
+        return _getsizeof(value) + _REF_SIZE * len(value)
+    return size_of(value)
+
+
+def _nested_refs(records: list[Any]) -> list[EntityKey]:
+    """The references the nested entity fields of ``records`` hold (none,
+    for classes without: the usual case, decided once per class and
+    ``schema``)."""
+    refs: list[EntityKey] = []
+    kinds = {type(records[0])} if len(records) == 1 else set(map(type, records))
+    for kind in kinds:
+        if _nests(kind):
+            plan = entity_plan(kind)
+            for record in records:
+                if type(record) is kind:
+                    plan.record_refs(record, refs)
+    return refs
+
+
+#: Record class -> (its ``schema`` when asked, whether that nests entities).
+_NESTING: dict[type, tuple[Any, bool]] = {}
+
+
+def _nests(kind: type) -> bool:
+    """Whether records of ``kind`` may hold references to others: an
+    ``Entity`` class whose ``schema`` names nested entities."""
+    schema = getattr(kind, "schema", None)
+    known = _NESTING.get(kind)
+    if known is not None and known[0] is schema:
+        return known[1]
+    nests = issubclass(kind, Entity) and bool(kind._plan().nested)
+    if len(_NESTING) < 4096:  # a bound: classes are few
+        _NESTING[kind] = (schema, nests)
+    return nests
 
 
 #: What ``Store._commit`` says when it stored every record as it was made.

@@ -71,7 +71,7 @@ from types import ModuleType
 from typing import Any
 
 from .._base import library as _library
-from .._base.errors import UsageError, require
+from .._base.errors import SettingError, UsageError, require
 from .._base.library import ByteStreams
 from .library_pool import PerLoop, closed_with_loop
 
@@ -120,6 +120,7 @@ def fast_transport(
     the module whose clients it serves, ``httpx`` or ``httpx2`` (by default
     httpx if it is installed, else httpx2). Without the ``fast`` extra, a
     :class:`~restwire.MissingExtra` naming it."""
+    _check_limits(max_connections, keepalive_expiry)
     aiohttp: Any = require("aiohttp", "fast_transport()")
     if library is None:
         library = _library.DEFAULT
@@ -145,6 +146,31 @@ def fast_transport(
         library.create_ssl_context(verify=verify),
     )
     return transport
+
+
+def _check_limits(max_connections: object, keepalive_expiry: object) -> None:
+    """Refuse, where ``fast_transport`` is called, limits aiohttp would take
+    wrong or fail on at the first request: ``max_connections`` is a whole
+    number of connections (1 or more) or ``None``, ``keepalive_expiry``
+    seconds (0 or more) or ``None``."""
+    if max_connections is not None and (
+        not isinstance(max_connections, int)
+        or isinstance(max_connections, bool)
+        or max_connections < 1
+    ):
+        raise SettingError(
+            "fast_transport(max_connections=...) takes a number of "
+            f"connections, 1 or more, or None for no limit; not {max_connections!r}"
+        )
+    if keepalive_expiry is not None and (
+        not isinstance(keepalive_expiry, int | float)
+        or isinstance(keepalive_expiry, bool)
+        or not keepalive_expiry >= 0
+    ):
+        raise SettingError(
+            "fast_transport(keepalive_expiry=...) takes seconds, 0 or more, "
+            f"or None; not {keepalive_expiry!r}"
+        )
 
 
 class _Transport:

@@ -55,8 +55,11 @@ The exact rules (guaranteed, and checked by tests):
   is percent-encoded whole, brackets included (``m%5Bk%5D=v``, as ``qs``
   and browsers send them; every server decodes them). A form keeps its
   fields in the order given, and is encoded as httpx encodes forms.
-- A set (no order), bytes in a query, or an object with no text form of
-  its own is a :class:`ParameterError` naming the parameter.
+- A set (no order), bytes in a query, an object with no text form of
+  its own, an iterator (a generator: read once, where a retry reads the
+  params again), a collection whose text is its repr (a ``range``, a dict
+  view), or a name that is not text is a :class:`ParameterError` naming
+  the parameter.
 """
 
 from __future__ import annotations
@@ -124,9 +127,30 @@ def value_text(value: Any) -> str:
 
 
 def check_text_form(value: Any, name: str, endpoint: str) -> None:
-    """Refuse a value whose text is only Python's default repr (``<object
-    at 0x...>``): it would reach the URL as garbage."""
+    """Refuse a value that is no single value with a text of its own: one
+    whose text is only Python's default repr (``<object at 0x...>``); an
+    iterator (a generator, ``map``: read once, where a call's params are
+    read again, by a retry, a redirect, the store's key); a collection
+    other than a list or tuple whose text is its repr (a ``range``, a dict
+    view, a ``deque``), which would reach the URL as garbage. A collection
+    with a text of its own (an ``ipaddress`` network) is that text."""
+    if isinstance(value, str | int | float):
+        return  # (the most of values: no check more)
     kind: Any = type(value)
+    if isinstance(value, Iterator) or (
+        isinstance(value, Iterable) and kind.__str__ is object.__str__
+    ):
+        raise ParameterError(
+            endpoint,
+            name,
+            f"is a {kind.__name__}, "
+            + (
+                "which can be read only once"
+                if isinstance(value, Iterator)
+                else "not a single value"
+            )
+            + "; pass a list or a tuple of its values",
+        )
     if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
         raise ParameterError(
             endpoint,
@@ -317,7 +341,11 @@ def query_pairs(
     ``"repeat"`` style (the hot path: the other styles are
     :func:`styled_query`, which gives the same for ``"repeat"``)."""
     pairs: MultiDict[str] = MultiDict()
-    for name in sorted({name for name in params if name not in exclude}):
+    names = {name for name in params if name not in exclude}
+    for name in names:
+        if not isinstance(name, str):
+            raise _name_not_text(name, endpoint)
+    for name in sorted(names):
         values: Iterable[Any]
         if isinstance(params, MultiDict):
             values = params.getall(name)
@@ -326,6 +354,17 @@ def query_pairs(
         for value in values:
             _add_query_value(pairs, name, value, endpoint)
     return pairs
+
+
+def _name_not_text(name: object, endpoint: str) -> ParameterError:
+    """The error for a param named by something that is not text (an
+    ``int``): a query's names are text, and equal params must sort alike."""
+    return ParameterError(
+        endpoint,
+        None,
+        f"a parameter is named by the {type(name).__name__} {name!r}; a "
+        f"parameter's name is text (write {str(name)!r})",
+    )
 
 
 def _add_query_value(
@@ -516,6 +555,9 @@ def styled_query(
         parts.append(f"{quote(name, safe='')}={text}")
 
     walk = _Flattener(style, endpoint, emit, sort=True, raw_bytes=False)
+    for name in params:
+        if not isinstance(name, str):
+            raise _name_not_text(name, endpoint)
     for name, value in sorted(grouped(params), key=lambda pair: pair[0]):
         if name not in exclude:
             walk.value(name, value)

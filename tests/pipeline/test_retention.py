@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from restwire import Controller, Entity, RestEndpoint
-from restwire._store.retention import Retention, Sizes, size_of
+from restwire._store.retention import ENTRY, Retention, records_size, size_of
 from tests.conftest import FakeClock
 
 API = "http://api.test"
@@ -57,7 +57,9 @@ def measured(make: Any) -> tuple[Any, int]:
         # (each big enough that CPython's free lists, which tracemalloc does
         # not see, do not hide most of it)
         lambda: [json.loads(BODY) for _ in range(40)],  # a large list: sampled
-        lambda: [Record(**item) for item in json.loads(BODY) * 20],
+        # (each from a parse of its own, as a store's records are: text
+        # shared between records is counted in each)
+        lambda: [Record(**item) for _ in range(20) for item in json.loads(BODY)],
         lambda: {"text": "x" * 10_000, "numbers": list(range(1000))},
     ],
     ids=["json", "records", "mixed"],
@@ -73,45 +75,44 @@ def body_of(count: int) -> bytes:
     return json.dumps(json.loads(BODY)[:1] * count).encode()
 
 
-def test_sizes_are_measured_first_then_estimated_from_the_body() -> None:
-    """The first values of a kind are measured; later ones are their
-    body's length times the measured bytes per body byte, within a factor
-    of what measuring them would say; a value with no body is measured."""
-    sizes = Sizes()
-    lengths = [3, 40, 7, 25, 1, 60, 12, 33] + [5, 64, 2, 48, 17] * 8
-    for index, count in enumerate(lengths):
-        body = body_of(count)
-        value = json.loads(body)
-        size = sizes.size("kind", value, len(body))
-        if index < 8:
-            assert size == size_of(value)
-        else:
-            assert 0.7 * size_of(value) <= size <= 1.6 * size_of(value), count
-    value = json.loads(body_of(9))
-    assert sizes.size("kind", value, None) == size_of(value)
+def test_records_are_counted_out_as_they_were_counted_in() -> None:
+    """A record's bytes are its own, whichever records it is counted with:
+    what a batch counts in is what its records count out one by one (and
+    close to what tracemalloc sees them take, their places in the store
+    aside)."""
+    data = json.loads(BODY) * 20
+    rows = [
+        Record.from_data({**row, "id": f"{n}", "extra": "e" * n})
+        for n, row in enumerate(data)
+    ]
+    together = records_size(rows)
+    assert together == sum(records_size([row]) for row in rows)
+    assert together == records_size(rows[:7]) + records_size(rows[7:])
+    held, allocated = measured(
+        lambda: [
+            Record.from_data({**json.loads(json.dumps(row)), "extra": "e" * n})
+            for n, row in enumerate(data)
+        ]
+    )
+    own = together - ENTRY * len(rows)
+    assert 0.9 * allocated <= own <= 1.5 * allocated, (own, allocated)
+    assert len(held) == len(rows)
 
 
-def test_sizes_of_a_new_kind_of_value_are_measured_not_guessed() -> None:
-    """An endpoint whose values hold far more per body byte than another's
-    (records into many small objects vs one long string) is measured for
-    itself: each kind has its own ratio."""
-    sizes = Sizes()
-    text = json.dumps({"text": "x" * 4000}).encode()
-    for _ in range(40):
-        sizes.size("text", json.loads(text), len(text))
-    many = body_of(50)
-    value = json.loads(many)
-    for _ in range(20):
-        sizes.size("records", value, len(many))
-    assert sizes.size("records", value, len(many)) >= 0.7 * size_of(value)
+def test_a_value_is_counted_whole_however_it_is_shaped() -> None:
+    """Every item of a long list is counted, not a sample of them: big
+    items where a sampler does not look count all the same."""
+    small, big = 0, "x" * 20_000
+    shaped = [small if n % 50 == 0 else big + str(n) for n in range(400)]
+    value, allocated = measured(lambda: json.loads(json.dumps(shaped)))
+    assert 0.95 * allocated <= size_of(value) <= 1.2 * allocated
 
 
 @pytest.mark.parametrize("schema", [None, [Record]], ids=["json", "entities"])
 def test_urls_whose_bodies_vary_in_length_stay_within_the_bound(schema: Any) -> None:
-    """Sizes estimated from each body's length: a bound over results of 1
-    to 64 records each holds as it does for results all alike (a bound
-    large next to the controller's other caches, so that sizes off by half
-    would show)."""
+    """A bound over results of 1 to 64 records each holds as it does for
+    results all alike (a bound large next to the controller's other
+    caches, so that sizes off by half would show)."""
     bound = 2 << 20
     bodies = [body_of(1 + (n * 37) % 64) for n in range(64)]
 

@@ -1,0 +1,349 @@
+"""Wrong options of the newer APIs, and params no URL can hold, are refused
+where they are given, with a ``RestwireError`` (``UsageError``,
+``SettingError``, ``ParameterError``, ``InvalidRequest``) that names the
+option and its value: never a bare ``TypeError`` or ``UnicodeEncodeError``
+from inside, never accepted to fail at every call later, never sent as a
+repr. Each call under both drivers; nothing reaches the server."""
+
+from __future__ import annotations
+
+import copy
+import enum
+import inspect
+import ipaddress
+import math
+import pickle
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from pytest_httpx import HTTPXMock
+
+from restwire import (
+    Entity,
+    Exchange,
+    InvalidRequest,
+    ParameterError,
+    RestEndpoint,
+    RestwireError,
+    SettingError,
+    UsageError,
+    fast_transport,
+    resource,
+)
+from restwire._base.effects import Flow
+from restwire.middlewares import IdempotencyKey
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+
+
+class Item(Entity):
+    id: str = ""
+
+
+items = RestEndpoint(url_prefix=API, path="/items/")
+item = RestEndpoint(url_prefix=API, path="/items/:id")
+
+
+async def called(controller: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``controller.method(...)`` under either driver: a sync controller's
+    method through the test wrapper is awaited; the async one's paginate
+    is no coroutine (it raises, or returns an iterator, when called)."""
+    result = getattr(controller, method)(*args, **kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def refused(error: pytest.ExceptionInfo[RestwireError], *shown: str) -> None:
+    """A restwire error, not only the built-in one it may also be, whose
+    message shows each of ``shown``."""
+    assert isinstance(error.value, RestwireError)
+    for text in shown:
+        assert text in str(error.value), (text, str(error.value))
+
+
+# -- paginate, invalidate_all, forget ------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["5", 0, -1, 2.5, True, None])
+async def test_paginate_refuses_max_pages_when_called(
+    controller: Any, httpx_mock: HTTPXMock, bad: Any
+) -> None:
+    """At the call, before anything is iterated: ``max_pages="5"`` was a
+    generator that failed with ``TypeError`` at the first page, and ``0``
+    quietly gave nothing."""
+    with pytest.raises(SettingError) as error:
+        await called(controller, "paginate", items, max_pages=bad)
+    refused(error, "paginate(max_pages=...)", repr(bad))
+    assert httpx_mock.get_requests() == []
+
+
+async def test_paginate_refuses_items_that_is_no_bool_and_a_non_endpoint(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    with pytest.raises(UsageError) as error:
+        await called(controller, "paginate", items, items="yes")
+    refused(error, "paginate(items=...)", "'yes'")
+    with pytest.raises(UsageError) as error:
+        await called(controller, "paginate", "/items/")
+    refused(error, "paginate()", "'/items/'")
+    assert httpx_mock.get_requests() == []
+
+
+async def test_paginate_with_good_options_still_pages(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(url=f"{API}/items/", json=[{"id": 1}])
+    pages = await called(controller, "paginate", items, max_pages=1, items=True)
+    got = [each async for each in pages] if hasattr(pages, "__aiter__") else list(pages)
+    assert got == [{"id": 1}]
+
+
+@pytest.mark.parametrize("bad", [[], {}, {"tok-ann"}, bytearray(b"ann")])
+async def test_invalidate_all_and_forget_refuse_an_identity_that_cannot_be_one(
+    controller: Any, bad: Any
+) -> None:
+    """An identity keys the store's partitions: an unhashable one was a
+    bare ``TypeError: unhashable type``. The value is not shown (a caller
+    might pass its credentials)."""
+    with pytest.raises(UsageError) as error:
+        await called(controller, "invalidate_all", items, identity=bad)
+    refused(error, "invalidate_all(identity=...)", type(bad).__name__)
+    assert "tok-ann" not in str(error.value)
+    with pytest.raises(UsageError) as error:
+        await called(controller, "forget", bad)
+    refused(error, "forget(identity=...)")
+
+
+# -- IdempotencyKey, fast_transport ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("methods", "kind", "shown"),
+    [
+        ([1], UsageError, "1"),
+        (["POST", None], UsageError, "None"),
+        (["PO ST"], SettingError, "'PO ST'"),
+        ([""], SettingError, "''"),
+        ("POST", UsageError, "'POST'"),
+        (5, UsageError, "5"),
+    ],
+)
+def test_idempotency_key_refuses_methods_that_are_none(
+    methods: Any, kind: type[RestwireError], shown: str
+) -> None:
+    """``methods=[1]`` was an ``AttributeError`` ('int' has no 'upper')."""
+    with pytest.raises(kind) as error:
+        IdempotencyKey(methods=methods)
+    refused(error, "IdempotencyKey(methods=...)", shown)
+
+
+@pytest.mark.parametrize("header", ["Idempotenz-Schlüssel", "Idempotency Key", ""])
+def test_idempotency_key_refuses_a_header_name_http_cannot_send(header: str) -> None:
+    with pytest.raises(SettingError) as error:
+        IdempotencyKey(header=header)
+    refused(error, "IdempotencyKey(header=...)", repr(header))
+
+
+@pytest.mark.parametrize(
+    ("option", "bad"),
+    [
+        ("max_connections", "10"),
+        ("max_connections", 0),
+        ("max_connections", -5),
+        ("max_connections", True),
+        ("max_connections", 2.5),
+        ("keepalive_expiry", "5"),
+        ("keepalive_expiry", -1),
+        ("keepalive_expiry", math.nan),
+        ("keepalive_expiry", False),
+    ],
+)
+def test_fast_transport_refuses_limits_when_called(option: str, bad: Any) -> None:
+    """``max_connections="10"`` was accepted, and failed inside aiohttp at
+    the first request."""
+    with pytest.raises(SettingError) as error:
+        fast_transport(**{option: bad})
+    refused(error, f"fast_transport({option}=...)", repr(bad))
+
+
+def test_fast_transport_takes_its_limits_and_none() -> None:
+    assert fast_transport(max_connections=None, keepalive_expiry=None) is not None
+    assert fast_transport(max_connections=10, keepalive_expiry=0) is not None
+
+
+# -- header names ---------------------------------------------------------------------
+
+NOT_NAMES = ["Nämé", "X Name", "X:Name", "", "X-Näme\r\nInjected"]
+
+
+@pytest.mark.parametrize("name", NOT_NAMES)
+def test_an_endpoint_refuses_a_header_name_http_cannot_send(name: str) -> None:
+    """Where written: ``RestEndpoint``, ``extend``, ``resource``,
+    ``sensitive_headers``; ``Nämé`` was a bare ``UnicodeEncodeError``
+    from httpx."""
+    makers: list[Callable[[], Any]] = [
+        lambda: RestEndpoint(url_prefix=API, headers={name: "v"}),
+        lambda: items.extend(headers={name: "v"}),
+        lambda: resource(
+            path="/items/:id", schema=Item, endpoint=items, headers={name: "v"}
+        ),
+    ]
+    for make in makers:
+        with pytest.raises(SettingError) as error:
+            make()
+        refused(error, "headers: the header name", repr(name), "RFC 9110")
+    with pytest.raises(SettingError) as error:
+        items.extend(sensitive_headers=[name])
+    refused(error, "sensitive_headers: the header name", repr(name))
+
+
+class SetsHeader:
+    """A middleware that sets a header, one way or another."""
+
+    def __init__(self, how: str, name: str) -> None:
+        self.how = how
+        self.name = name
+
+    def on_request(self, exchange: Exchange) -> None:
+        name, secret = self.name, "tok-middleware-1f2e"
+        if self.how == "item":
+            exchange.headers[name] = secret
+        elif self.how == "update":
+            exchange.headers.update({"x-fine": "1", name: secret})
+        elif self.how == "setdefault":
+            exchange.headers.setdefault(name, secret)
+        else:
+            exchange.set_credential(name, secret)
+
+
+class SetsHeaderInFlow:
+    """The full form, setting a header before it calls on."""
+
+    def handle(self, exchange: Exchange, call_next: Any) -> Flow[Any]:
+        exchange.headers["Nämé"] = "v"
+        return (yield from call_next(exchange))
+
+
+@pytest.mark.parametrize("how", ["item", "update", "setdefault", "set_credential"])
+@pytest.mark.parametrize("name", ["Nämé", "X Name"])
+async def test_a_header_name_a_middleware_sets_is_refused_naming_the_call(
+    controller: Any, httpx_mock: HTTPXMock, how: str, name: str
+) -> None:
+    """Set by a middleware (``Nämé`` was a bare ``UnicodeEncodeError``; a
+    name with a space went to the wire): an ``InvalidRequest`` naming the
+    call and the name, the value not shown, nothing sent."""
+    with pytest.raises(InvalidRequest) as error:
+        await controller.fetch(item.use(SetsHeader(how, name)), {"id": 1})
+    refused(error, "GET https://api.example.com/items/1:", repr(name))
+    assert type(error.value) is InvalidRequest
+    assert "tok-middleware-1f2e" not in str(error.value)
+    assert httpx_mock.get_requests() == []
+
+
+async def test_a_header_name_set_in_a_flow_middleware_is_refused(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    with pytest.raises(InvalidRequest) as error:
+        await controller.fetch(item.use(SetsHeaderInFlow()), {"id": 1})
+    refused(error, "'Nämé'", "a middleware set the header name")
+    assert httpx_mock.get_requests() == []
+
+
+async def test_a_middleware_setting_good_names_is_untouched(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(json={"ok": True})
+    await controller.fetch(item.use(SetsHeader("update", "X-Trace_Id.1")), {"id": 1})
+    sent = httpx_mock.get_requests()[0]
+    assert sent.headers["x-trace_id.1"] == "tok-middleware-1f2e"
+    assert sent.headers["x-fine"] == "1"
+
+
+# -- params ---------------------------------------------------------------------------
+
+
+def numbers() -> Iterator[int]:
+    yield from (1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (numbers(), "generator, which can be read only once"),
+        (iter([1, 2]), "list_iterator, which can be read only once"),
+        (map(str, [1, 2]), "map, which can be read only once"),
+        (range(3), "range, not a single value"),
+        ({"a": 1}.keys(), "dict_keys, not a single value"),
+    ],
+)
+@pytest.mark.parametrize("style", ["repeat", "brackets"])
+async def test_a_one_shot_or_unlisted_collection_param_is_refused(
+    controller: Any, httpx_mock: HTTPXMock, value: Any, said: str, style: Any
+) -> None:
+    """A generator was sent as its repr (``a=%3Cgenerator...``), and a
+    ``range`` as ``range(0, 3)``."""
+    endpoint = items.extend(param_style=style)
+    with pytest.raises(ParameterError) as error:
+        await controller.fetch(endpoint, {"a": value})
+    refused(error, "parameter 'a'", said, "pass a list or a tuple")
+    with pytest.raises(ParameterError):
+        await controller.fetch(item, {"id": value})  # a path segment
+    assert httpx_mock.get_requests() == []
+
+
+@pytest.mark.parametrize("style", ["repeat", "comma", "indexed"])
+async def test_a_param_named_by_no_text_is_refused(
+    controller: Any, httpx_mock: HTTPXMock, style: Any
+) -> None:
+    """``{1: "x"}`` was a bare ``TypeError`` from multidict (or from
+    sorting, mixed with text names)."""
+    endpoint = items.extend(param_style=style)
+    for params in ({1: "x"}, {1: "x", "b": 2}, {None: "x"}):
+        with pytest.raises(ParameterError) as error:
+            await controller.fetch(endpoint, params)
+        refused(error, "a parameter is named by the", "a parameter's name is text")
+    assert httpx_mock.get_requests() == []
+
+
+class Color(enum.StrEnum):
+    RED = "red"
+
+
+async def test_single_values_still_go_as_text(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """Text (a str enum too, which is iterable), numbers, lists, tuples and
+    a collection with a text of its own are taken as before."""
+    httpx_mock.add_response(json=[])
+    network = ipaddress.ip_network("10.0.0.0/8")  # iterable, with a text of its own
+    params = {"c": Color.RED, "n": 2.5, "l": [1, 2], "t": (3,), "net": network}
+    await controller.fetch(items, params)
+    query = httpx_mock.get_requests()[0].url.query
+    assert query == b"c=red&l=1&l=2&n=2.5&net=10.0.0.0%2F8&t=3"
+
+
+async def test_a_calls_headers_copy_and_pickle_as_the_librarys_own(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """The class that checks the names a middleware sets stays out of the
+    way: ``exchange.headers`` is the library's ``Headers`` (a subclass),
+    and copies and pickles as the library's own class."""
+    seen: list[Any] = []
+
+    class Keeps:
+        def on_request(self, exchange: Exchange) -> None:
+            exchange.headers["x-kept"] = "1"
+            seen.append(exchange.headers)
+
+    httpx_mock.add_response(json={})
+    await controller.fetch(item.use(Keeps()), {"id": 1})
+    (headers,) = seen
+    plain = type(controller.client.headers)
+    assert isinstance(headers, plain)
+    for copied in (copy.copy(headers), pickle.loads(pickle.dumps(headers))):
+        assert type(copied) is plain
+        assert copied["x-kept"] == "1"

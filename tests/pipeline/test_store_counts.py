@@ -1,0 +1,267 @@
+"""The store counts what it holds, as it holds it (``_store.store``,
+``_store.retention``): a record goes with the last result (or held record)
+using it, its bytes with it; what a change counts in is what it counts out
+again, so ``size_bytes`` never drifts from what is held, through
+replacements, merges, deletions, creates, ``set``, nested entities and
+evictions. Under both drivers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from restwire import (
+    AsyncController,
+    Controller,
+    Entity,
+    Invalidate,
+    RestEndpoint,
+    resource,
+)
+from restwire._store.retention import OVERHEAD, records_size
+from restwire._store.schemas import Batch, plan_of
+from restwire._store.store import Result, Store
+from tests.pipeline.entities import Article, Post, User
+
+pytestmark = pytest.mark.anyio
+
+API = "https://api.example.com"
+posts = resource(path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=API))
+posts_at = RestEndpoint(url_prefix=API, path="/posts/:page", schema=[Post])
+
+
+def counted_as_held(store: Store) -> None:
+    """Each partition's record bytes are what its records hold now, as if
+    counted afresh, and its tables' bytes what its tables take: nothing
+    counted in went uncounted out."""
+    total = 0
+    for partition in store.partitions.values():
+        assert partition.record_bytes == records_size(list(partition.records.values()))
+        results = [
+            result
+            for by_shape in partition.results.values()
+            for result in by_shape.values()
+        ]
+        assert partition.bytes >= OVERHEAD * len(results)
+        total += partition.bytes + partition.record_bytes + partition.table_bytes
+    assert store.size_bytes == total
+
+
+async def test_a_record_goes_with_the_last_result_that_uses_it(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(url=f"{API}/posts/", json=[{"id": "1"}, {"id": "2"}])
+    httpx_mock.add_response(url=f"{API}/posts/1", json={"id": "1", "title": "one"})
+    await controller.get(posts.get_list)
+    await controller.get(posts.get, {"id": 1})
+    store = controller.store
+    assert set(store.records) == {("Post", "1"), ("Post", "2")}
+    controller.invalidate(posts.get_list)
+    # post 2 no result uses: gone at once; post 1 the item still uses
+    assert set(store.records) == {("Post", "1")}
+    counted_as_held(store)
+    controller.invalidate(posts.get, {"id": 1})
+    assert store.partitions == {}
+    assert store.size_bytes == 0
+
+
+async def test_what_a_change_counts_in_it_counts_out(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """Every way a record comes, changes and goes, and then every result
+    forgotten: the store counts 0 bytes, nothing drifting on the way."""
+    store = controller.store
+    httpx_mock.add_response(
+        url=f"{API}/posts/1", json=[{"id": str(n), "title": "a"} for n in range(5)]
+    )
+    httpx_mock.add_response(  # the same records at another URL, changed
+        url=f"{API}/posts/2", json=[{"id": str(n), "title": "b" * n} for n in range(5)]
+    )
+    await controller.fetch(posts_at, {"page": 1})
+    counted_as_held(store)
+    await controller.fetch(posts_at, {"page": 2})
+    counted_as_held(store)
+    httpx_mock.add_response(  # a partial answer: merged field by field
+        method="PATCH", url=f"{API}/posts/3", json={"id": "3", "title": "patched"}
+    )
+    await controller.fetch(posts.partial_update, {"id": 3}, {"title": "patched"})
+    httpx_mock.add_response(method="DELETE", url=f"{API}/posts/4", status_code=204)
+    await controller.fetch(posts.delete, {"id": 4})
+    httpx_mock.add_response(  # no list takes it: a record no result uses
+        method="POST", url=f"{API}/posts/", json={"id": "9", "title": "new"}
+    )
+    await controller.fetch(posts.create, body={"title": "new"})
+    counted_as_held(store)
+    await controller.set(posts.get, {"id": "1", "title": "set"}, {"id": "1"})
+    users = RestEndpoint(url_prefix=API, path="/users/", schema=[User])
+    httpx_mock.add_response(
+        url=f"{API}/users/",
+        json=[
+            {
+                "id": 1,
+                "name": "ann",
+                "posts": [{"id": 7, "title": "t", "author": {"id": 1}}],
+            }
+        ],
+    )
+    await controller.fetch(users)
+    assert ("Article", "7") in store.records  # held through ann's posts
+    counted_as_held(store)
+    for target in (posts, posts_at, users):
+        controller.invalidate_all(target)
+    assert store.partitions == {}
+    assert store.size_bytes == 0
+
+
+async def test_nested_records_go_with_the_record_that_holds_them(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    articles = RestEndpoint(url_prefix=API, path="/articles/:n", schema=[Article])
+    httpx_mock.add_response(
+        url=f"{API}/articles/1",
+        json=[{"id": 1, "title": "a", "author": {"id": 5, "name": "bo"}}],
+    )
+    httpx_mock.add_response(url=f"{API}/articles/2", json=[{"id": 2, "title": "b"}])
+    await controller.fetch(articles, {"n": 1})
+    await controller.fetch(articles, {"n": 2})
+    store = controller.store
+    assert ("User", "5") in store.records  # used by article 1
+    controller.invalidate(articles, {"n": 1})
+    assert set(store.records) == {("Article", "2")}
+    counted_as_held(store)
+
+
+def make(mode: str, handler: Any, bound: int) -> Any:
+    transport = httpx.MockTransport(handler)
+    if mode == "sync":
+        return Controller(httpx.Client(transport=transport), max_store_bytes=bound)
+    return AsyncController(
+        httpx.AsyncClient(transport=transport), max_store_bytes=bound
+    )
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_result_past_the_whole_bound_keeps_nothing_and_counts_nothing(
+    mode: str,
+) -> None:
+    big = [{"id": str(n), "title": "x" * 1_000} for n in range(40)]
+    controller = make(mode, lambda request: httpx.Response(200, json=big), 20_000)
+    try:
+        fetch = controller.fetch(posts_at, {"page": 1})
+        got = await fetch if mode == "async" else fetch
+        assert len(got) == 40  # the caller gets it all the same
+        assert controller.store.partitions == {}
+        assert controller.store.size_bytes == 0
+    finally:
+        if mode == "async":
+            await controller.close()
+        else:
+            controller.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_records_no_result_uses_go_when_their_slot_is_least_recent(
+    mode: str,
+) -> None:
+    """Created records no list takes are held, counted, until their slot
+    is the least recently used past the bound; then they go too."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            return httpx.Response(200, json={"id": "c", "title": "x" * 4_000})
+        return httpx.Response(
+            200, json=[{"id": request.url.path, "title": "y" * 2_000}]
+        )
+
+    controller = make(mode, answer, 60_000)
+    try:
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            result = controller.fetch(*args, **kwargs)
+            return await result if mode == "async" else result
+
+        await call(posts.create, body={"title": "c"})
+        store = controller.store
+        assert ("Post", "c") in store.records
+        counted_as_held(store)
+        assert store.size_bytes > 4_000
+        for page in range(40):  # newer results, past the bound
+            await call(posts_at, {"page": page})
+            counted_as_held(store)
+        assert ("Post", "c") not in store.records
+        assert store.size_bytes <= 60_000
+    finally:
+        if mode == "async":
+            await controller.close()
+        else:
+            controller.close()
+
+
+def test_a_record_bigger_than_it_was_is_counted_at_its_new_size() -> None:
+    """Stored again changed (another URL's answer, a merge), a record counts
+    out as it was and in as it is."""
+    store = Store(max_bytes=None)
+    first = Post(id="1", title="a")
+    grown = Post(id="1", title="a" * 10_000)
+    for version, key in ((first, "GET /a"), (grown, "GET /b")):
+        batch = Batch()
+        plan = plan_of(Post)
+        value = plan.normalize(version.to_dict(), batch, {})
+        result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+        store.commit("me", batch, key, None, result, store.generation)
+    (partition,) = store.partitions.values()
+    assert partition.record_bytes == records_size([partition.records[("Post", "1")]])
+    assert partition.record_bytes > 10_000
+    counted_as_held(store)
+
+
+def test_a_delete_counts_the_record_out() -> None:
+    store = Store(max_bytes=None)
+    plan = plan_of([Post])
+    batch = Batch()
+    value = plan.normalize([{"id": "1", "title": "a" * 5_000}], batch, {})
+    store.commit("me", batch, "GET /l", None, Result(plan, value, 0.0, 1e9), 0)
+    gone = Batch()
+    plan_of(Invalidate(Post)).normalize(None, gone, {"id": "1"})
+    store.commit("me", gone, None, None, None, store.generation)
+    (partition,) = store.partitions.values()
+    assert partition.records == {}
+    assert partition.record_bytes == 0
+    counted_as_held(store)
+
+
+class Mixed(Entity):
+    id: str = ""
+    title: str = ""
+    n: int = 0
+    f: float = 0.0
+    ok: bool = False
+    x: str | None = None
+    tags: list[str] = []  # noqa: RUF012
+
+
+def test_a_records_bytes_are_its_own_alone_or_with_others() -> None:
+    """One record counted alone (the single record's quick way) is what it
+    counts for among others (a column at a time): what goes out one by one
+    is what came in together, whatever its fields hold."""
+    rows = [
+        Mixed(
+            id=str(n),
+            title="é" * n if n % 3 else "t" * n,
+            n=n * 1_000,
+            f=n / 3,
+            ok=bool(n % 2),
+            x=None if n % 2 else "x",
+            tags=["a", "bc" * n] if n % 4 else [],
+        )
+        for n in range(50)
+    ]
+    plain = [Post(id=str(n), title="t" * n) for n in range(50)]
+    for records in (rows, plain):
+        assert records_size(records) == sum(records_size([each]) for each in records)
+        assert records_size(records) == records_size(records[:13]) + records_size(
+            records[13:]
+        )
