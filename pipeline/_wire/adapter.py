@@ -73,6 +73,7 @@ from .._base.library import (
     BaseTransport,
     ByteStreams,
     Cookies,
+    DefaultEncoding,
     Headers,
     Request,
     Response,
@@ -153,7 +154,9 @@ class Adapter:
         self.owned = owned
         #: The text encoding of a response whose content type names none: the
         #: client's own (a text, or a function of the body).
-        self.default_encoding: Any = getattr(client, "_default_encoding", "utf-8")
+        self.default_encoding: DefaultEncoding = getattr(
+            client, "_default_encoding", "utf-8"
+        )
         #: Whether the log line saying why a hop of a given client goes
         #: through ``client.send`` was written (once per controller).
         self.said_why = False
