@@ -175,6 +175,10 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
         shown = f"{status} " + "; ".join(f"{k}: {v}" for k, v in fields.items())
         got = rate_limit_wait(httpx.Headers(fields), status)
         rows.append(("ratelimit", shown, wait, got))
+    for fields, status, wait in rate_limit.PROVIDER_VECTORS:
+        shown = f"{status} " + "; ".join(f"{k}: {v}" for k, v in fields.items())
+        got = rate_limit_wait(httpx.Headers(fields), status, now=lambda: rate_limit.NOW)
+        rows.append(("ratelimit (providers)", shown, wait, got))
     return rows
 
 
@@ -220,4 +224,6 @@ def test_the_sets_are_not_small() -> None:
     assert len(link_header.VECTORS) >= 25
     assert len(retry_after.VECTORS) >= 10
     assert len(rate_limit.VECTORS) >= 10
+    assert len(rate_limit.PROVIDER_VECTORS) >= 15
+    assert len(rate_limit.PROVIDER_SOURCES) == 4
     assert len(qs_stringify.VECTORS) >= 35
