@@ -230,6 +230,11 @@ _ASCII_HEAD = _getsizeof("")
 _PLAIN = frozenset((str, int, float, bytes, bool, type(None)))
 
 
+#: Records of one class sized together as one level rather than column by
+#: column (measured with callgrind: four records are cheaper as one level).
+_FEW = 16
+
+
 def records_size(records: list[Any]) -> int:
     """How many bytes ``records`` hold, each with its place in the store
     (:data:`ENTRY`): the sum of each record's own size, so that the bytes
@@ -266,9 +271,14 @@ def records_size(records: list[Any]) -> int:
         if issubclass(kind, msgspec.Struct):
             own = _sizer(kind, group[0])  # the records themselves
             total += sum(map(own.sizeof, group)) + own.head * len(group)
-            # every field's values in one level: the walk sums per object
-            # (no object remembered), so this is the sum of each column's
-            total += _walked(list(chain.from_iterable(map(astuple, group))))
+            # the walk sums per object (no object remembered): a column at a
+            # time (one type each, a C loop) for many records; for a few,
+            # every field's values in one level (fewer levels to walk)
+            if len(group) > _FEW:
+                columns = zip(*map(astuple, group), strict=True)
+                total += sum(_walked(list(column)) for column in columns)
+            else:
+                total += _walked(list(chain.from_iterable(map(astuple, group))))
             if "_extras_made" in kind.__dict__:  # (an Entity's extra keys)
                 total += _walked([vars(each) for each in group if each.extra_fields])
         else:
