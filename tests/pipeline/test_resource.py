@@ -6,6 +6,7 @@ import contextvars
 import json
 from typing import Any
 
+import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
@@ -13,12 +14,13 @@ from restwire import (
     Entity,
     Exchange,
     Invalidate,
+    ParameterError,
     Resource,
     RestEndpoint,
     hookify_resource,
     resource,
 )
-from restwire._endpoints.resource import list_path
+from restwire._endpoints.resource import item_path, list_path
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio
@@ -234,6 +236,60 @@ async def test_a_created_record_joins_the_stored_lists_it_belongs_in(
     assert await titles(controller, api.get_list, {"user_id": 1}) == mine
     assert await titles(controller, api.get_list, {"user_id": 2}) == ["b"]
     assert await titles(controller, api.get_list, {"page": 2}) == []
+
+
+@pytest.mark.parametrize("member", ["update", "partial_update", "delete"])
+@pytest.mark.parametrize("schema", [Note, None])
+@pytest.mark.parametrize(
+    ("params", "problem"),
+    [
+        (None, "is missing"),
+        ({"note_id": "1"}, "is missing"),
+        ({"id": None}, "is None, a segment needs text"),
+    ],
+)
+async def test_a_write_without_its_items_params_is_refused_before_sending(
+    controller_factory: Any, member: str, schema: Any, params: Any, problem: str
+) -> None:
+    """``/notes{/:id}`` lists at ``/notes``; its writes of one record need
+    ``id``: without it, nothing is sent (not a write to the collection)."""
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"id": "1", "title": "t"})
+
+    controller = controller_factory(transport=httpx.MockTransport(answer))
+    api = resource(
+        path="/notes{/:id}", schema=schema, endpoint=RestEndpoint(url_prefix=API)
+    )
+    write = getattr(api, member)
+    body = None if member == "delete" else {"title": "t"}
+    with pytest.raises(ParameterError, match=f"parameter 'id' {problem}") as caught:
+        await controller.fetch(write, params, body=body)
+    assert str(caught.value).startswith(f"{write.name}: ")
+    assert sent == []
+    await controller.fetch(write, {"id": "1"}, body=body)
+    assert [(r.method, str(r.url)) for r in sent] == [(write.method, f"{API}/notes/1")]
+
+
+@pytest.mark.parametrize(
+    ("path", "item"),
+    [
+        ("/notes/:id", "/notes/:id"),
+        ("/notes{/:id}", "/notes/:id"),
+        ("/notes{/:id}.json", "/notes/:id.json"),
+        ("/users/:user/notes{/:id}", "/users/:user/notes/:id"),
+    ],
+)
+def test_item_path_makes_the_items_group_required(path: str, item: str) -> None:
+    assert item_path(path) == item
+
+
+def test_the_writes_of_an_optional_item_path_require_it() -> None:
+    api = resource(path="/notes{/:id}", schema=Note)
+    assert (api.get.path, api.get_list.path) == ("/notes{/:id}", "/notes")
+    assert {api.update.path, api.partial_update.path, api.delete.path} == {"/notes/:id"}
 
 
 async def test_a_created_record_matched_by_what_the_server_answered(
