@@ -221,7 +221,7 @@ async def test_a_created_record_joins_the_stored_lists_it_belongs_in(
     """A list fetched with no params gains every created record; one
     fetched with ``user_id`` 1 gains a record created with ``user_id`` 1,
     not one with 2; a list whose params the create does not say (``page``)
-    gains nothing."""
+    gains nothing, but is a page: it is read again."""
     api = notes(new_items=new_items)
     answer_lists(httpx_mock)
     for params in (None, {"user_id": 1}, {"user_id": 2}, {"page": 2}):
@@ -235,7 +235,47 @@ async def test_a_created_record_joins_the_stored_lists_it_belongs_in(
     assert await titles(controller, api.get_list) == everyone
     assert await titles(controller, api.get_list, {"user_id": 1}) == mine
     assert await titles(controller, api.get_list, {"user_id": 2}) == ["b"]
+    if new_items is not None:  # a page the record may be on: read again
+        answer_lists(httpx_mock, "?page=2")
     assert await titles(controller, api.get_list, {"page": 2}) == []
+
+
+PAGINGS = [{"limit": 50}, {"page": 1}, {"starting_after": "0"}, {"cursor": "c1"}]
+
+
+@pytest.mark.parametrize("paging", PAGINGS)
+async def test_a_paged_list_is_read_again_after_a_create(
+    controller: Any, httpx_mock: HTTPXMock, paging: dict[str, Any]
+) -> None:
+    """A list read with a paging param (Stripe always sends ``limit``) is
+    a page the created record may be on: the next read fetches it, never
+    the page as it was. A page of another user's notes is left as it is."""
+    api = notes()
+    first = {"id": "1", "title": "a", "user_id": 1}
+    made = {"id": "9", "title": "new", "user_id": 1}
+    mine = {**paging, "user_id": 1}
+    theirs = {**paging, "user_id": 2}
+    for params, items in ((paging, [first]), (mine, [first]), (theirs, [])):
+        httpx_mock.add_response(
+            method="GET",
+            url=f"{API}/notes/",
+            match_params={name: str(value) for name, value in params.items()},
+            json=items,
+        )
+        await controller.fetch(api.get_list, params)
+    httpx_mock.add_response(method="POST", url=f"{API}/notes/", json=made)
+    await controller.fetch(api.create, body={"title": "new"})
+    for params in (paging, mine):
+        httpx_mock.add_response(
+            method="GET",
+            url=f"{API}/notes/",
+            match_params={name: str(value) for name, value in params.items()},
+            json=[first, made],
+        )
+        assert await titles(controller, api.get_list, params) == ["a", "new"]
+    assert await titles(controller, api.get_list, theirs) == []
+    gets = [r for r in httpx_mock.get_requests() if r.method == "GET"]
+    assert len(gets) == 5
 
 
 @pytest.mark.parametrize("member", ["update", "partial_update", "delete"])
