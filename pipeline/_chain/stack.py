@@ -230,6 +230,37 @@ def _field_names(layers: list[Middleware]) -> Callable[[str], str] | None:
     return field_name
 
 
+def _check_middleware(layer: object) -> None:
+    """Refuse, where a stack is made, what is not a middleware: an object
+    with none of the hooks callable, or a middleware's class given in place
+    of one of its instances (its hooks are then plain functions, which
+    would fail at the first call with an unrelated ``TypeError``)."""
+    if isinstance(layer, type):
+        if any(callable(getattr(layer, hook, None)) for hook in _HOOKS):
+            raise UsageError(
+                f"{layer.__name__} is a middleware's class, not a middleware: "
+                f"call it: `{layer.__name__}()`"
+            )
+        raise UsageError(
+            f"{layer.__name__} is a class, not a middleware: a middleware is "
+            f"an object with one of {', '.join(_HOOKS)}"
+        )
+    if not any(callable(getattr(layer, hook, None)) for hook in _HOOKS):
+        raise UsageError(
+            f"{_shown(layer)} is not a middleware: it needs one of {', '.join(_HOOKS)}"
+        )
+
+
+def _shown(layer: object) -> str:
+    """How a non-middleware is named in an error: a function by its name,
+    anything else by its type (not its repr, which may hold a secret)."""
+    name = getattr(layer, "__qualname__", None)
+    if isinstance(name, str):
+        return name
+    kind = type(layer).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
 class Stack:
     """An immutable, ordered sequence of middleware; the first is outermost.
 
@@ -267,13 +298,9 @@ class Stack:
         for layer in layers:
             if isinstance(layer, Stack):
                 flat.extend(layer.layers)
-            elif any(hasattr(layer, hook) for hook in _HOOKS):
-                flat.append(layer)
             else:
-                raise UsageError(
-                    f"{layer!r} is not a middleware: it needs one of "
-                    f"{', '.join(_HOOKS)}"
-                )
+                _check_middleware(layer)
+                flat.append(layer)
         made = object.__setattr__
         made(self, "layers", tuple(flat))
         made(self, "handlers", compile_handlers(tuple(flat)))

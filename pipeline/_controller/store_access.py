@@ -28,6 +28,7 @@ from .._cache.keys import body_digest
 from .._chain.exchange import EndpointView, Exchange
 from .._chain.identity import Identity, Unshared
 from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.pages import PAGING_PARAMS
 from .._store.deferred_parse import Unparsed
 from .._store.entity import EntityError, EntityKey
 from .._store.models import plain_body, record_fields
@@ -189,10 +190,14 @@ class StoreAccess:
         fields = record_fields(type(record)) if record is not None else ()
         params, body = exchange.params, job.body
 
-        def joins(wanted: Mapping[str, Any] | None) -> bool:
+        def joins(wanted: Mapping[str, Any] | None) -> bool | None:
             """Whether a list fetched with params ``wanted`` holds the
             record: each of them said alike by the create's params, its
-            body, or the record the server answered."""
+            body, or the record the server answered. ``None`` for one whose
+            other params all are, but which is a page (a paging param,
+            :data:`PAGING_PARAMS`, the create does not say): the record may
+            be on it or not, so it is read again."""
+            paged = False
             for name, value in (wanted or {}).items():
                 if name in params:
                     have = params[name]
@@ -200,11 +205,16 @@ class StoreAccess:
                     have = body[name]
                 elif name in fields:
                     have = getattr(record, name)
+                elif name in PAGING_PARAMS:
+                    paged = True
+                    continue
                 else:
                     return False
                 if value_text(have) != value_text(value):
-                    return False
-            return True
+                    if name not in PAGING_PARAMS:
+                        return False
+                    paged = True
+            return None if paged else True
 
         self.store.add_to_lists(
             job.identity, lists.route, ref, joins, where == "start", job.generation

@@ -18,6 +18,12 @@ holding one; what follows it in its segment stays on the list's path, so
 ``/Messages{/:Sid}.json`` and ``/Messages/:Sid.json`` list and create at
 ``/Messages.json`` and get at ``/Messages/SM1.json``.
 
+The writes of one record need its params even where ``path`` makes them
+optional (``/posts{/:id}``: their path is ``/posts/:id``), so a write
+called without them is a ``ParameterError`` before anything is sent, not
+a write to the whole collection; a call meant for the collection is an
+endpoint of its own.
+
 The schema is a **record** type (an ``Entity``, or a pydantic model or
 dataclass that declares ``__restwire_pk__``: see ``_store.models``), or a
 value type (any other model, or schema).
@@ -89,6 +95,21 @@ else:
 #: matched first so that it is never taken for one.
 _ITEM = re.compile(r"\\:|\{[^{}]*\}|:[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER = re.compile(r"(?<!\\):[A-Za-z_]")
+#: An optional group, ``{...}``.
+_GROUP = re.compile(r"\{[^{}]*\}")
+
+
+def item_path(path: str) -> str:
+    """``path`` with its last optional group made required, for the writes
+    of one record: ``/posts{/:id}`` -> ``/posts/:id``, so an ``update``,
+    ``partial_update`` or ``delete`` called without the item's params is
+    a ``ParameterError`` before anything is sent, never a write to the
+    whole collection."""
+    groups = list(_GROUP.finditer(path))
+    if not groups or not _PLACEHOLDER.search(groups[-1].group()):
+        return path
+    last = groups[-1]
+    return path[: last.start()] + last.group()[1:-1] + path[last.end() :]
 
 
 def list_path(path: str) -> str:
@@ -238,7 +259,7 @@ def resource(
             f"new_items must be 'end', 'start' or None, not {new_items!r}"
         )
     base = endpoint if endpoint is not None else RestEndpoint()
-    items = list_path(path)
+    items, item = list_path(path), item_path(path)
     name = getattr(schema, "__name__", "resource")
 
     def member(
@@ -271,10 +292,10 @@ def resource(
         get=get,
         get_list=get_list,
         create=member("create", "POST", items, schema, **joins, **expires),
-        update=member("update", "PUT", path, schema, **expires),
-        partial_update=member("partial_update", "PATCH", path, schema, **expires),
+        update=member("update", "PUT", item, schema, **expires),
+        partial_update=member("partial_update", "PATCH", item, schema, **expires),
         delete=member(
-            "delete", "DELETE", path, Invalidate(schema) if records else None, **expires
+            "delete", "DELETE", item, Invalidate(schema) if records else None, **expires
         ),
     )
 
