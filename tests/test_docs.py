@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,23 @@ def test_every_python_block_runs(
                 assert shows(output, comment), f"{comment!r} not in:\n{output}"
 
 
+#: An import of the recipes package, or a relative one: neither can be
+#: copied into a reader's project.
+IMPORTS_RECIPES = re.compile(r"^\s*(?:from|import)\s+(?:recipes\b|\.)", re.MULTILINE)
+
+
+def test_no_block_imports_the_recipes_outside_their_page() -> None:
+    """A block runs in a reader's project as printed (``run_example`` runs it
+    as a module, so a top-level ``await`` fails there too): only the recipes
+    page, which shows the files of ``recipes/``, may import from them."""
+    for page in PAGES:
+        if page_id(page) == "recipes.md":
+            continue
+        for code in blocks(page):
+            found = IMPORTS_RECIPES.search(code)
+            assert found is None, f"{page_id(page)}: {found[0].strip()!r}"
+
+
 def test_every_fence_names_its_language() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
@@ -93,10 +111,11 @@ def test_data_client_is_named_on_its_own_page_only() -> None:
 
 
 def test_the_testing_guide_shows_tests_that_run() -> None:
-    """The testing guide's tests are in tests/recipes/test_testing_guide.py,
+    """The testing guide's tests are in tests/recipes/test_testing_guide*.py,
     verbatim, so pytest runs what it shows."""
-    guide = (ROOT / "tests" / "recipes" / "test_testing_guide.py").read_text(
-        encoding="utf-8"
+    guide = "".join(
+        (ROOT / "tests" / "recipes" / name).read_text(encoding="utf-8")
+        for name in ("test_testing_guide.py", "test_testing_guide_httpx2.py")
     )
     shown = [
         code for code in blocks(DOCS / "guides" / "testing.md") if "def test_" in code
@@ -161,34 +180,78 @@ def test_the_api_reference_has_every_public_name() -> None:
     )
 
 
-@pytest.mark.slow  # (.ci/run builds the site with --strict itself)
-@pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed"
-)
-def test_mkdocs_build_strict(tmp_path: Path) -> None:
-    """The site builds with no warning, and renders every public name."""
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built with ``--strict`` (a warning fails the build)."""
+    if importlib.util.find_spec("mkdocs") is None:
+        pytest.skip("mkdocs is not installed")
+    built = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--quiet",
-            "--site-dir",
-            str(tmp_path / "site"),
-        ],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", built],
         cwd=ROOT,
         check=True,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=900,  # a bound on a hang: it takes 15 s, a minute when busy
     )
-    for module, page in [
-        (restwire, "restwire"),
-        (restwire.middlewares, "middlewares"),
-        (restwire.extension, "extension"),
-    ]:
-        html = (tmp_path / "site" / "reference" / page / "index.html").read_text(
-            "utf-8"
-        )
+    return built
+
+
+REFERENCE = [
+    (restwire, "restwire"),
+    (restwire.middlewares, "middlewares"),
+    (restwire.extension, "extension"),
+]
+
+
+def reference_html(site: Path, page: str) -> str:
+    return (site / "reference" / page / "index.html").read_text("utf-8")
+
+
+def shown_text(html: str) -> str:
+    """What a reader sees of a page: its text, tags and scripts left out."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.DOTALL)
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_mkdocs_build_strict(site: Path) -> None:
+    """The site builds with no warning, and renders every public name."""
+    for module, page in REFERENCE:
+        html = reference_html(site, page)
         for name in module.__all__:
             assert f'id="{module.__name__}.{name}"' in html, name
+
+
+#: A Sphinx role as a docstring writes it, which Markdown leaves as text.
+ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|exc|data|obj|const|mod):")
+#: A private name (``_Record``, ``restwire._store``), not a dunder.
+PRIVATE = re.compile(r"(?<![\w.])_(?!_)\w+|\b\w+\._(?!_)\w+")
+
+
+@pytest.mark.parametrize("page", [page for _, page in REFERENCE])
+def test_the_reference_shows_no_role_and_no_private_name(site: Path, page: str) -> None:
+    text = shown_text(reference_html(site, page))
+    assert ROLE.findall(text) == []
+    assert sorted(set(PRIVATE.findall(text))) == []
+    assert "BaseController" not in text  # the controllers' private base
+
+
+@pytest.mark.parametrize("name", ["Controller", "AsyncController"])
+def test_the_reference_shows_a_controller_whole(site: Path, name: str) -> None:
+    """How to make one (its parameters) and every method, those it inherits
+    from a base the reference does not show included."""
+    html = reference_html(site, "restwire")
+    heading = html.index(f'id="restwire.{name}"')
+    signature = shown_text(html[heading : html.index("</pre>", heading)])
+    for parameter in ("client", "transport", "managers", "cache", "identity"):
+        assert f"{parameter}:" in signature, parameter
+    for method in ("invalidate", "invalidate_all", "reset", "forget", "fetch", "get"):
+        assert f'id="restwire.{name}.{method}"' in html, method
+
+
+def test_the_reference_shows_how_to_make_an_endpoint(site: Path) -> None:
+    html = reference_html(site, "restwire")
+    heading = html.index('id="restwire.RestEndpoint"')
+    signature = shown_text(html[heading : html.index("</pre>", heading)])
+    assert "**options: Unpack[EndpointOptions]" in signature
+    for option in ("path", "method", "error_schema", "timeout", "param_style"):
+        assert f'id="restwire.EndpointOptions.{option}"' in html, option

@@ -10,11 +10,9 @@ prints is checked against what it printed.
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from recipes.demo_api import DemoApi
@@ -69,12 +67,9 @@ def shows(output: str, comment: str) -> bool:
 
 
 def run_example(code: str, namespace: dict[str, Any]) -> None:
-    if re.search(r"^(async with|await )", code, flags=re.MULTILINE):
-        wrapped = "async def _example():\n" + textwrap.indent(code, "    ")
-        exec(compile(wrapped, "README.md", "exec"), namespace)
-        anyio.run(namespace["_example"])
-    else:
-        exec(compile(code, "README.md", "exec"), namespace)
+    """Run ``code`` as printed, as a module runs: an ``await`` outside a
+    function is the ``SyntaxError`` a reader who copies it would get."""
+    exec(compile(code, "README.md", "exec"), namespace)
 
 
 def test_every_python_example_runs_against_the_demo_api(
