@@ -10,6 +10,7 @@ prints is checked against what it printed.
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +97,27 @@ def test_every_python_example_runs_against_the_demo_api(
 
 def test_the_readme_stays_short_and_links_into_the_docs() -> None:
     """The front door: one or two screens, every link to a docs page that
-    exists."""
+    exists, by an absolute URL into the project's source (a package index
+    shows README alone, where a relative link leads nowhere)."""
     assert len(README.splitlines()) <= 200
-    links = re.findall(r"\]\((docs/[^)#]+)\)", README)
-    assert len(links) >= 15
-    for link in links:
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    blob = options["project"]["urls"]["Source"] + "/blob/main/"
+    links = re.findall(r"\]\(([^)#]+)[^)]*\)", README)
+    relative = [link for link in links if not link.startswith("https://")]
+    assert relative == []
+    docs = [link.removeprefix(blob) for link in links if link.startswith(blob)]
+    assert len(docs) >= 15
+    for link in docs:
+        assert link.startswith("docs/"), link
         assert (ROOT / link).is_file(), link
+
+
+def test_the_readme_says_the_tests_need_a_redis_server() -> None:
+    """Some tests start a real ``redis-server``: README's test command says
+    so, and how to get one, before a reader wonders why they skip."""
+    tests_section = " ".join(
+        README.split("and the tests:", 1)[1].split("##")[0].split()
+    )
+    assert "start their own `redis-server`" in tests_section
+    assert "apt-get install redis-server" in tests_section
+    assert "brew install redis" in tests_section
