@@ -33,6 +33,7 @@ import restwire
 import restwire.extension
 import restwire.middlewares
 from recipes.demo_api import DemoApi
+from tests import HTTPX
 from tests.test_readme import README_ORIGIN, printed_comments, run_example, shows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,17 +59,64 @@ def test_every_python_block_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a reader's own folder: files land here
+    monkeypatch.syspath_prepend(tmp_path)  # and modules written there import
     namespace: dict[str, Any] = {"__name__": "docs"}
+    written: list[str] = []
     with DemoApi() as api:
-        for number, code in enumerate(blocks(page), 1):
-            try:
-                run_example(code.replace(README_ORIGIN, api.origin), namespace)
-            except Exception as error:
-                error.add_note(f"in {page_id(page)}'s block {number}:\n{code}")
-                raise
-            output = capsys.readouterr().out
-            for comment in printed_comments(code):
-                assert shows(output, comment), f"{comment!r} not in:\n{output}"
+        try:
+            for number, code in enumerate(blocks(page), 1):
+                code = code.replace(README_ORIGIN, api.origin)
+                module = project_file(code)
+                if module is not None:  # a file of the reader's project
+                    (tmp_path / f"{module}.py").write_text(code, encoding="utf-8")
+                    written.append(module)
+                try:
+                    run_example(code, namespace)
+                except Exception as error:
+                    error.add_note(f"in {page_id(page)}'s block {number}:\n{code}")
+                    raise
+                output = capsys.readouterr().out
+                for comment in printed_comments(code):
+                    assert shows(output, comment), f"{comment!r} not in:\n{output}"
+        finally:
+            for module in written:
+                sys.modules.pop(module, None)
+
+
+def project_file(code: str) -> str | None:
+    """The module a block is a file of, if its first line names one
+    (``# myapi.py``): the blocks after it may import it."""
+    named = re.match(r"# (\w+)\.py\n", code)
+    return named[1] if named else None
+
+
+@pytest.mark.skipif(not HTTPX, reason="the page's tests use pytest-httpx")
+def test_the_own_api_page_tests_pass(tmp_path: Path) -> None:
+    """Its files, written into a fresh folder, and pytest run there as a
+    reader would run it: every test it shows passes."""
+    for code in blocks(DOCS / "own-api.md"):
+        module = project_file(code)
+        if module is not None:
+            (tmp_path / f"{module}.py").write_text(code, encoding="utf-8")
+    assert (tmp_path / "test_myapi.py").is_file()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "test_myapi.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a bound on a hang: it takes 2 s
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^3 passed", done.stdout, re.MULTILINE), done.stdout
 
 
 #: An import of the recipes package, or a relative one: neither can be
