@@ -20,6 +20,7 @@ from recipes import __main__ as tour_main
 from recipes.catalog import EXTRA_OF, RECIPES, find, name_of
 from recipes.demo_api import DemoApi
 from recipes.tour import Tour
+from tests.waiting import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -151,17 +152,20 @@ def test_serve_prints_its_urls_serves_them_and_stops_on_ctrl_c() -> None:
         lines: list[str] = []
         while not lines or lines[-1] != "Ctrl-C stops it.":
             line = server.stdout.readline()
-            assert line, "".join(lines) + server.communicate(timeout=10)[1]
+            assert line, "".join(lines) + server.communicate(timeout=HANG)[1]
             lines.append(line.rstrip("\n"))
         origin = lines[0].removeprefix("restwire demo API at ")
         assert origin.startswith("http://127.0.0.1:")
         assert f"  GET    {origin}/posts/<id>" in lines
         assert lines[-2] == f"try: python -m recipes run posts --base-url {origin}"
-        assert httpx.get(f"{origin}/posts/1").json()["title"] == "Hello, restwire"
+        assert (
+            httpx.get(f"{origin}/posts/1", timeout=HANG).json()["title"]
+            == "Hello, restwire"
+        )
         out = io.StringIO()
         assert tour_main.main(["run", "posts", "--base-url", origin], out) == 0
         server.send_signal(signal.SIGINT)
-        rest, errors = server.communicate(timeout=10)
+        rest, errors = server.communicate(timeout=HANG)
     finally:
         server.kill()
         server.wait()
@@ -185,7 +189,7 @@ def test_serve_stops_when_told() -> None:
     serving = threading.Thread(target=tour_main.serve, args=(0, out, stop))
     serving.start()
     stop.set()
-    serving.join(timeout=10)
+    serving.join(timeout=HANG)
     assert not serving.is_alive()
     assert out.getvalue().endswith("Ctrl-C stops it.\ndemo API stopped\n")
 
