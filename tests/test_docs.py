@@ -213,6 +213,16 @@ def test_the_recipes_page_shows_every_recipe() -> None:
     assert sorted(shown) == sorted(tour)
 
 
+def test_the_recipes_page_shows_no_import_of_the_demo() -> None:
+    """What it shows of a recipe is copyable: its credentials are its own
+    constants (the demo's, which the tour's run checks), not imported from
+    the demo API's modules."""
+    for path in sorted((ROOT / "recipes").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "\nSEED = " in text:
+            assert "from .demo" not in text, path.name
+
+
 def reference_names(page: str, module: str) -> list[str]:
     text = (DOCS / "reference" / page).read_text(encoding="utf-8")
     return re.findall(rf"^::: {re.escape(module)}\.(\w+)$", text, re.MULTILINE)

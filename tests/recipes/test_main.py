@@ -369,3 +369,18 @@ def test_the_tour_skips_a_recipe_asked_for_redis_without_redis_py(
         'installed: pip install "restwire[redis]"; or unset '
         "RESTWIRE_REDIS_URL to run the workers in this process"
     )
+
+
+def test_the_recipes_credentials_are_the_demos() -> None:
+    """Recipes hold their credentials as constants a reader replaces; they
+    are the ones the demo API accepts."""
+    from recipes import demo_api, demo_providers, github, signing, stripe
+
+    assert signing.SIGNING_KEY == demo_api.SIGNING_KEY
+    assert github.GITHUB_TOKEN == demo_providers.GITHUB_TOKEN
+    assert stripe.STRIPE_KEY == demo_providers.STRIPE_KEY
+    assert stripe.STRIPE_VERSION == demo_providers.STRIPE_VERSION
+    pytest.importorskip("pydantic")
+    from recipes import fastapi_oauth
+
+    assert fastapi_oauth.FASTAPI_USER == demo_providers.FASTAPI_USER
