@@ -92,7 +92,7 @@ def redact_url(url: URL | str) -> str:
     """The URL as text with its userinfo replaced, user name and password
     alike (either can be a token: ``https://TOKEN@host``), and the values of
     its query parameters that carry credentials (``access_token``,
-    ``api_key``, ``X-Amz-Signature``, ...: ``_base.credentials``).
+    ``api_key``, ``X-Amz-Signature``, ...: ``CREDENTIAL_PARAMS``).
 
     Works on text that is not a valid URL too (a path template with
     ``:name`` placeholders, say), so an error about a bad URL cannot show
@@ -490,7 +490,7 @@ class NetworkError(RestwireError):
       ``None`` without one, or when the body does not validate.
 
     A 4xx or 5xx is raised as one of its subclasses (``ClientError``,
-    ``NotFoundError``, ``ServerError``, ...: ``_endpoints.status_errors``).
+    ``NotFoundError``, ``ServerError``, ...), chosen by its status.
     """
 
     #: The body validated by the endpoint's ``error_schema``, if it has one.
