@@ -26,6 +26,7 @@ from . import (
     stream,
     stripe,
     ticker,
+    twilio,
 )
 
 __all__ = ["RECIPES", "find", "name_of"]
@@ -51,6 +52,7 @@ RECIPES: tuple[ModuleType, ...] = (
     many_workers,
     stripe,
     github,
+    twilio,
     fastapi_oauth,
 )
 

@@ -120,6 +120,7 @@ MIDDLEWARES = [
     "CsrfToken",
     "CamelCaseKeys",
     "SnakeCaseKeys",
+    "PascalCaseKeys",
     "KeyCollision",
     "RenameKeys",
     "FillPrimaryKey",

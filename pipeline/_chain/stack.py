@@ -41,6 +41,14 @@ cookies, the credentials mode) may say so with a class attribute
 from its store in a few microseconds. Without it, a layer is assumed to send
 credentials: the chain runs up to the innermost step first (always safe).
 
+A middleware that renames a response's keys (key casing, ``RenameKeys``)
+may say how with a method ``field_name(key) -> str``: the name a response
+key ``key`` has once it is done. The stack composes them (innermost
+first, as a response passes them) into :attr:`Stack.field_name`, so a
+call's params in the wire's case (Twilio's ``Sid``) can name the fields
+of the record they stand for (``sid``): a delete, an update and
+``FillPrimaryKey`` read them so (``RestEndpoint.param_fields``).
+
 A stack is built once, where an endpoint is made; each call runs through
 its handlers with :func:`~restwire._chain.exchange.run_exchange`.
 """
@@ -201,6 +209,27 @@ def compile_handlers(layers: tuple[Middleware, ...]) -> tuple[Handler, ...]:
     return tuple(handlers)
 
 
+def _field_names(layers: list[Middleware]) -> Callable[[str], str] | None:
+    """The layers' ``field_name`` methods as one, innermost first; ``None``
+    when no layer has one."""
+    renames: tuple[Callable[[str], str], ...] = tuple(
+        rename
+        for layer in reversed(layers)
+        if callable(rename := getattr(layer, "field_name", None))
+    )
+    if not renames:
+        return None
+    if len(renames) == 1:
+        return renames[0]
+
+    def field_name(key: str) -> str:
+        for rename in renames:
+            key = rename(key)
+        return key
+
+    return field_name
+
+
 class Stack:
     """An immutable, ordered sequence of middleware; the first is outermost.
 
@@ -211,6 +240,7 @@ class Stack:
 
     __slots__ = (
         "_hash",
+        "field_name",
         "handlers",
         "layers",
         "sends_credentials",
@@ -227,6 +257,9 @@ class Stack:
     (every layer that does not say ``sends_credentials = False``)."""
     takes_unparsed: bool
     """Whether every layer says ``takes_unparsed = True``."""
+    field_name: Callable[[str], str] | None
+    """The name a response key has once every layer that renames keys
+    has renamed it (innermost first); ``None`` when no layer does."""
     _hash: int
 
     def __init__(self, *layers: Middleware | Stack) -> None:
@@ -254,6 +287,7 @@ class Stack:
             "takes_unparsed",
             all(getattr(layer, "takes_unparsed", False) for layer in flat),
         )
+        made(self, "field_name", _field_names(flat))
         made(self, "_hash", hash(tuple(id(layer) for layer in flat)))
 
     def __setattr__(self, name: str, value: object) -> None:

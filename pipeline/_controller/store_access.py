@@ -25,18 +25,22 @@ from typing import Any
 from .._base.effects import _Answer
 from .._base.errors import InvalidRequest, RestwireError, UsageError, fresh_error
 from .._cache.keys import body_digest
-from .._chain.exchange import EndpointView
+from .._chain.exchange import EndpointView, Exchange
 from .._chain.identity import Identity, Unshared
 from .._endpoints.endpoint import RestEndpoint
 from .._store.deferred_parse import Unparsed
 from .._store.entity import EntityError, EntityKey
 from .._store.models import plain_body, record_fields
-from .._store.schemas import MISSING, Batch
+from .._store.schemas import MISSING, Batch, keyed
 from .._store.store import Result, Store
 from .._wire.params import value_text
 from .calls import Job
 
 __all__ = ["StoreAccess", "check_settable"]
+
+#: The methods of an update: an answer that names no record is the one
+#: its URL's params name (``_store.schemas.keyed``).
+_UPDATES = frozenset({"PUT", "PATCH"})
 
 
 def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
@@ -66,6 +70,15 @@ def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
             f"{endpoint.label}: set() keeps what the store holds, and "
             f"{endpoint.content.name} content is never stored"
         )
+
+
+def _item_params(exchange: Exchange) -> Mapping[str, Any]:
+    """The params of a call that fill its path (the item its URL names),
+    named as fields."""
+    endpoint = exchange.endpoint
+    names = endpoint.template.names if isinstance(endpoint, RestEndpoint) else ()
+    path = {name: value for name, value in exchange.params.items() if name in names}
+    return endpoint.param_fields(path)
 
 
 class StoreAccess:
@@ -101,6 +114,11 @@ class StoreAccess:
         keeps = endpoint.data_expiry_length > 0
         if endpoint.schema is None and not keeps:
             return value
+        params = exchange.params
+        if endpoint.side_effect:  # params in the wire's case name the record
+            params = endpoint.param_fields(params)
+            if exchange.method in _UPDATES and type(value) is not Unparsed:
+                value = keyed(endpoint.plan, value, _item_params(exchange))
         batch = Batch()
         try:
             read = None
@@ -112,7 +130,7 @@ class StoreAccess:
             normalized = (
                 read
                 if read is not None
-                else endpoint.plan.normalize(value, batch, exchange.params)
+                else endpoint.plan.normalize(value, batch, params)
             )
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__

@@ -75,6 +75,7 @@ __all__ = [
     "check_schema",
     "denormalize",
     "entities_by_column",
+    "keyed",
     "normalize",
     "plan_of",
 ]
@@ -666,6 +667,40 @@ class InvalidatePlan(Plan):
             return None
         pk = cls.from_data(fields).pk()
         return pk or None
+
+
+def keyed(plan: Plan, value: Any, params: Mapping[str, Any]) -> Any:
+    """An update's answer ``value`` that names no record (a ``PATCH``
+    answering only the fields it changed), given its key from ``params``
+    (the item's path params, named as fields): the fields of a record
+    ``Entity`` it lacks, or a record model's primary key; ``value`` as it
+    is when it names its record, or ``params`` do not."""
+    if not isinstance(value, Mapping) or not params:
+        return value
+    if isinstance(plan, EntityPlan):
+        cls = plan.cls
+        fields = cls._plan().field_names
+        given = {
+            name: key
+            for name, key in params.items()
+            if name in fields and value.get(name) is None
+        }
+        if not given:
+            return value
+        try:
+            named = cls.from_data(value).pk()
+        except EntityError:
+            return value  # normalizing says what is wrong with it
+        return value if named else {**value, **given}
+    if isinstance(plan, RecordModelPlan):
+        names = plan.record.wire_names
+        if any(value.get(name) not in (None, "") for name in names):
+            return value
+        for name in names:
+            key = params.get(name)
+            if key is not None and key != "":
+                return {**value, name: key}
+    return value
 
 
 # -- from a schema to its plan -------------------------------------------------------

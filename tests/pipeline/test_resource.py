@@ -38,10 +38,64 @@ class Tag:
         ("/users/:user/posts/:id", "/users/:user/posts/"),
         ("/posts{/:id}", "/posts"),
         ("/:username/", "/"),
+        # a suffix after the item stays: Twilio's paths end in .json
+        (
+            "/Accounts/:AccountSid/Messages{/:Sid}.json",
+            "/Accounts/:AccountSid/Messages.json",
+        ),
+        (
+            "/Accounts/:AccountSid/Messages/:Sid.json",
+            "/Accounts/:AccountSid/Messages.json",
+        ),
+        ("/posts{/:id}/", "/posts/"),
+        ("/posts/:id/", "/posts/"),
+        ("/v1/items\\:batch/:id", "/v1/items\\:batch/"),
+        ("/v1/items{/:id}\\:export", "/v1/items\\:export"),
     ],
 )
 def test_list_path_drops_the_last_placeholder(path: str, items: str) -> None:
     assert list_path(path) == items
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/Messages{/:Sid}.json", "/Messages/:Sid.json"],
+)
+async def test_a_suffix_after_the_item_is_kept_on_every_member(
+    controller: Any, httpx_mock: HTTPXMock, path: str
+) -> None:
+    """Lists and creates at ``Messages.json``; gets, updates and deletes at
+    ``Messages/SM1.json``: the suffix is part of every URL."""
+    messages = resource(
+        path="/2010-04-01/Accounts/:AccountSid" + path,
+        schema=Post,
+        endpoint=RestEndpoint(url_prefix=API),
+    )
+    account = {"AccountSid": "AC1"}
+    item = {**account, "Sid": "SM1"}
+    httpx_mock.add_response(json=[])
+    for _ in range(4):
+        httpx_mock.add_response(json={"id": "SM1", "title": "t"})
+    httpx_mock.add_response(status_code=204)
+    await controller.fetch(messages.get_list, account)
+    await controller.fetch(messages.create, account, {"title": "t"})
+    await controller.fetch(messages.get, item)
+    await controller.fetch(messages.update, item, {"title": "u"})
+    await controller.fetch(messages.partial_update, item, {"title": "v"})
+    await controller.fetch(messages.delete, {**item, "id": "SM1"})
+    sent = [(r.method, r.url.path) for r in httpx_mock.get_requests()]
+    listed, one = (
+        "/2010-04-01/Accounts/AC1/Messages.json",
+        "/2010-04-01/Accounts/AC1/Messages/SM1.json",
+    )
+    assert sent == [
+        ("GET", listed),
+        ("POST", listed),
+        ("GET", one),
+        ("PUT", one),
+        ("PATCH", one),
+        ("DELETE", one),
+    ]
 
 
 def test_a_resource_path_needs_an_item_placeholder() -> None:

@@ -106,6 +106,17 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
         and r["answered"]
         in ("the server said 304 Not Modified; the cached body was used", "no cache")
     ),
+    "twilio": lambda r: (
+        r
+        == {
+            "bodies": [f"Message {n}" for n in range(5, 0, -1)],
+            "sent": ("+15558675310", "+15017122661", "Hello!", "queued"),
+            "redacted": "",
+            "gone from the store": True,
+            "gone": 20404,
+            "error code": 20003,
+        }
+    ),
     "fastapi_oauth": lambda r: (
         r["names"] == [f"Item {n}" for n in range(1, 6)]
         and r["address"] == "Shelf 3"
