@@ -149,7 +149,8 @@ async def test_a_non_2xx_status_is_a_network_error_with_its_body(
     # the reason phrase is the library's (httpx2 says RFC 9110's "Content")
     phrase = httpx.codes.get_reason_phrase(422)
     assert phrase in ("Unprocessable Entity", "Unprocessable Content")
-    assert str(error) == f"GET {API}/my/1: 422 {phrase}"
+    # the server's reason ends the message
+    assert str(error) == f"GET {API}/my/1: 422 {phrase}: title: field required"
     assert error.response.is_closed
 
 

@@ -686,3 +686,50 @@ async def test_a_sqlite_file_that_fails_is_a_miss_and_one_line(
     assert counting_server.counts["s:full"] == 3
     [line] = cache_lines(caplog)
     assert "unavailable" in line
+
+
+async def test_a_304_keeps_the_stored_object_for_fetch_too(
+    make: Make, cache: HttpCache, counting_server: CountingServer
+) -> None:
+    """``fetch`` always asks, but a body the cache gives unchanged (fresh,
+    or after a 304) is the body its stored value was read from: the same
+    object comes back, renewed, and nothing is parsed again."""
+    parsed: list[int] = []
+
+    def parse(response: httpx.Response) -> Any:
+        parsed.append(1)
+        return response.json()
+
+    endpoint = resource(
+        counting_server, "f", data_expiry_length=60, parse_response=parse
+    )
+    controller = make(cache=cache)
+    first = await controller.fetch(endpoint, {"max_age": 1})
+    assert await controller.fetch(endpoint, {"max_age": 1}) is first  # fresh entry
+    time.sleep(1.1)  # the entry stale (its age in whole seconds): a 304
+    assert await controller.fetch(endpoint, {"max_age": 1}) is first
+    assert counting_server.counts["f:full"] == 1
+    assert counting_server.counts["f:not_modified"] == 1
+    assert parsed == [1]
+    assert await controller.get(endpoint, {"max_age": 1}) is first  # renewed
+
+
+async def test_a_response_without_a_date_still_expires(
+    make: Make, cache: HttpCache, counting_server: CountingServer
+) -> None:
+    """A server that sends no ``Date``: the entry is stamped with the time
+    it came, so ``max-age=1`` ends after a second and the next call asks
+    with ``If-None-Match`` (hishel alone takes its age for 0, forever)."""
+    clock = FakeClock()
+    endpoint = resource(counting_server, "d", data_expiry_length=10)
+    controller = make(cache=cache, clock=clock)
+    query = {"max_age": 1, "no_date": 1}
+    first = await controller.get(endpoint, query)
+    time.sleep(2.1)  # the stamp is in whole seconds
+    clock.advance(11)  # the stored value stale too
+    assert await controller.get(endpoint, query) is first
+    assert counting_server.counts["d:full"] == 1
+    assert counting_server.counts["d:not_modified"] == 1
+    # renewed by the 304, which had no Date either: fresh again
+    assert await controller.fetch(endpoint, query) is first
+    assert counting_server.counts["d:not_modified"] == 1
