@@ -62,6 +62,7 @@ import urllib.request
 import weakref
 from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar
 from typing import Any, Protocol
 
 from .._base.credentials import (
@@ -371,6 +372,15 @@ _SET_BY_CALL = frozenset({b"host", b"cookie", b"cookie2"})
 _KEPT = 1024
 
 
+def _empty(jar: CookieJar) -> bool:
+    """Whether ``jar`` holds no cookie: for the standard library's own jar
+    (httpx's), its domains looked at (``len`` walks every cookie); any
+    other jar, which may keep its cookies elsewhere, counted."""
+    if type(jar) is CookieJar and not getattr(jar, "_cookies", True):
+        return True
+    return not len(jar)
+
+
 class Identities:
     """Who the calls of one controller are (see the module).
 
@@ -380,7 +390,7 @@ class Identities:
     (else the client's :class:`ClientMark` stands for a caller not named).
     """
 
-    __slots__ = ("_caller", "_client", "_mark", "_plain", "_warned", "sharing")
+    __slots__ = ("_caller", "_client", "_mark", "_plain", "_urls", "_warned", "sharing")
 
     def __init__(
         self,
@@ -404,6 +414,10 @@ class Identities:
         #: endpoint -> (the client's headers, the credentials of a call of
         #: it with those and no cookie), bounded
         self._plain: dict[Any, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]] = {}
+        #: id(url) -> (the URL, kept alive so that its id stays its own;
+        #: whether it has userinfo; its credential params), bounded: the
+        #: URLs the controller's ``Targets`` remembers come again whole
+        self._urls: dict[int, tuple[URL, bool, tuple[tuple[str, str], ...]]] = {}
 
     def of(self, request: Request, exchange: Exchange) -> Hashable:
         """Who the call whose first hop is ``request`` says it is."""
@@ -449,12 +463,20 @@ class Identities:
         if caller is not None:
             return named("same-origin", caller)
         client = self._client
-        if url.userinfo or client.auth is not None or client.event_hooks["request"]:
+        if client.auth is not None or client.event_hooks["request"]:
+            return None
+        facts = self._urls.get(id(url))
+        if facts is None or facts[0] is not url:
+            facts = (url, bool(url.userinfo), credential_params(url, self.sharing))
+            if len(self._urls) >= _KEPT:
+                self._urls.clear()
+            self._urls[id(url)] = facts
+        if facts[1]:
             return None
         caller = self._mark
         raw = client.headers.raw
         jar = client.cookies.jar
-        if not len(jar):
+        if _empty(jar):
             # the common case, worked out once per endpoint while the
             # client's headers stay as they were (compared whole each time)
             kept = self._plain.get(endpoint)
@@ -471,7 +493,7 @@ class Identities:
             return Identity(
                 (
                     credentials,
-                    credential_params(url, self.sharing),
+                    facts[2],
                     "same-origin",
                     None,
                     caller,

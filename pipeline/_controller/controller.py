@@ -406,19 +406,18 @@ class BaseController(Generic[ClientT, EventT]):
         first hop would carry the client's and the endpoint's own headers,
         and the jar's ``Cookie``, and its identity is read from those as the
         innermost step reads it from the request it builds."""
-        if endpoint.side_effect:
+        read = endpoint.stored_read
+        if read is None:
             raise UsageError(f"{endpoint.label}: get() is for reads; use fetch()")
-        if endpoint.middleware.sends_credentials:
+        sends_credentials, method, shape = read
+        if sends_credentials:
             return MISSING
         given = params if type(params) is dict else as_params(params, endpoint.label)
         url, plain = self._targets(endpoint, given)
         identity = self._identities.without_chain(endpoint, url)
         if identity is None:
             return MISSING
-        answer = self._store_access.answer(
-            identity, f"{endpoint.method} {plain}", endpoint.shape
-        )
-        return MISSING if answer is None else answer.outcome()
+        return self._store_access.stored(identity, method + plain, shape)
 
     def _probe(self, endpoint: RestEndpoint, params: Params) -> Hashable:
         """The identity a call would have, found by running its middleware up

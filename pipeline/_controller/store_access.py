@@ -103,6 +103,17 @@ class StoreAccess:
         value = store.read(identity, result.plan, result.value)
         return None if value is MISSING else _Answer(value)
 
+    def stored(self, identity: Hashable, key: str, shape: Hashable) -> Any:
+        """:meth:`answer` for ``get``'s shortcut, with nothing made: the
+        fresh value, or ``MISSING``; a kept error is raised (a fresh copy)."""
+        store = self.store
+        result = store.result(identity, key, shape)
+        if result is None or not result.fresh(self.clock()):
+            return MISSING
+        if result.error is not None:
+            raise fresh_error(result.error)
+        return store.read(identity, result.plan, result.value)
+
     def value(self, job: Job[Any]) -> Any:
         """The value of a 2xx, normalized, kept, read back, typed."""
         exchange = job.exchange

@@ -20,6 +20,8 @@ template filled, the rest as the query in the endpoint's param style.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Hashable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, Unpack, overload
@@ -70,24 +72,34 @@ ItemT = TypeVar("ItemT")
 
 
 class _Shape:
-    """An endpoint's value shape: compared by its parts, hashed once."""
+    """An endpoint's value shape. Equal parts make one shape object (see
+    :func:`_shape_of`), so a shape compares and hashes by identity, in C:
+    it keys every read from the store."""
 
-    __slots__ = ("_hash", "parts")
+    __slots__ = ("__weakref__", "parts")
 
     def __init__(self, parts: tuple[Any, ...]) -> None:
         self.parts = parts
-        self._hash = hash(parts)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        return isinstance(other, _Shape) and self.parts == other.parts
 
     def __repr__(self) -> str:
         return f"<shape of {self.parts[0].__name__}>"
+
+
+#: Every shape in use, by its parts: one object for equal parts (a shape no
+#: endpoint or stored result holds any more goes).
+_SHAPES: weakref.WeakValueDictionary[tuple[Any, ...], _Shape] = (
+    weakref.WeakValueDictionary()
+)
+_SHAPES_LOCK = threading.Lock()
+
+
+def _shape_of(parts: tuple[Any, ...]) -> _Shape:
+    """The one shape of ``parts``."""
+    with _SHAPES_LOCK:
+        shape = _SHAPES.get(parts)
+        if shape is None:
+            shape = _SHAPES[parts] = _Shape(parts)
+        return shape
 
 
 def _frozen(schema: Any) -> Hashable:
@@ -332,7 +344,7 @@ class RestEndpoint(Generic[ValueT]):
         shape: _Shape | None = self.__dict__.get("_shape")
         if shape is None:
             kind = type(self)
-            shape = _Shape(
+            shape = _shape_of(
                 (
                     kind,
                     _frozen(self.schema),
@@ -383,6 +395,23 @@ class RestEndpoint(Generic[ValueT]):
             )
             self.__dict__["_defers"] = defers
         return defers
+
+    @property
+    def stored_read(self) -> tuple[bool, str, Hashable] | None:
+        """What ``get`` needs to answer a call of this endpoint from the
+        store without running its chain: whether its middleware may add a
+        credential (then it cannot), the request key's method part, and its
+        :attr:`shape`; ``None`` for a method that changes data. Worked out
+        once."""
+        kept = self.__dict__
+        if "_stored_read" not in kept:
+            kept["_stored_read"] = (
+                None
+                if self.side_effect
+                else (self.middleware.sends_credentials, f"{self.method} ", self.shape)
+            )
+        found: tuple[bool, str, Hashable] | None = kept["_stored_read"]
+        return found
 
     @property
     def side_effect(self) -> bool:

@@ -21,7 +21,7 @@ grow with what is held:
   large side (``tests/pipeline/test_retention.py``,
   ``tests/hostile/test_store_bound.py``).
 
-The store calls it under its lock, except :meth:`Retention.touch`.
+The store calls it under its lock, except ``Retention.touch_id``.
 """
 
 from __future__ import annotations
@@ -303,7 +303,15 @@ class Retention:
     ``max_bytes``) the least recently used. Tells the store which slots to
     drop; the store drops them (see the module)."""
 
-    __slots__ = ("_expiry", "_order", "_sequence", "_touched", "bytes", "max_bytes")
+    __slots__ = (
+        "_expiry",
+        "_order",
+        "_sequence",
+        "_touched",
+        "bytes",
+        "max_bytes",
+        "touch_id",
+    )
 
     def __init__(self, max_bytes: int | None) -> None:
         if max_bytes is not None and (
@@ -326,13 +334,12 @@ class Retention:
         self._sequence = itertools.count()
         #: ids of results read since they were kept (a second chance)
         self._touched: set[int] = set()
+        #: a result was read (by its id): it is used; no lock needed, and
+        #: no Python frame (a read from the store is the hot path)
+        self.touch_id: Callable[[int], None] = self._touched.add
 
     def __len__(self) -> int:
         return len(self._order)
-
-    def touch(self, result: object) -> None:
-        """``result`` was read: it is used (no lock needed)."""
-        self._touched.add(id(result))
 
     def kept(self, slot: Slot, result: object, expires_at: float, size: int) -> int:
         """``result`` is now kept at ``slot`` (replacing what was there);

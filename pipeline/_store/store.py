@@ -476,7 +476,7 @@ class Store:
             return None
         result = by_shape.get(shape)
         if result is not None:
-            self.retention.touch(result)
+            self.retention.touch_id(id(result))
         return result
 
     def read(self, identity: Hashable, plan: Plan, value: Any) -> Any:

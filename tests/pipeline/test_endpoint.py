@@ -281,3 +281,22 @@ def test_a_mapping_has_no_query_form() -> None:
 )
 def test_prefix_joins_with_one_slash(prefix: str, path: str, joined: str) -> None:
     assert join_url(prefix, path) == joined
+
+
+def test_endpoints_of_equal_parts_have_one_shape_which_goes_with_them() -> None:
+    """A shape compares by identity (it keys every read from the store), so
+    equal parts must make the one object; a shape nothing holds goes."""
+    import gc
+
+    from restwire._endpoints.endpoint import _SHAPES
+
+    first = RestEndpoint(url_prefix="https://api.test", path="/a")
+    again = RestEndpoint(url_prefix="https://api.test", path="/b")
+    other = RestEndpoint(url_prefix="https://api.test", path="/a", max_body_size=7)
+    assert first.shape is again.shape
+    assert first.shape is not other.shape
+    before = len(_SHAPES)
+    for number in range(50):
+        RestEndpoint(url_prefix="https://api.test", max_body_size=number + 1).shape  # noqa: B018
+    gc.collect()
+    assert len(_SHAPES) <= before + 1

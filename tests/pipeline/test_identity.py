@@ -4,13 +4,22 @@ very same identity without building one."""
 
 from __future__ import annotations
 
+import http.cookiejar
+import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from restwire import CREDENTIAL_PARAMS, Controller, RestEndpoint, Sharing
-from restwire._chain.identity import Identity, Unshared, identity_of
+from restwire._chain.identity import (
+    Identities,
+    Identity,
+    Unshared,
+    _empty,
+    identity_of,
+)
 
 API = "https://api.example.com"
 
@@ -249,3 +258,85 @@ def test_a_credential_param_one_controller_names_stays_in_anothers_keys() -> Non
         sharing=Sharing(credential_params=CREDENTIAL_PARAMS | {"tenant"})
     ) as controller:
         assert "tenant=a" not in controller.key(endpoint, {"tenant": "a"})
+
+
+# -- the store shortcut's cheap checks ------------------------------------------------
+
+
+class _ElsewhereJar(http.cookiejar.CookieJar):
+    """A jar of the user's that keeps its cookies in a store of its own."""
+
+    def __init__(self, cookies: list[http.cookiejar.Cookie]) -> None:
+        super().__init__()
+        self.held = cookies
+
+    def __iter__(self) -> Iterator[http.cookiejar.Cookie]:
+        return iter(self.held)
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    def add_cookie_header(self, request: urllib.request.Request) -> None:
+        if self.held:
+            request.add_unredirected_header(
+                "Cookie", "; ".join(f"{c.name}={c.value}" for c in self.held)
+            )
+
+
+def _one_cookie() -> http.cookiejar.Cookie:
+    jar = httpx.Cookies()
+    jar.set("sessionid", "alice-session", domain="api.test")
+    return next(iter(jar.jar))
+
+
+def test_an_empty_jar_is_told_by_its_domains_and_any_other_by_counting() -> None:
+    empty = http.cookiejar.CookieJar()
+    assert _empty(empty)
+    held = httpx.Cookies()
+    held.set("sessionid", "alice-session", domain="api.test")
+    assert not _empty(held.jar)
+    held.jar.clear("api.test", "/", "sessionid")  # leaves its domain's dicts
+    assert _empty(held.jar)
+    # a jar that keeps its cookies elsewhere is counted, never guessed empty
+    assert not _empty(_ElsewhereJar([_one_cookie()]))
+    assert _empty(_ElsewhereJar([]))
+
+
+def test_a_get_from_the_store_tells_a_jar_of_the_user_s_by_its_cookies(
+    httpx_mock: Any,
+) -> None:
+    """A value stored for a caller with no cookie is not the answer to one
+    whose jar (of a kind restwire does not know, which sends cookies it
+    keeps elsewhere) holds a session."""
+    httpx_mock.add_response(url="https://api.test/me", json={"who": "nobody"})
+    httpx_mock.add_response(url="https://api.test/me", json={"who": "alice"})
+    endpoint = RestEndpoint(url_prefix="https://api.test", path="/me")
+    jar = _ElsewhereJar([])
+    client = httpx.Client(cookies=jar)
+    assert client.cookies.jar is jar
+    with Controller(client) as controller:
+        assert controller.get(endpoint) == {"who": "nobody"}
+        jar.held.append(_one_cookie())
+        assert controller.get(endpoint) == {"who": "alice"}
+
+
+def test_a_url_remembered_by_id_is_never_another_url_s() -> None:
+    """The shortcut keeps what it read of a URL by the URL object's id; a
+    new URL at a reused id is read again (userinfo: no shortcut)."""
+    client = httpx.Client()
+    identities = Identities(client, None, Sharing())
+    endpoint = RestEndpoint(url_prefix="https://api.test", path="/me")
+    plain = httpx.URL("https://api.test/me?access_token=one")
+    first = identities.without_chain(endpoint, plain)
+    assert first is not None
+    assert identities.without_chain(endpoint, plain) == first
+    for _ in range(200):  # ids of dropped URLs are reused
+        assert (
+            identities.without_chain(endpoint, httpx.URL("https://u:p@api.test/me"))
+            is None
+        )
+        other = identities.without_chain(
+            endpoint, httpx.URL("https://api.test/me?access_token=two")
+        )
+        assert other is not None
+        assert other != first

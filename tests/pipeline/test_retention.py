@@ -169,7 +169,7 @@ def test_a_result_read_lately_outlives_older_unread_ones() -> None:
     results = [object() for _ in range(4)]
     for index in range(3):
         retention.kept(("me", f"k{index}", None), results[index], 100.0, 1_000)
-    retention.touch(results[0])
+    retention.touch_id(id(results[0]))
     retention.kept(("me", "k3", None), results[3], 100.0, 1_000)
     dropped = list(retention.over())
     assert dropped == [("me", "k1", None)]
