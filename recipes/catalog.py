@@ -23,6 +23,7 @@ from . import (
     redirects,
     renaming,
     signing,
+    slack,
     stream,
     stripe,
     ticker,
@@ -51,6 +52,7 @@ RECIPES: tuple[ModuleType, ...] = (
     many_workers,
     stripe,
     github,
+    slack,
     fastapi_oauth,
 )
 

@@ -127,6 +127,8 @@ MIDDLEWARES = [
     "FillPrimaryKey",
     "LinkPagination",
     "BodyPagination",
+    "BodyStatus",
+    "BodyStatusError",
     "FileDownload",
     "Retry",
     "retry_after_seconds",

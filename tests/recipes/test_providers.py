@@ -15,9 +15,9 @@ from urllib.parse import parse_qsl
 import httpx
 import pytest
 
-from recipes import fastapi_oauth, github, stripe
+from recipes import fastapi_oauth, github, slack, stripe
 from recipes.demo_api import DemoApi
-from recipes.demo_providers import FASTAPI_USER, GITHUB_TOKEN, STRIPE_KEY
+from recipes.demo_providers import FASTAPI_USER, GITHUB_TOKEN, SLACK_TOKEN, STRIPE_KEY
 from restwire import (
     AsyncController,
     BadRequestError,
@@ -28,7 +28,7 @@ from restwire import (
     UnprocessableEntityError,
     resource,
 )
-from restwire.middlewares import BodyPagination
+from restwire.middlewares import BodyPagination, BodyStatusError
 from tests.conftest import collect
 
 pytestmark = pytest.mark.anyio
@@ -286,3 +286,42 @@ async def test_fastapi_bodies_go_in_camel_case_and_422s_are_read(
     assert [(issue.loc, issue.type) for issue in data.detail] == [
         (["body", "name"], "missing")
     ]
+
+
+# -- Slack -----------------------------------------------------------------------
+
+
+async def test_slack_ok_false_in_a_200_is_raised_with_its_code(
+    controller: Any, api: DemoApi
+) -> None:
+    base = slack.slack_api(api.origin, SLACK_TOKEN)
+    sent = await controller.fetch(
+        slack.post_message(base), body={"channel": "general", "text": "hi"}
+    )
+    assert sent["ok"] is True
+    with pytest.raises(BodyStatusError) as raised:
+        await controller.fetch(slack.post_message(base), body={"channel": "general"})
+    assert raised.value.code == "no_text"
+    assert raised.value.data == slack.SlackError(ok=False, error="no_text")
+    assert str(raised.value) == (
+        f"POST {api.origin}/api/chat.postMessage: 200 OK "
+        "(the call failed: the body says: 'no_text')"
+    )
+    wrong = slack.slack_api(api.origin, "xoxb-not-the-token")
+    with pytest.raises(BodyStatusError, match="invalid_auth") as raised:
+        await controller.fetch(slack.list_channels(wrong))
+    assert "xoxb-not-the-token" not in str(raised.value) + repr(raised.value)
+
+
+async def test_slack_channels_page_by_next_cursor(
+    controller: Any, api: DemoApi
+) -> None:
+    listing = slack.list_channels(slack.slack_api(api.origin, SLACK_TOKEN))
+    pages = await collect(controller.paginate(listing, {"limit": 3}))
+    assert [[c.id for c in page["results"]] for page in pages] == [
+        ["C0001", "C0002", "C0003"],
+        ["C0004", "C0005"],
+    ]
+    sent = [r for r in api.requests if r.path == "/api/conversations.list"]
+    assert [r.query for r in sent] == [{"limit": "3"}, {"limit": "3", "cursor": "3"}]
+    assert {r.headers["authorization"] for r in sent} == {f"Bearer {SLACK_TOKEN}"}

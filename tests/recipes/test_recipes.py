@@ -106,6 +106,16 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
         and r["answered"]
         in ("the server said 304 Not Modified; the cached body was used", "no cache")
     ),
+    "slack": lambda r: (
+        r
+        == {
+            "channels": ["general", "random", "releases", "support", "design"],
+            "posted": True,
+            "error code": "channel_not_found",
+            "typed": True,
+            "wrong token": "invalid_auth",
+        }
+    ),
     "fastapi_oauth": lambda r: (
         r["names"] == [f"Item {n}" for n in range(1, 6)]
         and r["address"] == "Shelf 3"
