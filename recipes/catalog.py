@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from . import (
+    anthropic_messages,
     auth_context,
     auth_cookie,
     auth_token,
@@ -18,6 +19,7 @@ from . import (
     live_prices,
     logout,
     many_workers,
+    openai_chat,
     pagination,
     posts,
     redirects,
@@ -45,6 +47,8 @@ RECIPES: tuple[ModuleType, ...] = (
     exchange_price,
     ticker,
     live_prices,
+    openai_chat,
+    anthropic_messages,
     pagination,
     body_pagination,
     download,

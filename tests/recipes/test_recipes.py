@@ -106,6 +106,16 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
         and r["answered"]
         in ("the server said 304 Not Modified; the cached body was used", "no cache")
     ),
+    "openai_chat": lambda r: (
+        r == {"answer": "You said: streams are neat", "chunks": 7, "finish": "stop"}
+    ),
+    "anthropic_messages": lambda r: (
+        r
+        == {
+            "text": "You said: events have names",
+            "kinds": ["MessageStart", *["ContentBlockDelta"] * 5, "MessageStop"],
+        }
+    ),
     "slack": lambda r: (
         r
         == {
