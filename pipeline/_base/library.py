@@ -48,6 +48,7 @@ __all__ = [
     "ByteStreams",
     "Client",
     "Cookies",
+    "DefaultEncoding",
     "Headers",
     "QueryParams",
     "Request",
@@ -56,6 +57,10 @@ __all__ = [
     "Timeout",
     "library_of",
 ]
+
+#: A client's ``default_encoding``: the text encoding of a body whose
+#: content type names none, or a function of the body that tells it.
+DefaultEncoding = str | Callable[[bytes], str]
 
 #: The import names restwire knows, in the order a default is chosen.
 _NAMES = ("httpx", "httpx2")

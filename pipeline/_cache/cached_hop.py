@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._base.effects import Blocking, Flow, Lease, ReleaseLease, Sleep, TakeLease, _Read
-from .._base.library import Request, Response
+from .._base.library import DefaultEncoding, Request, Response
 from .conversion import (
     RawBody,
     decoded_headers,
@@ -92,7 +92,7 @@ class CachedHop:
         ticket: Ticket,
         send: Callable[[Request], Flow[Response]],
         limit: int | None,
-        encoding: str,
+        encoding: DefaultEncoding,
     ) -> None:
         self.access = access
         self.locks = locks

@@ -22,7 +22,7 @@ from typing import Any
 
 from .._base.credentials import is_credential, names_credential
 from .._base.errors import BodyTooLarge, redact_url
-from .._base.library import Headers, Request, Response, library_of
+from .._base.library import DefaultEncoding, Headers, Request, Response, library_of
 from .keys import Ticket
 
 __all__ = [
@@ -180,7 +180,7 @@ def _headers_list(headers: Any) -> list[tuple[str, str]]:
 
 
 def from_entry(
-    request: Request, entry: Any, revalidated: bool, encoding: str
+    request: Request, entry: Any, revalidated: bool, encoding: DefaultEncoding
 ) -> Response:
     """The response a call gets from a stored ``entry`` (one of
     :func:`readable`), fresh or ``revalidated`` by a 304."""
@@ -201,7 +201,7 @@ def from_upstream(
     raw: bytes,
     revalidated: bool,
     stored: bool,
-    encoding: str,
+    encoding: DefaultEncoding,
 ) -> Response:
     """The response a call gets from what the server sent (``raw``, its body
     as read), saying whether it revalidated an entry and was stored."""
@@ -221,7 +221,7 @@ def _live(
     headers: Any,
     raw: bytes,
     caching: dict[str, bool],
-    encoding: str,
+    encoding: DefaultEncoding,
 ) -> Response:
     """The response a call gets: ``raw`` body (still encoded: the sender
     decodes it, bounded), marked with what the cache did; of ``request``'s

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._base.effects import Flow
 from .._base.errors import redis_address, require
-from .._base.library import Request, Response
+from .._base.library import DefaultEncoding, Request, Response
 from .backends import redis_connector, redis_storage, sqlite_storage
 from .cached_hop import CachedHop
 from .fill_locks import FileLocks, FillLocks, RedisLocks
@@ -183,7 +183,7 @@ class HttpCache:
         ticket: Ticket,
         send: Callable[[Request], Flow[Response]],
         limit: int | None,
-        encoding: str,
+        encoding: DefaultEncoding,
     ) -> Flow[Response]:
         """The first hop of a call: answered from storage, revalidated, or
         sent with ``send`` and stored, as RFC 9111 says; the response, with

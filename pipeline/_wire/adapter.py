@@ -73,6 +73,7 @@ from .._base.library import (
     BaseTransport,
     ByteStreams,
     Cookies,
+    DefaultEncoding,
     Headers,
     Request,
     Response,
@@ -106,9 +107,12 @@ Client = _library.Client | _library.AsyncClient
 class Adapter:
     """A controller's HTTP client, and the way each hop reaches it.
 
-    ``transport``: the transport restwire made ``client`` with, for a client
-    restwire made itself (``None`` for a client the user gave): hops that
-    need neither the client's auth nor its hooks are sent on it directly.
+    ``transport``: the transport a hop may be sent on directly, as
+    ``client.send`` would send it: the one restwire made ``client`` with,
+    or a given client's own when restwire can honour that client exactly
+    (``_why_not_direct``); ``None``: every hop goes through
+    ``client.send``. A hop that needs the client's auth, or a client with
+    event hooks, goes through ``client.send`` whatever ``transport`` is.
     ``library``: the module (httpx or httpx2) ``client`` is of.
     """
 
@@ -121,6 +125,7 @@ class Adapter:
         "logger",
         "own_transport",
         "owned",
+        "said_why",
         "transport",
     )
 
@@ -147,9 +152,14 @@ class Adapter:
         self.logger = logging.getLogger(library.__name__)
         #: Whether restwire made the client (and so closes it).
         self.owned = owned
-        #: The text encoding of a response whose content type names none; a
-        #: client's own (private) setting is learnt from the responses it sends.
-        self.default_encoding: str = "utf-8"
+        #: The text encoding of a response whose content type names none: the
+        #: client's own (a text, or a function of the body).
+        self.default_encoding: DefaultEncoding = getattr(
+            client, "_default_encoding", "utf-8"
+        )
+        #: Whether the log line saying why a hop of a given client goes
+        #: through ``client.send`` was written (once per controller).
+        self.said_why = False
         #: The client's default headers as last found fit to send
         #: (``build_request``).
         self.checked: list[list[tuple[bytes, bytes]]] = [[]]
@@ -175,7 +185,12 @@ class Adapter:
             kind = library.AsyncClient if asynchronous else library.Client
             if not isinstance(client, kind):
                 raise UsageError(_not_a_client(client, asynchronous))
-            return cls(client, library=library)
+            why = _why_not_direct(client)
+            direct = None if why else client._transport  # type: ignore[union-attr]
+            adapter = cls(client, direct, library=library)
+            if why:
+                adapter.say_why(why)
+            return adapter
         if transport is not None:  # the user's: its requests may say who calls
             _check_transport(transport, asynchronous)
             library = library_of(transport)
@@ -211,12 +226,29 @@ class Adapter:
         client = self.client
         hooks = client.event_hooks
         if hooks["request"] or hooks["response"]:
+            if not self.said_why:
+                self.say_why("it has event hooks")
             return None
         if with_client_auth and client.auth is not None:
+            if not self.said_why:
+                self.say_why("its auth signs the request")
             return None
         if client.is_closed:
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         return transport
+
+    def say_why(self, why: str) -> None:
+        """Say, once per controller, why its client's hops go through
+        ``client.send`` (httpx's whole client path, slower than its
+        transport: docs/performance.md)."""
+        self.said_why = True
+        logging.getLogger("restwire").info(
+            "restwire: %s %s sends through %s.send(), as %s",
+            "the controller's" if self.owned else "the given",
+            type(self.client).__name__,
+            type(self.client).__name__,
+            why,
+        )
 
     def send(
         self, request: Request, with_client_auth: bool, store_cookies: bool
@@ -230,7 +262,6 @@ class Adapter:
                 response: Response = client.send(
                     request, stream=True, follow_redirects=False, auth=auth
                 )
-            self.default_encoding = _encoding_of(response)
             return response
         started = time.perf_counter()
         try:
@@ -256,8 +287,7 @@ class Adapter:
                     response: Response = await client.send(
                         request, stream=True, follow_redirects=False, auth=auth
                     )
-                self.default_encoding = _encoding_of(response)
-                return response
+                    return response
             started = time.perf_counter()
             try:
                 response = await transport.handle_async_request(request)
@@ -444,6 +474,27 @@ class EventLoopClosed(RuntimeError):
 _SAID_PROXIED = False
 
 
+def _why_not_direct(client: Client) -> str | None:
+    """Why a hop of the user's ``client`` cannot be sent on its transport
+    directly, as ``client.send`` would send it; ``None``: it can. restwire
+    builds the request from the client's headers, cookies, params, base URL
+    and timeout, and does what ``client.send`` does after the transport
+    answers (``Adapter._received``). What it cannot honour is a client
+    that picks a transport by URL (mounts, as proxies from the environment
+    are), and, per hop, event hooks and auth (``Adapter._direct``). Read
+    from httpx's private ``_transport``, ``_mounts`` and
+    ``_default_encoding`` (httpx2 keeps the same): one missing, the client
+    takes ``client.send``."""
+    mounts = getattr(client, "_mounts", None)
+    if mounts is None or not hasattr(client, "_transport"):
+        return "its library keeps its transport where restwire cannot see it"
+    if not hasattr(client, "_default_encoding"):
+        return "its library keeps its default encoding where restwire cannot see it"
+    if mounts:
+        return "it picks a transport by URL (mounts, or proxies from the environment)"
+    return None
+
+
 def _say_proxied(controller: str, library: ModuleType, asynchronous: bool) -> None:
     """Say once that the controllers of this process send through the
     environment's proxies, and on which pool."""
@@ -462,11 +513,6 @@ def _say_proxied(controller: str, library: ModuleType, asynchronous: bool) -> No
         controller,
         pool,
     )
-
-
-def _encoding_of(response: Response) -> str:
-    encoding = response.default_encoding
-    return encoding if isinstance(encoding, str) else "utf-8"
 
 
 def progress_report(response: Response) -> tuple[int, int | None]:

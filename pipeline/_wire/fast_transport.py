@@ -332,23 +332,13 @@ class _Transport:
         write = timeouts.get("write") if timeouts else None
         self.busy += 1
         try:
+            response = None
             if (
-                write is not None
-                and data is not None
-                and (not isinstance(data, bytes) or len(data) > WHOLE_BODY)
-            ):  # a body to write within the write timeout
-                response = await _Sending(
-                    session,
-                    method,
-                    target,
-                    headers,
-                    data,
-                    skip,
-                    timeout,
-                    server_hostname,
-                ).send(write)
-            else:  # the usual request: straight to aiohttp
-                try:
+                write is None
+                or data is None
+                or (isinstance(data, bytes) and len(data) <= WHOLE_BODY)
+            ):  # the usual request: straight to aiohttp
+                try:  # (not contextlib.suppress: a try costs nothing)  # noqa: SIM105
                     response = await session.request(
                         method,
                         target,
@@ -359,17 +349,19 @@ class _Transport:
                         timeout=timeout,
                         server_hostname=server_hostname,
                     )
-                except _Stale:  # a pooled connection the server closed: others
-                    response = await _Sending(
-                        session,
-                        method,
-                        target,
-                        headers,
-                        data,
-                        skip,
-                        timeout,
-                        server_hostname,
-                    ).send(None)
+                except _Stale:
+                    pass  # a pooled connection the server closed: others below
+            if response is None:  # a body to write within the write timeout
+                response = await _Sending(
+                    session,
+                    method,
+                    target,
+                    headers,
+                    data,
+                    skip,
+                    timeout,
+                    server_hostname,
+                ).send(write)
         except BaseException as error:
             self.busy -= 1
             _raise_mapped(self, error, request)

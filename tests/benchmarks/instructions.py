@@ -1,7 +1,7 @@
 """CPU instructions per call, counted by callgrind: the cost of a call that
 the machine's load does not move.
 
-    python -m tests.benchmarks.instructions            # both cases
+    python -m tests.benchmarks.instructions            # every case
     python -m tests.benchmarks.instructions sync       # one of them
 
 A dev script, not a test. Wall-clock rates swing with whatever else the
@@ -14,6 +14,10 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
 - ``sync``: ``Controller(httpx.Client(transport=MockTransport))`` fetching
   ``resource.get`` of an ``Entity``, each call to its own id, so no URL is
   remembered (the cost of a call that a cache of URLs does not hide);
+- ``bare``: what ``sync`` is measured against: bare httpx, the same
+  client and mock, ``client.get(url).json()``;
+- ``stored``: ``controller.get`` of that ``Entity``, fresh in the store
+  (one id, fetched once before counting: the cost of a cached read);
 - ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
   (aiohttp's pool) fetching a list of four ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
@@ -35,12 +39,20 @@ from pathlib import Path
 from typing import Any
 
 #: Calls per case (the second run); the first makes none.
-CALLS = {"sync": 2000, "async": 2000}
+CALLS = {"sync": 2000, "bare": 2000, "stored": 5000, "async": 2000}
 #: Calls before counting starts in both runs (caches filled, imports done).
 WARM = 200
 
 
-def _sync_calls(count: int) -> None:
+def _respond(request: Any) -> Any:
+    import httpx
+
+    return httpx.Response(
+        200, json={"id": request.url.path.rsplit("/", 1)[1], "title": "t"}
+    )
+
+
+def _sync_calls(count: int, case: str) -> None:
     import httpx
 
     from restwire import Controller, Entity, RestEndpoint, resource
@@ -50,14 +62,19 @@ def _sync_calls(count: int) -> None:
         title: str = ""
         user_id: int = 0
 
-    def respond(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
-            200, json={"id": request.url.path.rsplit("/", 1)[1], "title": "t"}
-        )
-
+    client = httpx.Client(transport=httpx.MockTransport(_respond))
+    if case == "bare":
+        for number in range(-WARM, count):
+            client.get(f"https://api.example.com/posts/{number}").json()
+        return
     api = RestEndpoint(url_prefix="https://api.example.com")
     posts = resource(path="/posts/:id", schema=Post, endpoint=api)
-    with Controller(httpx.Client(transport=httpx.MockTransport(respond))) as controller:
+    with Controller(client) as controller:
+        if case == "stored":
+            controller.fetch(posts.get, {"id": 1})
+            for _ in range(WARM + count):
+                controller.get(posts.get, {"id": 1})
+            return
         for number in range(WARM):
             controller.fetch(posts.get, {"id": -number - 1})
         for number in range(count):
@@ -89,8 +106,8 @@ def _async_calls(count: int, origin: str) -> None:
 
 
 def _child(case: str, count: int, origin: str) -> None:
-    if case == "sync":
-        _sync_calls(count)
+    if case != "async":
+        _sync_calls(count, case)
     else:
         _async_calls(count, origin)
 
@@ -125,7 +142,7 @@ def _instructions(case: str, count: int, origin: str) -> int:
 
 
 def per_call(case: str, origin: str = "") -> float:
-    """One call's instructions in ``case`` (``"sync"`` or ``"async"``)."""
+    """One call's instructions in ``case`` (a key of :data:`CALLS`)."""
     calls = CALLS[case]
     return (_instructions(case, calls, origin) - _instructions(case, 0, origin)) / calls
 
@@ -137,7 +154,7 @@ def main(argv: list[str]) -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)")
         return 1
-    cases = argv or ["sync", "async"]
+    cases = argv or list(CALLS)
     rows: list[tuple[str, Any]] = []
     for case in cases:
         if case == "async":

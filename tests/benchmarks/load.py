@@ -13,20 +13,29 @@ Python client, the yardstick) and to bare httpx on the same transport:
   the docs tell a user who wants speed (``restwire[fast]``: the client it
   makes sends on aiohttp's pool);
 - restwire ``AsyncController(transport=fast_transport())``, against bare
-  httpx on the same transport (same connection limit): restwire's own cost.
+  httpx on the same transport (same connection limit): restwire's own cost;
+- restwire ``AsyncController(httpx.AsyncClient(transport=fast_transport()))``,
+  a client the user gives, against the same.
 
-Under the tables, issue 31's three ratios at each concurrency, with their
-goals at c=64.
+Under the tables, issue 44's ratios at each concurrency, with their goals
+at c=64.
 
 Rounds are interleaved (each client once per round, in turn) and the
 median of each is kept. The server answers every ``GET /item/<n>`` with
-the same 2 KB JSON list, keep-alive, from an ``asyncio`` protocol (on
-uvloop when installed), so that it is never the bottleneck.
+a 2 KB JSON list of 16 records whose ids are that URL's own, keep-alive,
+from an ``asyncio`` protocol (on uvloop when installed), so that it is
+never the bottleneck.
 
-Also: the store's memory per 10,000 distinct URLs, with and without a
-bound (``tracemalloc``, in a child process).
+The engines (issue 44's study, so the next choice of engine is a
+measurement): pyreqwest (Rust) raw, bare httpx on its httpx transport, and
+restwire on that transport, beside aiohttp, httpx and httpx2 above; the
+rows are left out when pyreqwest is not installed.
 
-Needs the ``bench`` extra (aiohttp, httpx2, uvloop).
+Also: the memory the store holds over 30,000 URLs of distinct records,
+with no bound, the default bound and a 16 MiB one (``tracemalloc``, at
+the end and at its peak, in a child process).
+
+Needs the ``bench`` extra (aiohttp, httpx2, uvloop, pyreqwest).
 """
 
 from __future__ import annotations
@@ -44,23 +53,35 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-#: The body of every answer: a list of 16 small records, about 2 KB.
-BODY = json.dumps(
+#: The body of every answer: a list of 16 small records, about 2 KB, whose
+#: ids name the URL (``@`` stands for its number): each URL's records are
+#: its own, as a listing's are, so a store holds distinct records.
+TEMPLATE = json.dumps(
     [
-        {"id": str(index), "name": f"record {index}", "score": index * 7, "tags": ["a"]}
+        {
+            "id": f"@.{index}",
+            "name": f"record {index}",
+            "score": index * 7,
+            "tags": ["a"],
+        }
         for index in range(16)
     ]
-    * 1
 ).encode()
-BODY = BODY + b" " * max(0, 2048 - len(BODY))
-_HEAD = (
-    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
-    b"content-length: " + str(len(BODY)).encode() + b"\r\n\r\n"
-)
+TEMPLATE = TEMPLATE + b" " * max(0, 2048 - len(TEMPLATE))
+
+
+def answer_to(number: bytes) -> bytes:
+    """The whole answer (head and body) to ``GET /item/<number>``."""
+    body = TEMPLATE.replace(b"@", number)
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+        b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
 
 
 class _Answer(asyncio.Protocol):
-    """Answers each request (no body expected) with ``BODY``, keep-alive."""
+    """Answers each request (no body expected) with :func:`answer_to` its
+    path's number, keep-alive."""
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -72,8 +93,10 @@ class _Answer(asyncio.Protocol):
             end = self.buffer.find(b"\r\n\r\n")
             if end < 0:
                 return
+            line = self.buffer[: self.buffer.find(b"\r\n")]
             self.buffer = self.buffer[end + 4 :]
-            self.transport.write(_HEAD + BODY)
+            number = line.split(b" ", 2)[1].rpartition(b"/")[2]
+            self.transport.write(answer_to(number))
 
 
 def _serve(port: int) -> None:
@@ -167,6 +190,9 @@ async def _clients(origin: str, concurrency: int) -> dict[str, tuple[Call, Any]]
     )
     own = AsyncController()  # the client restwire makes (aiohttp's pool)
     fast = AsyncController(transport=fast_transport(max_connections=concurrency))
+    given = AsyncController(
+        httpx.AsyncClient(transport=fast_transport(max_connections=concurrency))
+    )
 
     async def with_aiohttp(n: int) -> Any:
         async with session.get(f"{origin}/item/{n}") as response:
@@ -184,24 +210,71 @@ async def _clients(origin: str, concurrency: int) -> dict[str, tuple[Call, Any]]
 
         return call
 
-    return {
+    async def close_given() -> None:
+        await given.close()
+        await given.client.aclose()
+
+    clients: dict[str, tuple[Call, Any]] = {
         "aiohttp ClientSession()": (with_aiohttp, session.close),
         "httpx AsyncClient()": (bare(plain), plain.aclose),
         "httpx2 AsyncClient()": (bare(plain2), plain2.aclose),
         "httpx on fast_transport()": (bare(on_aiohttp), on_aiohttp.aclose),
         "restwire AsyncController() [Entity]": (restwire(own), own.close),
         "restwire on fast_transport() [Entity]": (restwire(fast), fast.close),
+        "restwire, given client on fast_transport() [Entity]": (
+            restwire(given),
+            close_given,
+        ),
+    }
+    clients.update(_pyreqwest_clients(origin, concurrency, restwire))
+    return clients
+
+
+def _pyreqwest_clients(
+    origin: str, concurrency: int, restwire: Callable[[Any], Call]
+) -> dict[str, tuple[Call, Any]]:
+    """pyreqwest's rows, when it is installed: raw, bare httpx on its httpx
+    transport, and restwire on that transport."""
+    try:
+        import httpx
+        from pyreqwest.client import ClientBuilder
+        from pyreqwest.compatibility.httpx import HttpxTransport
+    except ImportError:
+        return {}
+    from restwire import AsyncController
+
+    def builder() -> Any:
+        return ClientBuilder().max_connections(concurrency).error_for_status(False)
+
+    raw = builder().build()
+    on_rust = httpx.AsyncClient(transport=HttpxTransport(builder().build()))
+    controller = AsyncController(transport=HttpxTransport(builder().build()))
+
+    async def with_pyreqwest(n: int) -> Any:
+        response = await raw.get(f"{origin}/item/{n}").build().send()
+        return json.loads(bytes(await response.bytes()))
+
+    async def bare(n: int) -> Any:
+        return (await on_rust.get(f"{origin}/item/{n}")).json()
+
+    return {
+        "pyreqwest Client()": (with_pyreqwest, raw.close),
+        "httpx on pyreqwest HttpxTransport": (bare, on_rust.aclose),
+        "restwire on pyreqwest HttpxTransport [Entity]": (
+            restwire(controller),
+            controller.close,
+        ),
     }
 
 
-#: Issue 31's ratios: the client, what it is compared to, how the ratio is
+#: Issue 44's ratios: the client, what it is compared to, how the ratio is
 #: said, and its goal at c=64.
 _RATIOS = (
     (
         "restwire AsyncController() [Entity]",
         "aiohttp ClientSession()",
         "restwire AsyncController() vs aiohttp: {:.2f}",
-        "at least 0.40",
+        "at least 0.50",
     ),
     (
         "restwire AsyncController() [Entity]",
@@ -213,6 +286,12 @@ _RATIOS = (
         "restwire on fast_transport() [Entity]",
         "httpx on fast_transport()",
         "restwire vs bare httpx, both on fast_transport(): {:.2f}",
+        "at least 0.90",
+    ),
+    (
+        "restwire, given client on fast_transport() [Entity]",
+        "httpx on fast_transport()",
+        "restwire on a given client vs bare httpx, both on fast_transport(): {:.2f}",
         "at least 0.90",
     ),
 )
@@ -256,7 +335,7 @@ def _table(concurrency: int, rates: dict[str, float], ratios: list[float]) -> li
     for name, rate in rates.items():
         versus = f"{rate / same_transport:.2f}" if "fast_transport" in name else ""
         lines.append(f"| {name} | {rate:,.0f} | {rate / yardstick:.2f} | {versus} |")
-    lines += ["", "Issue 31's ratios (median of each round's):"]
+    lines += ["", "Issue 44's ratios (median of each round's):"]
     for (_, _, said, goal), ratio in zip(_RATIOS, ratios, strict=True):
         lines.append(f"- {said.format(ratio)} (goal at c=64: {goal})")
     return lines
@@ -267,30 +346,44 @@ def _table(concurrency: int, rates: dict[str, float], ratios: list[float]) -> li
 _MEMORY_CHILD = """
 import asyncio, json, sys, tracemalloc
 import httpx
-from restwire import AsyncController, RestEndpoint
-body = {body!r}
+from restwire import AsyncController, Entity, RestEndpoint
+from tests.benchmarks.load import TEMPLATE
 limit = {limit}
+urls = {urls}
+class Record(Entity):
+    id: str = ""
+    name: str = ""
+    score: int = 0
+    tags: list[str] = []
 def answer(request):
-    return httpx.Response(200, content=body, headers={{"content-type": "application/json"}})
+    number = request.url.path.rsplit("/", 1)[1].encode()
+    return httpx.Response(200, content=TEMPLATE.replace(b"@", number),
+                          headers={{"content-type": "application/json"}})
 async def main():
-    options = {{}} if limit is None else {{"max_store_bytes": limit}}
+    options = {{}} if limit == "default" else {{"max_store_bytes": limit}}
     async with AsyncController(transport=httpx.MockTransport(answer), **options) as controller:
-        endpoint = RestEndpoint(url_prefix="http://bench", path="/item/:n")
+        endpoint = RestEndpoint(url_prefix="http://bench", path="/item/:n", schema=[Record])
         await controller.fetch(endpoint, {{"n": -1}})
         tracemalloc.start()
         before = tracemalloc.get_traced_memory()[0]
-        for n in range(10_000):
+        for n in range(urls):
             await controller.fetch(endpoint, {{"n": n}})
-        grown = tracemalloc.get_traced_memory()[0] - before
-        print(json.dumps({{"grown": grown, "store": controller.store.size_bytes}}))
+        held, peak = tracemalloc.get_traced_memory()
+        print(json.dumps({{"held": held - before, "peak": peak - before,
+                          "store": controller.store.size_bytes}}))
 asyncio.run(main())
 """
 
+#: The memory rows: URLs fetched, and each bound (``"default"``: none given).
+MEMORY_URLS = 30_000
+MEMORY_BOUNDS: tuple[int | str | None, ...] = (None, "default", 16 << 20)
 
-def memory(limit: int | None) -> dict[str, int]:
-    """Memory the store grew by over 10,000 distinct URLs (and its own
-    count of its bytes), in a fresh process."""
-    source = _MEMORY_CHILD.format(body=BODY, limit=limit)
+
+def memory(limit: int | str | None, urls: int = MEMORY_URLS) -> dict[str, int]:
+    """Memory the store holds after ``urls`` URLs of distinct records (an
+    ``Entity`` list each) under the bound ``limit``, at the end and at its
+    peak, and its own count of its bytes, in a fresh process."""
+    source = _MEMORY_CHILD.format(limit=repr(limit), urls=urls)
     done = subprocess.run(
         [sys.executable, "-c", source], capture_output=True, text=True, check=True
     )
@@ -314,16 +407,23 @@ def main(argv: list[str] | None = None) -> int:
             )
             lines += _table(concurrency, rates, ratios)
     if not arguments.no_memory:
-        lines.append("\nmemory of 10,000 distinct URLs (2 KB bodies, kept 60 s)")
-        lines.append("| store | grown | the store's own count |")
-        lines.append("|---|---|---|")
-        for limit in (None, 16 << 20):
+        lines.append(
+            f"\nmemory of {MEMORY_URLS:,} URLs of distinct records "
+            "(16 Entity records each, 2 KB bodies, kept 60 s)"
+        )
+        lines.append("| bound | held at the end | peak | the store's own count |")
+        lines.append("|---|---|---|---|")
+        for limit in MEMORY_BOUNDS:
             figures = memory(limit)
-            label = (
-                "no bound" if limit is None else f"max_store_bytes={limit >> 20} MiB"
-            )
+            if limit is None:
+                label = "no bound (max_store_bytes=None)"
+            elif limit == "default":
+                label = "the default (64 MiB)"
+            else:
+                label = f"max_store_bytes={int(limit) >> 20} MiB"
             lines.append(
-                f"| {label} | {figures['grown'] / 2**20:.1f} MiB "
+                f"| {label} | {figures['held'] / 2**20:.1f} MiB "
+                f"| {figures['peak'] / 2**20:.1f} MiB "
                 f"| {figures['store'] / 2**20:.1f} MiB |"
             )
     print("\n".join(lines))

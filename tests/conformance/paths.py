@@ -1,12 +1,13 @@
 """Every path a call can take to the wire, as a controller to make.
 
 A call's bytes go out through one of: httpx's own pool (a client the user
-gives, or the one ``Controller()`` makes and sends on directly), httpx2's,
-or aiohttp's pool under ``fast_transport()`` (the one ``AsyncController()``
-makes for itself, or one the user gives an httpx2 client); and, on each,
-with restwire's two shortcuts (``_wire.shortcuts``) or without them. The
-suite runs its corpus through all of them and compares what each sent and
-returned.
+gives, or the one ``Controller()`` makes), httpx2's, or aiohttp's pool
+under ``fast_transport()`` (the one ``AsyncController()`` makes for
+itself, or one the user gives an httpx2 client); sent on the client's
+transport directly, or through ``client.send`` (a client with an event
+hook); and, on each, with restwire's two shortcuts (``_wire.shortcuts``)
+or without them. The suite runs its corpus through all of them and
+compares what each sent and returned.
 """
 
 from __future__ import annotations
@@ -42,6 +43,18 @@ class CallPath:
         return self.name
 
 
+def _noted(request: Any) -> None:
+    """An event hook that does nothing: a client with one takes httpx's
+    whole client path, ``client.send``."""
+
+
+async def _noted_async(request: Any) -> None:
+    """:func:`_noted`, for an ``AsyncClient``."""
+
+
+_HOOKS: dict[str, list[Callable[..., Any]]] = {"request": [_noted]}
+_ASYNC_HOOKS: dict[str, list[Callable[..., Any]]] = {"request": [_noted_async]}
+
 PATHS = (
     CallPath(
         "httpx pool, sync",
@@ -72,6 +85,19 @@ PATHS = (
         True,
         lambda **options: AsyncController(
             httpx2.AsyncClient(transport=fast_transport(library=httpx2)), **options
+        ),
+        "httpx2",
+    ),
+    CallPath(
+        "httpx pool via client.send, sync",
+        False,
+        lambda **options: Controller(httpx.Client(event_hooks=_HOOKS), **options),
+    ),
+    CallPath(
+        "httpx2 pool via client.send, async",
+        True,
+        lambda **options: AsyncController(
+            httpx2.AsyncClient(event_hooks=_ASYNC_HOOKS), **options
         ),
         "httpx2",
     ),

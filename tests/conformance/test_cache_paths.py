@@ -52,7 +52,10 @@ async def cached_calls(
     etag = RestEndpoint(url_prefix=server.origin, path="/etag", timeout=5)
     server.requests()
     cache = HttpCache.sqlite(folder / "cache.db")
-    async with opened(path, monkeypatch, cache=cache) as controller:
+    # (named: a client with an event hook shares nothing, not even between
+    # one caller's calls, unless ``identity=`` names its caller)
+    named = {"cache": cache, "identity": lambda: "one caller"}
+    async with opened(path, monkeypatch, **named) as controller:
         values = [await _call(controller, path, fresh)]
         values.append(await _call(controller, path, fresh))
         counts = [len(server.requests())]

@@ -209,6 +209,7 @@ async def test_a_named_caller_shares_across_clients_and_keeps_tenants_apart(
 _CHILD = textwrap.dedent(
     """
     import ssl, sys
+    import tests  # on httpx2 alone, makes `import httpx` give httpx2
     import httpx, trustme
     from restwire import Controller, HttpCache, RestEndpoint
 

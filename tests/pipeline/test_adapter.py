@@ -265,12 +265,74 @@ def test_hooks_and_client_auth_go_through_client_send() -> None:
         adapter._direct(with_client_auth=False)
 
 
-def test_a_given_client_is_always_sent_on_as_given() -> None:
-    client = httpx.Client(transport=httpx.MockTransport(answer))
+def test_a_given_client_is_sent_on_its_own_transport() -> None:
+    """A plain client the user gave: its hops go to its transport directly
+    (``client.send`` would add tens of microseconds, docs/performance.md);
+    a hop that needs its auth goes through ``client.send``."""
+    transport = httpx.MockTransport(answer)
+    client = httpx.Client(transport=transport, auth=("ann", "secret"))
     adapter = Adapter.of(client, None, asynchronous=False)
-    assert adapter.transport is None
     assert not adapter.owned
+    assert adapter._direct(with_client_auth=False) is transport
     assert adapter._direct(with_client_auth=True) is None
+
+
+@pytest.mark.parametrize(
+    ("make", "why"),
+    [
+        (
+            lambda: httpx.Client(mounts={"http://": httpx.HTTPTransport()}),
+            "picks a transport by URL",
+        ),
+        (
+            lambda: httpx.Client(event_hooks={"request": [lambda request: None]}),
+            "has event hooks",
+        ),
+    ],
+)
+def test_a_client_restwire_cannot_honour_goes_through_send_said_once(
+    make: Any, why: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "restwire")
+    with make() as client:
+        adapter = Adapter.of(client, None, asynchronous=False)
+        assert adapter._direct(with_client_auth=False) is None
+        assert adapter._direct(with_client_auth=False) is None
+    said = [record.getMessage() for record in caplog.records]
+    assert len([line for line in said if why in line]) == 1, said
+
+
+def test_proxies_from_the_environment_send_a_given_client_through_send(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """httpx makes the environment's proxies mounts of the client: restwire
+    leaves the choice of transport to it."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    with httpx.Client() as client:
+        assert Adapter.of(client, None, asynchronous=False).transport is None
+
+
+def test_a_given_clients_default_encoding_is_kept_on_its_transport() -> None:
+    """A body whose content type names no charset is read in the client's
+    default encoding, on the direct path as through ``client.send``."""
+
+    def latin(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/plain"},
+            content="café".encode("latin-1"),
+        )
+
+    endpoint = RestEndpoint(url_prefix="https://api.example.com", content="text")
+    for hooks in ({}, {"request": [lambda request: None]}):
+        client = httpx.Client(
+            transport=httpx.MockTransport(latin),
+            default_encoding="latin-1",
+            event_hooks=hooks,
+        )
+        with Controller(client) as controller:
+            assert controller.fetch(endpoint) == "café"
+        client.close()
 
 
 def test_a_hook_added_later_is_run() -> None:
