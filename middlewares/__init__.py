@@ -10,7 +10,7 @@ from .csrf_token import CsrfToken
 from .file_download import FileDownload
 from .fill_primary_key import FillPrimaryKey
 from .idempotency_key import IdempotencyKey
-from .key_casing import CamelCaseKeys, KeyCollision, SnakeCaseKeys
+from .key_casing import CamelCaseKeys, KeyCollision, PascalCaseKeys, SnakeCaseKeys
 from .link_pagination import LinkPagination
 from .oauth2 import OAuth2ClientCredentials, OAuth2Error, OAuth2Password
 from .opentelemetry import OpenTelemetry
@@ -37,6 +37,7 @@ __all__ = [
     "OAuth2Error",
     "OAuth2Password",
     "OpenTelemetry",
+    "PascalCaseKeys",
     "RateLimit",
     "RateLimited",
     "RenameKeys",

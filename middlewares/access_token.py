@@ -10,7 +10,12 @@ request carries the header::
 
 ``AccessToken.bearer(...)`` sends ``Authorization: Bearer <token>`` (RFC
 6750), as OAuth2 APIs expect: the same as ``header="Authorization",
-prefix="Bearer "``. The OAuth2 grants (``oauth2``) are subclasses that ask
+prefix="Bearer "``. ``AccessToken.basic(user, password)`` sends
+``Authorization: Basic <base64 of user:password>`` (RFC 7617), as Twilio
+and many internal APIs expect, on the endpoints that use it alone (the
+client's ``auth=`` would sign every call the client makes): a user with a
+colon or a control character is refused where it is given, text beyond
+ASCII is sent as UTF-8 (NFC), as RFC 7617 §2.1 says (see ``_basic``). The OAuth2 grants (``oauth2``) are subclasses that ask
 a token endpoint themselves, before the token expires.
 
 Guarantees:
@@ -76,6 +81,7 @@ from restwire import (
 )
 from restwire.extension import Response
 
+from ._basic import basic_token, refreshed_basic_token
 from ._checks import check_header_name, check_header_text, sendable
 from .shared_token import SharedToken
 
@@ -84,6 +90,11 @@ __all__ = ["AccessToken"]
 logger = logging.getLogger("restwire")
 
 Refresh = Callable[[], str | Awaitable[str | None] | None]
+#: A Basic token's refresh: the new password, or a ``(user, password)`` pair.
+BasicRefresh = Callable[
+    [],
+    str | tuple[str, str] | Awaitable[str | tuple[str, str] | None] | None,
+]
 
 #: After an early renewal of a still-valid token fails, no caller tries
 #: again for this long (seconds), doubling each time it fails again, up to
@@ -159,6 +170,27 @@ class AccessToken:
             refresh=refresh,
             shared=shared,
         )
+
+    @classmethod
+    def basic(
+        cls,
+        user: str,
+        password: str,
+        *,
+        refresh: BasicRefresh | None = None,
+        shared: SharedToken | None = None,
+    ) -> AccessToken:
+        """An ``AccessToken`` sending ``Authorization: Basic`` of ``user``
+        and ``password`` (RFC 7617), kept to the call's origin and never
+        shown, as every token is.
+
+        A ``user`` with a colon, or either with a control character, is a
+        ``SettingError`` here (naming neither); text beyond ASCII is sent
+        as UTF-8, normalized to NFC (RFC 7617 §2.1). ``refresh`` (after a
+        401) returns the new password for the same user, or a ``(user,
+        password)`` pair; ``shared`` shares the credentials between
+        processes under a name of their own, as for any token."""
+        return _BasicToken(user, password, refresh=refresh, shared=shared)
 
     @property
     def shared(self) -> SharedToken | None:
@@ -495,3 +527,42 @@ class AccessToken:
         refresh = ", refresh=..." if self.refresh else ""
         shared = f", shared={self.shared!r}" if self.shared else ""
         return f"AccessToken(header={self.header!r}, token={state}{refresh}{shared})"
+
+
+class _BasicToken(AccessToken):
+    """``AccessToken.basic``'s: the token is the Basic credentials, and a
+    refresh's result is read as a password or a ``(user, password)`` pair."""
+
+    def __init__(
+        self,
+        user: str,
+        password: str,
+        *,
+        refresh: BasicRefresh | None = None,
+        shared: SharedToken | None = None,
+    ) -> None:
+        token = basic_token("AccessToken.basic", user, password)
+        super().__init__(
+            token,
+            header="Authorization",
+            prefix="Basic ",
+            refresh=refresh,  # type: ignore[arg-type]  # read by _obtain below
+            shared=shared,
+        )
+        self._user = user
+
+    def _obtain(self, label: str) -> Flow[str | None]:
+        refresh = self.refresh
+        if refresh is None:
+            return None
+        result = yield Call(refresh)
+        token = refreshed_basic_token(label, self._user, result)
+        if isinstance(result, tuple) and token is not None:
+            self._user = result[0]
+        return token
+
+    def __repr__(self) -> str:
+        state = "set" if self._state[0] else "unset"
+        refresh = ", refresh=..." if self.refresh else ""
+        shared = f", shared={self.shared!r}" if self.shared else ""
+        return f"AccessToken.basic(credentials={state}{refresh}{shared})"

@@ -7,6 +7,11 @@ Ticker takes ``product_id`` from ``:productId``. A list of values is filled
 item by item. A key the server sent is never overwritten; a call without the
 param leaves the value as it is.
 
+With no ``param`` given, a param in the wire's case names the field too,
+through the endpoint's key casing (``RestEndpoint.param_fields``): under
+``PascalCaseKeys`` or ``SnakeCaseKeys``, ``FillPrimaryKey("sid")`` fills
+``sid`` from the path's ``:Sid``.
+
 When the endpoint's schema is an entity (or a list of one) whose ``field`` is
 annotated ``str``, ``int`` or ``float`` (``| None`` allowed), the param is
 given that type: ``{"username": 42}`` fills ``"42"`` into a ``str`` field,
@@ -35,6 +40,8 @@ class FillPrimaryKey:
     def __init__(self, field: str, param: str | None = None) -> None:
         self.field = field
         self.param = param or field
+        #: Whether a param in the wire's case may name the field.
+        self._through_casing = param is None
 
     def _fill(self, value: Any, key: Any) -> Any:
         if isinstance(value, dict) and value.get(self.field) is None:
@@ -42,7 +49,10 @@ class FillPrimaryKey:
         return value
 
     def on_response(self, exchange: Exchange) -> None:
-        key = exchange.params.get(self.param)
+        params = exchange.params
+        key = params.get(self.param)
+        if key is None and self._through_casing:
+            key = exchange.endpoint.param_fields(params).get(self.field)
         if key is None:
             return
         entity = cast(Hashable, _entity_of(exchange.endpoint.schema))  # a class is

@@ -1,4 +1,5 @@
-"""``CamelCaseKeys`` and ``SnakeCaseKeys``: key case conversion, both ways.
+"""``CamelCaseKeys``, ``SnakeCaseKeys``, ``PascalCaseKeys``: key case
+conversion, both ways.
 
 The seed's rule (section 2.3): a recursive function visits every key of an
 object or array, nested ones included, and converts it; values are copied
@@ -14,6 +15,7 @@ converted too, so ``{"author_name": "x"}`` reaches a camelCase API as
 |---|---|---|
 | ``CamelCaseKeys`` (the seed's: snake_case wire, camelCase client) | to camelCase | to snake_case |
 | ``SnakeCaseKeys`` (a camelCase API, Python code) | to snake_case | to camelCase |
+| ``PascalCaseKeys`` (a PascalCase API: Twilio's forms and queries, Azure, .NET) | to snake_case | to PascalCase |
 
 Word rules:
 
@@ -23,6 +25,10 @@ Word rules:
   ``a_B``). Every other underscore is kept: leading and trailing ones
   (``_private``, ``__dunder__``), and one before a digit (``line_1`` stays
   ``line_1``, so the server gets back the key it sent).
+- snake to Pascal: as snake to camel, then the first letter (after any
+  leading underscores) upper-cased (``account_sid`` -> ``AccountSid``,
+  ``to`` -> ``To``, ``date_sent>`` -> ``DateSent>``); Pascal to snake is
+  camel to snake.
 - camel to snake: a new word starts at an upper-case letter after a
   lower-case letter or digit (``userID`` -> ``user_id``), and at the last
   capital of a run followed by a lower-case letter (``HTTPResponse`` ->
@@ -40,10 +46,11 @@ Styles. The rules above are the default, ``style="roundtrip"``. Two more
 give exactly what a library on the other side of the wire computes, so
 keys match the aliases a server was written with:
 
-- ``style="pydantic"``: pydantic's ``pydantic.alias_generators.to_camel``
-  and ``to_snake`` (FastAPI and pydantic models with
+- ``style="pydantic"``: pydantic's ``pydantic.alias_generators.to_camel``,
+  ``to_pascal`` and ``to_snake`` (FastAPI and pydantic models with
   ``alias_generator=to_camel``): ``address_line_1`` <-> ``addressLine1``.
-- ``style="humps"``: pyhumps' ``humps.camelize`` and ``humps.decamelize``
+- ``style="humps"``: pyhumps' ``humps.camelize``, ``humps.pascalize`` and
+  ``humps.decamelize``
   (``APIResponse`` -> ``api_response``, ``whatever_10`` -> ``whatever10``,
   and whitespace inside a key dropped, as pyhumps drops it).
 
@@ -57,6 +64,12 @@ keeps :class:`KeyCollision` and ``params=True``.
 Each distinct key is converted once and cached (up to ``CACHE_SIZE`` keys
 per direction and style, so hostile payloads cannot grow memory without
 bound).
+
+**Field names.** Each casing middleware says how it names a response key
+(``field_name``), so the params of a call in the wire's case name the
+record's fields through it: a delete's ``{"Sid": ...}`` (Twilio's
+``:Sid``) is the ``sid`` of the record it removes (see
+``RestEndpoint.param_fields``).
 """
 
 from __future__ import annotations
@@ -72,16 +85,21 @@ from urllib.parse import quote, unquote
 from restwire import Exchange, Form, RestwireError, SettingError, Unparsed
 
 __all__ = [
+    "PASCAL",
     "STYLES",
     "CamelCaseKeys",
     "KeyCollision",
+    "PascalCaseKeys",
     "SnakeCaseKeys",
     "convert_keys",
     "humps_camel",
+    "humps_pascal",
     "humps_snake",
     "pydantic_camel",
+    "pydantic_pascal",
     "pydantic_snake",
     "to_camel",
+    "to_pascal",
     "to_snake",
 ]
 
@@ -130,6 +148,17 @@ def _to_camel(key: str) -> str:
     return lead + "".join(out) + trail
 
 
+def _upper_first(key: str) -> str:
+    """``key`` with its first character after any leading underscores
+    upper-cased."""
+    lead = len(key) - len(key.lstrip("_"))
+    return key[:lead] + key[lead : lead + 1].upper() + key[lead + 1 :]
+
+
+def _to_pascal(key: str) -> str:
+    return _upper_first(_to_camel(key))
+
+
 def _to_snake(key: str) -> str:
     if key.islower() or not any(char.isupper() for char in key):
         return key
@@ -158,6 +187,8 @@ to_camel = _cached(_to_camel)
 to_camel.__doc__ = "``snake_case`` -> ``camelCase`` by the module's word rules."
 to_snake = _cached(_to_snake)
 to_snake.__doc__ = "``camelCase`` -> ``snake_case`` by the module's word rules."
+to_pascal = _cached(_to_pascal)
+to_pascal.__doc__ = "``snake_case`` -> ``PascalCase`` by the module's word rules."
 
 
 # -- style="pydantic": pydantic.alias_generators, rule for rule -----------------
@@ -183,6 +214,12 @@ def _pydantic_camel(key: str) -> str:
         return key
     pascal = _PD_UNDERSCORE_BEFORE_WORD.sub(r"\1", key.title())
     return _PD_FIRST_CAPITAL.sub(lambda match: match.group(1).lower(), pascal)
+
+
+def _pydantic_pascal(key: str) -> str:
+    """pydantic's ``to_pascal``: every word title-cased (``str.title``), the
+    underscores before a capital or digit dropped."""
+    return _PD_UNDERSCORE_BEFORE_WORD.sub(r"\1", key.title())
 
 
 def _pydantic_snake(key: str) -> str:
@@ -215,6 +252,23 @@ def _humps_camel(key: str) -> str:
     return _HUMPS_SEPARATED.sub(lambda match: match.group(0)[-1].upper(), text)
 
 
+_HUMPS_WORDS = re.compile(r"([^\-_]+)")
+
+
+def _humps_pascal(key: str) -> str:
+    """pyhumps' ``pascalize``: a key all upper-case or numeric (whitespace
+    dropped) kept as given; else each run of characters between ``_`` and
+    ``-`` has its first one upper-cased, the whole camelized, and its
+    first character upper-cased."""
+    text = _HUMPS_SPACE.sub("", key)
+    if text.isupper() or text.isnumeric():
+        return key
+    text = _humps_camel(
+        _HUMPS_WORDS.sub(lambda match: match[1][0].upper() + match[1][1:], text)
+    )
+    return text[0].upper() + text[1:] if text else text
+
+
 def _humps_snake(key: str) -> str:
     """pyhumps' ``decamelize``: whitespace dropped; a key all upper-case or
     numeric kept as given; else acronyms title-cased (``API`` -> ``Api``),
@@ -228,8 +282,10 @@ def _humps_snake(key: str) -> str:
 
 
 pydantic_camel = _cached(_pydantic_camel)
+pydantic_pascal = _cached(_pydantic_pascal)
 pydantic_snake = _cached(_pydantic_snake)
 humps_camel = _cached(_humps_camel)
+humps_pascal = _cached(_humps_pascal)
 humps_snake = _cached(_humps_snake)
 
 #: Each style's (to camelCase, to snake_case) conversions, cached.
@@ -237,6 +293,15 @@ STYLES: dict[str, tuple[Callable[[str], str], Callable[[str], str]]] = {
     "roundtrip": (to_camel, to_snake),
     "pydantic": (pydantic_camel, pydantic_snake),
     "humps": (humps_camel, humps_snake),
+}
+
+
+#: Each style's snake_case -> PascalCase conversion, cached (its PascalCase
+#: -> snake_case is the style's to snake_case, in ``STYLES``).
+PASCAL: dict[str, Callable[[str], str]] = {
+    "roundtrip": to_pascal,
+    "pydantic": pydantic_pascal,
+    "humps": humps_pascal,
 }
 
 
@@ -397,7 +462,8 @@ def _deep_convert(value: Any, convert: Callable[[str], str]) -> Any:
 
 #: The walker of each style's conversions, made once.
 _WALKERS = {
-    convert: _converter(convert) for pair in STYLES.values() for convert in pair
+    convert: _converter(convert)
+    for convert in (*(c for pair in STYLES.values() for c in pair), *PASCAL.values())
 }
 
 
@@ -462,10 +528,20 @@ class _KeyCasing:
             )
         self.params = params
         self.style = style
-        conversions = STYLES[style]
         # per instance: the style's (cached) functions, not the class's
-        self.response_keys = conversions[self._response_side]
-        self.body_keys = conversions[1 - self._response_side]
+        self.response_keys, self.body_keys = self._conversions(style)
+
+    def _conversions(
+        self, style: str
+    ) -> tuple[Callable[[str], str], Callable[[str], str]]:
+        """The style's conversions of response keys and of request keys."""
+        conversions = STYLES[style]
+        return conversions[self._response_side], conversions[1 - self._response_side]
+
+    def field_name(self, key: str) -> str:
+        """The name a response's key ``key`` has once converted: how a
+        param in the wire's case names a field (``Sid`` -> ``sid``)."""
+        return self.response_keys(key)
 
     def on_request(self, exchange: Exchange) -> None:
         body = exchange.body
@@ -541,3 +617,24 @@ class SnakeCaseKeys(_KeyCasing):
     _response_side = 1
     response_keys = staticmethod(to_snake)
     body_keys = staticmethod(to_camel)
+
+
+class PascalCaseKeys(_KeyCasing):
+    """A PascalCase API (``AccountSid``, ``StatusCallback``: Twilio's forms
+    and queries), snake_case in Python code: request keys to PascalCase,
+    response keys to snake_case (which leaves snake_case ones, as Twilio
+    answers, as they are)."""
+
+    #: Never changes the credentials a call sends (see ``restwire.Stack``).
+    sends_credentials = False
+    #: Records its casing on an unparsed body (see ``restwire.Unparsed``).
+    takes_unparsed = True
+
+    _response_side = 1
+    response_keys = staticmethod(to_snake)
+    body_keys = staticmethod(to_pascal)
+
+    def _conversions(
+        self, style: str
+    ) -> tuple[Callable[[str], str], Callable[[str], str]]:
+        return STYLES[style][1], PASCAL[style]

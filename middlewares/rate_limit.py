@@ -27,20 +27,32 @@ Two sources of waiting, both taken before a request is sent::
   keys no call has used for a while are dropped.
 - **What the server says**, read from every response of that scope:
   ``Retry-After`` on a 429 or 503 (which takes precedence, as the drafts
-  say), and the quota left reaching 0 in ``RateLimit`` (the IETF drafts'
-  ``"policy";r=0;t=5`` and ``limit=10, remaining=0, reset=5`` forms),
-  ``RateLimit-Remaining``/``-Reset``, or ``X-RateLimit-Remaining``/
-  ``-Reset`` (delta seconds or an epoch time). Every call of that scope
-  then waits that long, but never more than ``max_pause`` seconds (300 by
-  default: ``Retry-After: 999999999999`` pauses five minutes, not
-  millennia); with Redis, every process does. Pause records expire with
-  their pause: in Redis by their time to live, in this process by a sweep.
-  A response served
-  from an HTTP cache is not read (its fields are not current). Malformed
-  fields are ignored. ``RateLimit-Policy`` is read by no one: the drafts
-  call it informative (a client MAY ignore it) and it may name several
-  windows at once; the quota left in ``RateLimit`` says the same thing as
-  it changes, and a rate read off a policy belongs in ``RateLimit(q, per=w)``.
+  say), and a quota announced as spent (remaining 0), the wait being
+  until it resets:
+
+  | fields | reset |
+  |---|---|
+  | ``RateLimit`` (IETF draft-11: ``"policy";r=0;t=5``; draft-07: ``limit=10, remaining=0, reset=5``) | ``t`` (``reset``) seconds; an item with no ``t``: its policy's window ``w`` in ``RateLimit-Policy`` |
+  | ``RateLimit-Remaining``/``-Reset`` | seconds, or an epoch time |
+  | ``X-RateLimit-Remaining``/``-Reset`` (GitHub, Twitter) | seconds, or epoch seconds |
+  | ``x-ratelimit-remaining-requests``/``-tokens`` and ``x-ratelimit-reset-requests``/``-tokens`` (OpenAI) | a duration as Go writes it: ``6m0s``, ``1.5s``, ``20ms`` |
+  | ``anthropic-ratelimit-<requests, tokens, input-tokens, output-tokens>-remaining``/``-reset`` (Anthropic) | an RFC 3339 time |
+
+  Every call of that scope **and caller** then waits that long before it
+  is sent (not after a 429), but never more than ``max_pause`` seconds
+  (300 by default: ``Retry-After: 999999999999`` pauses five minutes, not
+  millennia; a longer ask is capped and said in one warning naming the
+  call); with Redis, every process does. The caller is the credentials a
+  call carries when it reaches ``RateLimit`` (every header marked
+  sensitive: ``Authorization``, ``Cookie``, those ``set_credential`` set),
+  as a SHA-256 digest: one API key's spent quota pauses that key's calls
+  alone, and calls with no credentials share the pauses of their scope.
+  Put ``RateLimit`` after the middleware that sets the credentials.
+  Pause records expire with their pause: in Redis by their time to live,
+  in this process by a sweep. A response served from an HTTP cache is not
+  read (its fields are not current). Malformed fields are ignored. A rate
+  advertised in ``RateLimit-Policy`` alone (quota left) asks for no wait:
+  it belongs in ``RateLimit(q, per=w)``.
 
 Guarantees:
 
@@ -65,6 +77,8 @@ Guarantees:
 from __future__ import annotations
 
 import collections
+import datetime
+import hashlib
 import itertools
 import logging
 import math
@@ -152,7 +166,10 @@ def rate_limit_wait(
     waits = [
         wait
         for wait in (
-            _structured(headers.get_list("ratelimit", split_commas=False)),
+            _structured(
+                headers.get_list("ratelimit", split_commas=False),
+                headers.get_list("ratelimit-policy", split_commas=False),
+            ),
             _remaining_reset(
                 headers.get("ratelimit-remaining"), headers.get("ratelimit-reset"), now
             ),
@@ -161,16 +178,110 @@ def rate_limit_wait(
                 headers.get("x-ratelimit-reset"),
                 now,
             ),
+            *(
+                _remaining_duration(
+                    headers.get(f"x-ratelimit-remaining-{what}"),
+                    headers.get(f"x-ratelimit-reset-{what}"),
+                )
+                for what in _OPENAI
+            ),
+            *(
+                _remaining_moment(
+                    headers.get(f"anthropic-ratelimit-{what}-remaining"),
+                    headers.get(f"anthropic-ratelimit-{what}-reset"),
+                    now,
+                )
+                for what in _ANTHROPIC
+            ),
         )
         if wait is not None
     ]
     return max(waits) if waits else None
 
 
-def _structured(values: list[str]) -> float | None:
+#: OpenAI's quotas: ``x-ratelimit-remaining-<what>`` and
+#: ``x-ratelimit-reset-<what>`` (a duration: ``6m0s``, ``20ms``).
+_OPENAI = ("requests", "tokens")
+#: Anthropic's: ``anthropic-ratelimit-<what>-remaining`` and ``-reset``
+#: (an RFC 3339 time).
+_ANTHROPIC = ("requests", "tokens", "input-tokens", "output-tokens")
+
+#: A duration as Go writes them (OpenAI's resets): ``1h2m3.5s``, ``20ms``.
+_DURATION = re.compile(r"(?:\d{1,12}(?:\.\d{1,9})?(?:ns|us|\u00b5s|ms|s|m|h))+")
+_DURATION_PART = re.compile(r"(\d{1,12}(?:\.\d{1,9})?)(ns|us|\u00b5s|ms|s|m|h)")
+_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "\u00b5s": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+
+
+def duration_seconds(text: str) -> float | None:
+    """The seconds of a duration as Go's ``time.Duration`` writes it
+    (``6m0s``, ``1.5s``, ``20ms``, ``1h2m3s``: OpenAI's reset fields), or a
+    plain number of seconds; ``None`` for anything else."""
+    text = text.strip()
+    if _INTEGER.fullmatch(text):
+        return float(text)
+    if not _DURATION.fullmatch(text):
+        return None
+    return sum(
+        float(number) * _UNITS[unit] for number, unit in _DURATION_PART.findall(text)
+    )
+
+
+def _exhausted(remaining: str | None) -> bool:
+    """Whether a ``remaining`` field says no quota is left."""
+    text = (remaining or "").strip()
+    return bool(_INTEGER.fullmatch(text)) and int(text) == 0
+
+
+def _remaining_duration(remaining: str | None, reset: str | None) -> float | None:
+    """OpenAI's pair: no quota left, and the duration until it resets."""
+    if reset is None or not _exhausted(remaining):
+        return None
+    return duration_seconds(reset)
+
+
+def _remaining_moment(
+    remaining: str | None, reset: str | None, now: Callable[[], float]
+) -> float | None:
+    """Anthropic's pair: no quota left, and the RFC 3339 time it resets at."""
+    if reset is None or not _exhausted(remaining):
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(reset.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None  # a time with no offset names no moment
+    return max(0.0, moment.timestamp() - now())
+
+
+def _windows(policies: list[str]) -> dict[str, int]:
+    """The window (``w``) of each named policy of ``RateLimit-Policy``
+    fields (draft-08+: ``"default";q=100;w=60``)."""
+    windows: dict[str, int] = {}
+    for value in policies:
+        for member in value.split(","):
+            name, _, rest = member.strip().partition(";")
+            if len(name) > 1 and name.startswith('"') and name.endswith('"'):
+                window = _parameters(rest.split(";")).get("w")
+                if window is not None:
+                    windows[name[1:-1]] = window
+    return windows
+
+
+def _structured(values: list[str], policies: list[str] | None = None) -> float | None:
     """The wait a ``RateLimit`` field asks for: the draft-08+ list of items
     (``"default";r=0;t=30``) or the draft-07 dictionary (``limit=10,
-    remaining=0, reset=30``). Exhausted quota with a window: that window."""
+    remaining=0, reset=30``). Exhausted quota with a window: that window;
+    a draft-08+ item with no ``t``: the window ``w`` of its policy in
+    ``RateLimit-Policy`` (``policies``), the longest it can take."""
     waits: list[float] = []
     for value in values:
         for member in value.split(","):
@@ -178,8 +289,11 @@ def _structured(values: list[str]) -> float | None:
             if not member:
                 continue
             if member.startswith('"'):  # an item with parameters: draft-08+
-                params = _parameters(member.split(";")[1:])
+                name, *parts = member.split(";")
+                params = _parameters(parts)
                 left, window = params.get("r"), params.get("t")
+                if left == 0 and window is None:
+                    window = _windows(policies or []).get(name.strip().strip('"'))
             else:  # draft-07: one dictionary over the members
                 params = _parameters(value.split(","))
                 left, window = params.get("remaining"), params.get("reset")
@@ -231,17 +345,20 @@ class _Window:
         self.ids = itertools.count()
         self.steps = itertools.count(1)  # admissions and pauses: sweeps come round
 
-    def admit(self, key: str) -> tuple[float, int]:
+    def admit(self, key: str, paused_as: str | None = None) -> tuple[float, int]:
         """``(0, id)`` if a call of ``key`` may go now (its slot taken until
-        :meth:`complete`), else ``(seconds to wait, -1)``."""
+        :meth:`complete`), else ``(seconds to wait, -1)``. The server's
+        pauses are looked up as ``paused_as`` (the key and the caller's
+        credentials: see ``RateLimit``), ``key`` if not given."""
         now = time.monotonic()
+        pause_key = key if paused_as is None else paused_as
         with self.lock:
             if next(self.steps) % SWEEP_EVERY == 0:
                 self._sweep(now)
-            paused = self.pauses.get(key, now) - now
+            paused = self.pauses.get(pause_key, now) - now
             if paused > 0:
                 return paused, -1
-            self.pauses.pop(key, None)
+            self.pauses.pop(pause_key, None)
             if self.limit is None:
                 return 0.0, -1
             done = self.done.get(key)
@@ -396,17 +513,26 @@ class _RedisWindow:
             "each process keeps the limit on its own",
         )
 
-    def _keys(self, key: str) -> list[str]:
-        return [f"{self.name}:{part}:{key}" for part in ("log", "flight", "pause")]
+    def _keys(self, key: str, paused_as: str | None = None) -> list[str]:
+        pause = key if paused_as is None else paused_as
+        return [
+            f"{self.name}:log:{key}",
+            f"{self.name}:flight:{key}",
+            f"{self.name}:pause:{pause}",
+        ]
 
-    def take(self, key: str, asked: _Asked) -> _RedisSlot | None:
+    def take(
+        self, key: str, asked: _Asked, paused_as: str | None = None
+    ) -> _RedisSlot | None:
         """A slot for a call of ``key`` if it may go now (``None`` under no
         configured rate, which holds no slot); else ``None``, and
-        ``asked.wait`` says how long to wait (a blocking Redis command)."""
+        ``asked.wait`` says how long to wait (a blocking Redis command).
+        The server's pauses are read as ``paused_as``."""
         ident = uuid.uuid4().hex
         limit = 0 if self.limit is None else self.limit
         waited = self._admit(
-            keys=self._keys(key), args=[self.window_ms, limit, ident, self.lease_ms]
+            keys=self._keys(key, paused_as),
+            args=[self.window_ms, limit, ident, self.lease_ms],
         )
         milliseconds = int(waited)
         if milliseconds > 0:
@@ -491,19 +617,21 @@ class RateLimit:
         assert callable(self.scope)
         return str(self.scope(exchange))
 
-    def _admit(self, key: str, label: str) -> Flow[tuple[float, Slot]]:
+    def _admit(self, key: str, paused_as: str, label: str) -> Flow[tuple[float, Slot]]:
         """``(0, slot)`` if the call may go now, else ``(seconds to wait,
         None)``: in Redis while it answers, else in this process."""
         shared = self._redis
         if shared is None or not shared.breaker.allows():
-            return self._window.admit(key)
+            return self._window.admit(key, paused_as)
         asked = _Asked()
         try:
-            slot: _RedisSlot | None = yield TakeLease(shared.take, (key, asked))
+            slot: _RedisSlot | None = yield TakeLease(
+                shared.take, (key, asked, paused_as)
+            )
         except Exception as error:
             if not shared.breaker.failed(error):
                 raise RateLimited.unreachable(label, error) from error
-            return self._window.admit(key)  # Redis down: this process's limit
+            return self._window.admit(key, paused_as)  # Redis down: this process's
         shared.breaker.succeeded()
         return asked.wait, slot
 
@@ -516,11 +644,33 @@ class RateLimit:
             return
         yield ReleaseLease(slot)
 
+    @staticmethod
+    def _caller(key: str, exchange: Exchange) -> str:
+        """``key``, and a digest of the credentials the call carries when it
+        reaches this middleware (every header marked sensitive:
+        ``Authorization``, ``Cookie``, what ``set_credential`` set), under
+        which the server's pauses are kept: one caller's spent quota never
+        pauses another's. A SHA-256 digest, equal in every process, as the
+        HTTP cache's keys are; it shows no credential."""
+        sensitive = exchange.sensitive
+        credentials = sorted(
+            (name.lower(), value)
+            for name, value in exchange.headers.items()
+            if name.lower() in sensitive
+        )
+        if not credentials:
+            return key  # no credentials: callers share the server's pauses
+        digest = hashlib.sha256(b"restwire-rate-limit-1\0")
+        for name, value in credentials:
+            digest.update(f"{name}\0{value}\0".encode())
+        return f"{key}:caller:{digest.hexdigest()[:32]}"
+
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         key = self._key(exchange)
+        paused_as = self._caller(key, exchange)
         started = time.monotonic()
         while True:
-            wait, slot = yield from self._admit(key, exchange.label)
+            wait, slot = yield from self._admit(key, paused_as, exchange.label)
             if wait <= 0:
                 break
             waited = time.monotonic() - started
@@ -534,7 +684,7 @@ class RateLimit:
             response = yield from call_next(exchange)
         except NetworkError as error:
             yield from self._complete(key, slot)
-            yield from self._learn(key, error.response)
+            yield from self._learn(paused_as, error.response, exchange.label)
             raise
         except GeneratorExit:
             # abandoned (cancelled): no effect can be yielded now; a slot in
@@ -546,19 +696,27 @@ class RateLimit:
             yield from self._complete(key, slot)
             raise
         yield from self._complete(key, slot)
-        yield from self._learn(key, response)
+        yield from self._learn(paused_as, response, exchange.label)
         return response
 
-    def _learn(self, key: str, response: Response) -> Flow[None]:
+    def _learn(self, key: str, response: Response, label: str) -> Flow[None]:
         """Pause ``key`` as long as ``response`` asks, if it asks, for at
-        most ``max_pause`` seconds."""
+        most ``max_pause`` seconds (a longer ask is logged, capped)."""
         cached = response.extensions.get("caching")
         if isinstance(cached, dict) and cached.get("from_cache"):
             return  # a stored response's fields are not current
         wait = rate_limit_wait(response.headers, response.status_code)
         if wait is None or wait <= 0:
             return
-        wait = min(wait, self.max_pause)
+        if wait > self.max_pause:
+            logger.warning(
+                "%s: the server asks to wait %.0f s before the next call; "
+                "waiting max_pause (%g s) instead",
+                label,
+                wait,
+                self.max_pause,
+            )
+            wait = self.max_pause
         shared = self._redis
         if shared is None or not shared.breaker.allows():
             self._window.pause(key, wait)

@@ -72,5 +72,10 @@ class RenameKeys:
             assert exchange.response is not None
             raise ContentError(exchange.response, f"the response {error}") from None
 
+    def field_name(self, key: str) -> str:
+        """The client name of the wire key ``key`` (a param in the wire's
+        name names the field it is renamed to)."""
+        return self.to_client.get(key, key)
+
     def __repr__(self) -> str:
         return f"RenameKeys({self.to_wire!r}{', nested=True' if self.nested else ''})"

@@ -29,6 +29,7 @@ from . import (
     stream,
     stripe,
     ticker,
+    twilio,
 )
 
 __all__ = ["RECIPES", "find", "name_of"]
@@ -57,6 +58,7 @@ RECIPES: tuple[ModuleType, ...] = (
     stripe,
     github,
     slack,
+    twilio,
     fastapi_oauth,
 )
 

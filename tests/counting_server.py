@@ -16,11 +16,22 @@ Routes:
 - ``/me``: 401 unless ``Access-Token: fresh``; counted.
 - ``/limited``: 200, its arrival time (``time.monotonic()``) recorded.
 - ``/busy?after=<s>``: 429 with ``Retry-After: <s>``, counted.
+- ``/quota/<style>?limit=<n>&window=<s>[&reset=<text>]``: a quota of ``n``
+  calls per caller (its ``Authorization``) in a fixed window of ``s``
+  seconds from the caller's first call, announced as a provider does
+  (``style``: ``openai``, ``x-ratelimit-remaining-requests`` and
+  ``x-ratelimit-reset-requests`` in milliseconds, ``<ms>ms``; ``github``,
+  ``x-ratelimit-remaining`` and ``x-ratelimit-reset`` in epoch seconds;
+  ``ietf``, ``RateLimit: "default";r=<left>;t=<s>`` and
+  ``RateLimit-Policy: "default";q=<n>;w=<s>``), ``reset`` replacing the
+  reset field's text. A call past the quota gets a 429 with
+  ``Retry-After``; counted per caller as ``quota:<caller>:<status>``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections import Counter
@@ -89,6 +100,11 @@ class _Handler(QuietHandler):
             with owner.lock:
                 owner.arrivals.append(time.monotonic())
             self._json(200, b"{}")
+        elif route == "quota":
+            status, headers = owner.quota(
+                parts[1], self.headers.get("authorization", ""), query
+            )
+            self._json(status, b"{}", headers)
         elif route == "busy":
             owner.count("busy")
             self._json(429, b"{}", {"retry-after": query.get("after", "1")})
@@ -119,6 +135,8 @@ class CountingServer(ServedInThread):
         self.lock = threading.Lock()
         self.counts: Counter[str] = Counter()
         self.arrivals: list[float] = []
+        #: Per caller of ``/quota``: (its window's start, calls in it).
+        self.windows: dict[str, tuple[float, int]] = {}
         server = _Server(("127.0.0.1", 0), _Handler)
         server.owner = self
         super().__init__(server)
@@ -126,6 +144,39 @@ class CountingServer(ServedInThread):
     def count(self, what: str) -> None:
         with self.lock:
             self.counts[what] += 1
+
+    def quota(
+        self, style: str, caller: str, query: dict[str, str]
+    ) -> tuple[int, dict[str, str | list[str]]]:
+        """The status and the fields of a call to ``/quota/<style>``."""
+        limit, window = int(query.get("limit", "2")), float(query.get("window", "1"))
+        now = time.time()
+        with self.lock:
+            start, used = self.windows.get(caller, (now, 0))
+            if now >= start + window:
+                start, used = now, 0
+            used += 1
+            self.windows[caller] = (start, used)
+        status = 200 if used <= limit else 429
+        self.count(f"quota:{caller}:{status}")
+        left, ends = max(0, limit - used), start + window
+        headers: dict[str, str | list[str]]
+        if style == "openai":
+            reset = f"{math.ceil((ends - now) * 1000)}ms"
+            headers = {"x-ratelimit-remaining-requests": str(left)}
+            headers["x-ratelimit-reset-requests"] = query.get("reset", reset)
+        elif style == "github":
+            headers = {"x-ratelimit-remaining": str(left)}
+            headers["x-ratelimit-reset"] = query.get("reset", str(math.ceil(ends)))
+        else:
+            seconds = query.get("reset", str(math.ceil(ends - now)))
+            headers = {
+                "ratelimit": f'"default";r={left};t={seconds}',
+                "ratelimit-policy": f'"default";q={limit};w={math.ceil(window)}',
+            }
+        if status == 429:
+            headers["retry-after"] = str(math.ceil(ends - now))
+        return status, headers
 
     def most_in_any_window(self, seconds: float) -> int:
         """The most requests to ``/limited`` that arrived within any span of

@@ -122,6 +122,7 @@ MIDDLEWARES = [
     "CsrfToken",
     "CamelCaseKeys",
     "SnakeCaseKeys",
+    "PascalCaseKeys",
     "KeyCollision",
     "RenameKeys",
     "FillPrimaryKey",

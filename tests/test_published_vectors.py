@@ -27,10 +27,13 @@ from restwire._wire.params import check_param_style
 from restwire.middlewares import rate_limit_wait, retry_after_seconds
 from restwire.middlewares.key_casing import (
     humps_camel,
+    humps_pascal,
     humps_snake,
     pydantic_camel,
+    pydantic_pascal,
     pydantic_snake,
     to_camel,
+    to_pascal,
     to_snake,
 )
 from tests.vectors import (
@@ -148,6 +151,7 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
     for camel, snake in key_casing.INFLECTION_ROUND_TRIP:
         lower_camel = camel[0].lower() + camel[1:]
         rows.append(("camelize", snake, lower_camel, to_camel(snake)))
+        rows.append(("pascalize", snake, camel, to_pascal(snake)))
     # the casing styles that promise a library's exact results: no departures
     for snake, camel in key_casing.PYHUMPS_CAMELIZE:
         rows.append(("humps camelize", snake, camel, humps_camel(snake)))
@@ -155,6 +159,10 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
         rows.append(("humps decamelize", camel, snake, humps_snake(camel)))
     for snake, camel in key_casing.PYDANTIC_TO_CAMEL:
         rows.append(("pydantic to_camel", snake, camel, pydantic_camel(snake)))
+    for snake, pascal in key_casing.PYHUMPS_PASCALIZE:
+        rows.append(("humps pascalize", snake, pascal, humps_pascal(snake)))
+    for snake, pascal in key_casing.PYDANTIC_TO_PASCAL:
+        rows.append(("pydantic to_pascal", snake, pascal, pydantic_pascal(snake)))
     for camel, snake in key_casing.PYDANTIC_TO_SNAKE:
         rows.append(("pydantic to_snake", camel, snake, pydantic_snake(camel)))
     for params, style, expected, how in qs_stringify.VECTORS:
@@ -167,6 +175,10 @@ def outcomes() -> list[tuple[str, str, Any, Any]]:
         shown = f"{status} " + "; ".join(f"{k}: {v}" for k, v in fields.items())
         got = rate_limit_wait(httpx.Headers(fields), status)
         rows.append(("ratelimit", shown, wait, got))
+    for fields, status, wait in rate_limit.PROVIDER_VECTORS:
+        shown = f"{status} " + "; ".join(f"{k}: {v}" for k, v in fields.items())
+        got = rate_limit_wait(httpx.Headers(fields), status, now=lambda: rate_limit.NOW)
+        rows.append(("ratelimit (providers)", shown, wait, got))
     return rows
 
 
@@ -212,4 +224,6 @@ def test_the_sets_are_not_small() -> None:
     assert len(link_header.VECTORS) >= 25
     assert len(retry_after.VECTORS) >= 10
     assert len(rate_limit.VECTORS) >= 10
+    assert len(rate_limit.PROVIDER_VECTORS) >= 15
+    assert len(rate_limit.PROVIDER_SOURCES) == 4
     assert len(qs_stringify.VECTORS) >= 35

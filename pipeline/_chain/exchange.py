@@ -173,6 +173,11 @@ class EndpointView(Protocol):
         """The value of a 2xx response."""
         ...
 
+    def param_fields(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``params`` named as the schema's fields, through the middleware
+        that rename response keys (``RestEndpoint.param_fields``)."""
+        ...
+
     def process(self, value: Any, params: Mapping[str, Any]) -> Any:
         """The value, transformed after every middleware."""
         ...

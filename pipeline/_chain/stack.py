@@ -45,6 +45,14 @@ cookies, the credentials mode) may say so with a class attribute
 from its store in a few microseconds. Without it, a layer is assumed to send
 credentials: the chain runs up to the innermost step first (always safe).
 
+A middleware that renames a response's keys (key casing, ``RenameKeys``)
+may say how with a method ``field_name(key) -> str``: the name a response
+key ``key`` has once it is done. The stack composes them (innermost
+first, as a response passes them) into :attr:`Stack.field_name`, so a
+call's params in the wire's case (Twilio's ``Sid``) can name the fields
+of the record they stand for (``sid``): a delete, an update and
+``FillPrimaryKey`` read them so (``RestEndpoint.param_fields``).
+
 A stack is built once, where an endpoint is made; each call runs through
 its handlers with :func:`~restwire._chain.exchange.run_exchange`.
 """
@@ -223,6 +231,58 @@ def compile_handlers(layers: tuple[Middleware, ...]) -> tuple[Handler, ...]:
     return tuple(handlers)
 
 
+def _field_names(layers: list[Middleware]) -> Callable[[str], str] | None:
+    """The layers' ``field_name`` methods as one, innermost first; ``None``
+    when no layer has one."""
+    renames: tuple[Callable[[str], str], ...] = tuple(
+        rename
+        for layer in reversed(layers)
+        if callable(rename := getattr(layer, "field_name", None))
+    )
+    if not renames:
+        return None
+    if len(renames) == 1:
+        return renames[0]
+
+    def field_name(key: str) -> str:
+        for rename in renames:
+            key = rename(key)
+        return key
+
+    return field_name
+
+
+def _check_middleware(layer: object) -> None:
+    """Refuse, where a stack is made, what is not a middleware: an object
+    with none of the hooks callable, or a middleware's class given in place
+    of one of its instances (its hooks are then plain functions, which
+    would fail at the first call with an unrelated ``TypeError``)."""
+    if isinstance(layer, type):
+        if any(callable(getattr(layer, hook, None)) for hook in _HOOKS):
+            raise UsageError(
+                f"{layer.__name__} is a middleware's class, not a middleware: "
+                f"call it: `{layer.__name__}()`"
+            )
+        raise UsageError(
+            f"{layer.__name__} is a class, not a middleware: a middleware is "
+            f"an object with one of {', '.join(_HOOKS)}"
+        )
+    if not any(callable(getattr(layer, hook, None)) for hook in _HOOKS):
+        raise UsageError(
+            f"{_shown(layer)} is not a middleware: it needs one of {', '.join(_HOOKS)}"
+        )
+
+
+def _shown(layer: object) -> str:
+    """How a non-middleware is named in an error: a function by its name,
+    anything else by its type (not its repr, which may hold a secret)."""
+    name = getattr(layer, "__qualname__", None)
+    if isinstance(name, str):
+        return name
+    kind = type(layer).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
 class Stack:
     """An immutable, ordered sequence of middleware; the first is outermost.
 
@@ -233,6 +293,7 @@ class Stack:
 
     __slots__ = (
         "_hash",
+        "field_name",
         "handlers",
         "layers",
         "sends_credentials",
@@ -249,6 +310,9 @@ class Stack:
     (every layer that does not say ``sends_credentials = False``)."""
     takes_unparsed: bool
     """Whether every layer says ``takes_unparsed = True``."""
+    field_name: Callable[[str], str] | None
+    """The name a response key has once every layer that renames keys
+    has renamed it (innermost first); ``None`` when no layer does."""
     _hash: int
 
     def __init__(self, *layers: Middleware | Stack) -> None:
@@ -256,13 +320,9 @@ class Stack:
         for layer in layers:
             if isinstance(layer, Stack):
                 flat.extend(layer.layers)
-            elif any(hasattr(layer, hook) for hook in _HOOKS):
-                flat.append(layer)
             else:
-                raise UsageError(
-                    f"{layer!r} is not a middleware: it needs one of "
-                    f"{', '.join(_HOOKS)}"
-                )
+                _check_middleware(layer)
+                flat.append(layer)
         made = object.__setattr__
         made(self, "layers", tuple(flat))
         made(self, "handlers", compile_handlers(tuple(flat)))
@@ -276,6 +336,7 @@ class Stack:
             "takes_unparsed",
             all(getattr(layer, "takes_unparsed", False) for layer in flat),
         )
+        made(self, "field_name", _field_names(flat))
         made(self, "_hash", hash(tuple(id(layer) for layer in flat)))
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -25,18 +25,23 @@ from typing import Any
 from .._base.effects import _Answer
 from .._base.errors import InvalidRequest, RestwireError, UsageError, fresh_error
 from .._cache.keys import body_digest
-from .._chain.exchange import EndpointView
+from .._chain.exchange import EndpointView, Exchange
 from .._chain.identity import Identity, Unshared
 from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.pages import PAGING_PARAMS
 from .._store.deferred_parse import Unparsed
 from .._store.entity import EntityError, EntityKey
 from .._store.models import plain_body, record_fields
-from .._store.schemas import MISSING, Batch
+from .._store.schemas import MISSING, Batch, keyed
 from .._store.store import Result, Store
 from .._wire.params import value_text
 from .calls import Job
 
 __all__ = ["StoreAccess", "check_settable"]
+
+#: The methods of an update: an answer that names no record is the one
+#: its URL's params name (``_store.schemas.keyed``).
+_UPDATES = frozenset({"PUT", "PATCH"})
 
 
 def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
@@ -66,6 +71,15 @@ def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
             f"{endpoint.label}: set() keeps what the store holds, and "
             f"{endpoint.content.name} content is never stored"
         )
+
+
+def _item_params(exchange: Exchange) -> Mapping[str, Any]:
+    """The params of a call that fill its path (the item its URL names),
+    named as fields."""
+    endpoint = exchange.endpoint
+    names = endpoint.template.names if isinstance(endpoint, RestEndpoint) else ()
+    path = {name: value for name, value in exchange.params.items() if name in names}
+    return endpoint.param_fields(path)
 
 
 class StoreAccess:
@@ -101,6 +115,11 @@ class StoreAccess:
         keeps = endpoint.data_expiry_length > 0
         if endpoint.schema is None and not keeps:
             return value
+        params = exchange.params
+        if endpoint.side_effect:  # params in the wire's case name the record
+            params = endpoint.param_fields(params)
+            if exchange.method in _UPDATES and type(value) is not Unparsed:
+                value = keyed(endpoint.plan, value, _item_params(exchange))
         batch = Batch()
         try:
             read = None
@@ -112,7 +131,7 @@ class StoreAccess:
             normalized = (
                 read
                 if read is not None
-                else endpoint.plan.normalize(value, batch, exchange.params)
+                else endpoint.plan.normalize(value, batch, params)
             )
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__
@@ -171,10 +190,14 @@ class StoreAccess:
         fields = record_fields(type(record)) if record is not None else ()
         params, body = exchange.params, job.body
 
-        def joins(wanted: Mapping[str, Any] | None) -> bool:
+        def joins(wanted: Mapping[str, Any] | None) -> bool | None:
             """Whether a list fetched with params ``wanted`` holds the
             record: each of them said alike by the create's params, its
-            body, or the record the server answered."""
+            body, or the record the server answered. ``None`` for one whose
+            other params all are, but which is a page (a paging param,
+            :data:`PAGING_PARAMS`, the create does not say): the record may
+            be on it or not, so it is read again."""
+            paged = False
             for name, value in (wanted or {}).items():
                 if name in params:
                     have = params[name]
@@ -182,11 +205,16 @@ class StoreAccess:
                     have = body[name]
                 elif name in fields:
                     have = getattr(record, name)
+                elif name in PAGING_PARAMS:
+                    paged = True
+                    continue
                 else:
                     return False
                 if value_text(have) != value_text(value):
-                    return False
-            return True
+                    if name not in PAGING_PARAMS:
+                        return False
+                    paged = True
+            return None if paged else True
 
         self.store.add_to_lists(
             job.identity, lists.route, ref, joins, where == "start", job.generation

@@ -408,6 +408,23 @@ class RestEndpoint(Generic[ValueT]):
         """True for methods that change data: these are never de-duplicated."""
         return self.method not in SAFE_METHODS
 
+    def param_fields(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``params`` named as the fields of the records this endpoint
+        gives: each name as its middleware name a response key (key
+        casing, ``RenameKeys``: ``Sid`` is ``sid`` under ``PascalCaseKeys``
+        or ``SnakeCaseKeys``), beside the names as given (which win). A
+        delete finds the record it removes so, an update the key its
+        answer leaves out, ``FillPrimaryKey`` its param. ``params`` as they
+        are when no middleware renames keys."""
+        rename = self.middleware.field_name
+        if rename is None or not params:
+            return params
+        fields = {
+            rename(name): value for name, value in params.items() if type(name) is str
+        }
+        fields.update(params.items())  # a name as given wins
+        return fields
+
     def url(self, params: Any = None) -> str:
         """The URL of a call with ``params``: path filled, the rest as query."""
         params = as_params(params, self.label)

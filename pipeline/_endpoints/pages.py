@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from .._chain.exchange import Exchange
 
 __all__ = [
+    "PAGING_PARAMS",
     "CrossOrigin",
     "CrossOriginOption",
     "Envelope",
@@ -75,6 +76,27 @@ __all__ = [
     "page_total",
     "paged",
 ]
+
+#: The query parameters that say which page of a listing a read is: those
+#: the pagination kinds send (``BodyPagination``'s ``starting_after``,
+#: ``page``, ``offset``, ``size``; a cursor) and the page sizes that ride
+#: along (Stripe's ``limit``). A stored list read with one of them is a
+#: page a created record may or may not be on: it is read again.
+PAGING_PARAMS = frozenset(
+    (
+        "after",
+        "before",
+        "cursor",
+        "ending_before",
+        "limit",
+        "offset",
+        "page",
+        "page_size",
+        "per_page",
+        "size",
+        "starting_after",
+    )
+)
 
 logger = logging.getLogger("restwire")
 

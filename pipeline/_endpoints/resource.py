@@ -7,11 +7,22 @@ of them:
 | member | method | path | schema |
 |---|---|---|---|
 | ``get`` | GET | ``/posts/:id`` | ``Post`` |
-| ``get_list`` | GET | ``/posts/`` (the last placeholder removed) | ``[Post]`` |
+| ``get_list`` | GET | ``/posts/`` (the item taken out: :func:`list_path`) | ``[Post]`` |
 | ``create`` | POST | ``/posts/`` | ``Post`` |
 | ``update`` | PUT | ``/posts/:id`` | ``Post`` |
 | ``partial_update`` | PATCH | ``/posts/:id`` | ``Post`` |
 | ``delete`` | DELETE | ``/posts/:id`` | ``Invalidate(Post)`` |
+
+The item is the path's last placeholder, or its last optional group
+holding one; what follows it in its segment stays on the list's path, so
+``/Messages{/:Sid}.json`` and ``/Messages/:Sid.json`` list and create at
+``/Messages.json`` and get at ``/Messages/SM1.json``.
+
+The writes of one record need its params even where ``path`` makes them
+optional (``/posts{/:id}``: their path is ``/posts/:id``), so a write
+called without them is a ``ParameterError`` before anything is sent, not
+a write to the whole collection; a call meant for the collection is an
+endpoint of its own.
 
 The schema is a **record** type (an ``Entity``, or a pydantic model or
 dataclass that declares ``__restwire_pk__``: see ``_store.models``), or a
@@ -58,6 +69,7 @@ from .._chain.stack import Stack
 from .._store.entity import Entity
 from .._store.models import record_of
 from .._store.schemas import Invalidate
+from .._wire.params import PathTemplate
 from .endpoint import RestEndpoint
 from .options import ResourceOptions
 from .pages import Envelope, Page, paged
@@ -78,18 +90,56 @@ else:
     ItemT = TypeVar("ItemT")
     ListT = TypeVar("ListT")
 
-_LAST_GROUP = re.compile(r"\{[^{}]*\}\s*$")
-_PLACEHOLDER = re.compile(r"(?<!\\):[A-Za-z_][A-Za-z0-9_]*")
+#: What names the item in a path: an optional group holding a placeholder
+#: (``{/:id}``), or a bare placeholder; a ``\\:`` (a literal colon) is
+#: matched first so that it is never taken for one.
+_ITEM = re.compile(r"\\:|\{[^{}]*\}|:[A-Za-z_][A-Za-z0-9_]*")
+_PLACEHOLDER = re.compile(r"(?<!\\):[A-Za-z_]")
+#: An optional group, ``{...}``.
+_GROUP = re.compile(r"\{[^{}]*\}")
+
+
+def item_path(path: str) -> str:
+    """``path`` with its last optional group made required, for the writes
+    of one record: ``/posts{/:id}`` -> ``/posts/:id``, so an ``update``,
+    ``partial_update`` or ``delete`` called without the item's params is
+    a ``ParameterError`` before anything is sent, never a write to the
+    whole collection."""
+    groups = list(_GROUP.finditer(path))
+    if not groups or not _PLACEHOLDER.search(groups[-1].group()):
+        return path
+    last = groups[-1]
+    return path[: last.start()] + last.group()[1:-1] + path[last.end() :]
 
 
 def list_path(path: str) -> str:
-    """``path`` without its last placeholder: ``/posts/:id`` -> ``/posts/``."""
-    if _LAST_GROUP.search(path):
-        return _LAST_GROUP.sub("", path)
-    matches = list(_PLACEHOLDER.finditer(path))
-    if not matches:
+    """``path`` without the item: the last placeholder, or the last group
+    that holds one, taken out, keeping what follows it in its own segment.
+
+    ``/posts/:id`` -> ``/posts/``; ``/posts{/:id}`` -> ``/posts``;
+    ``/Messages{/:Sid}.json`` and ``/Messages/:Sid.json`` ->
+    ``/Messages.json``. A bare placeholder that starts its segment and is
+    followed by text in the same segment (a suffix such as ``.json``) goes
+    with the slash before it; text after a slash (``/:username/``) goes
+    with the placeholder, as the list of ``/posts/:id/`` is ``/posts/``.
+    """
+    PathTemplate.parse(path)  # a malformed template: the parser's error
+    item: re.Match[str] | None = None
+    for match in _ITEM.finditer(path):
+        token = match.group(0)
+        if token == "\\:" or (
+            token.startswith("{") and _PLACEHOLDER.search(token) is None
+        ):
+            continue  # a literal colon, or a group with no placeholder
+        item = match
+    if item is None:
         raise SettingError(f"resource path {path!r} has no placeholder for the item")
-    return path[: matches[-1].start()]
+    head, rest = path[: item.start()], path[item.end() :]
+    if item.group(0).startswith("{"):
+        return head + rest
+    if rest and not rest.startswith("/") and (head == "" or head.endswith("/")):
+        return head[:-1] + rest  # the item's segment, its suffix kept
+    return head
 
 
 @dataclass(frozen=True)
@@ -209,7 +259,7 @@ def resource(
             f"new_items must be 'end', 'start' or None, not {new_items!r}"
         )
     base = endpoint if endpoint is not None else RestEndpoint()
-    items = list_path(path)
+    items, item = list_path(path), item_path(path)
     name = getattr(schema, "__name__", "resource")
 
     def member(
@@ -242,10 +292,10 @@ def resource(
         get=get,
         get_list=get_list,
         create=member("create", "POST", items, schema, **joins, **expires),
-        update=member("update", "PUT", path, schema, **expires),
-        partial_update=member("partial_update", "PATCH", path, schema, **expires),
+        update=member("update", "PUT", item, schema, **expires),
+        partial_update=member("partial_update", "PATCH", item, schema, **expires),
         delete=member(
-            "delete", "DELETE", path, Invalidate(schema) if records else None, **expires
+            "delete", "DELETE", item, Invalidate(schema) if records else None, **expires
         ),
     )
 

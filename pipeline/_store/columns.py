@@ -17,9 +17,11 @@ the plan then files them in its batch. It declines
 (returns ``None``, having changed nothing) whatever it does not handle:
 items that are not plain ``dict``\\ s, keys that are not fields (kept as
 ``extra_fields`` by the record path), and anything that makes a record's
-primary key unusable. The record path then does the work and raises the
-error (so on the way to an error, a deserializer may see a value twice:
-deserializers are conversions, not side effects). Repeated primary keys,
+primary key unusable, and any value not of its field's type (checked
+first, one C call for the list or for each column: ``typed_fields``). The
+record path then does the work and raises the error (so on the way to an
+error, a deserializer may see a value twice: deserializers are
+conversions, not side effects). Repeated primary keys,
 fields some items lack, ``None`` and values that already have a
 deserializer's type are handled here, the way the record path handles them.
 """
@@ -32,7 +34,7 @@ from itertools import repeat, starmap
 from operator import contains, itemgetter
 from typing import Any, NamedTuple
 
-from .entity import _MUTABLE, Entity, EntityKey, _maker, deserializer_failed
+from .entity import _MUTABLE, Entity, EntityKey, _maker, data_check, deserializer_failed
 
 __all__ = ["SMALLEST", "ColumnRecords", "records_by_column", "records_from_columns"]
 
@@ -67,13 +69,19 @@ def records_by_column(
     if set(map(type, values)) != {dict}:
         return None  # not plain objects: the record path checks each
     taken = _whole_columns(values, defaults)
-    if taken is None and not all(map(plan.field_names.issuperset, values)):
-        return None  # keys that are not fields: the record path keeps them apart
-    columns, present = (
-        (taken, [True] * len(taken))
-        if taken is not None
-        else _columns_with_defaults(values, defaults)
-    )
+    check = data_check(cls, plan)
+    if taken is None:
+        if not all(map(plan.field_names.issuperset, values)):
+            return None  # keys that are not fields: the record path keeps them apart
+        if not all(values):
+            return None  # an object with no field: the record path refuses it
+        if check is not None and not check.check_items(values):
+            return None  # a value of the wrong type: the record path names it
+        columns, present = _columns_with_defaults(values, defaults)
+    else:
+        if check is not None and not check.check_columns(taken, plan.field_index):
+            return None  # a value of the wrong type: the record path names it
+        columns, present = taken, [True] * len(taken)
     made = records_from_columns(cls, columns, count, values, present)
     if made is None:
         return None

@@ -21,8 +21,10 @@ Guarantees:
   references. The shortcut is taken only when the body is exactly what it
   handles: a JSON array of objects, each with every field of the entity
   under the wire name the casing maps to it and no other key, whose
-  primary keys are usable text and all different. Anything else (an
-  extra or missing key, another spelling, JSON msgspec refuses, a bad
+  primary keys are usable text and all different, and whose values are
+  of their fields' types (checked as msgspec decodes them:
+  ``typed_fields``). Anything else (an extra or missing key, another
+  spelling, JSON msgspec refuses, a value of another type, a bad
   deserializer value) makes it decline, having changed nothing, and the
   body is parsed and cased as usual (:meth:`Unparsed.value`), so errors
   are the usual ones, word for word.
@@ -45,8 +47,9 @@ import msgspec
 from .._base.http import is_json_type
 from .._base.library import Response
 from .columns import SMALLEST, records_from_columns
-from .entity import Entity, EntityKey
+from .entity import Entity, EntityKey, data_check
 from .schemas import Batch
+from .typed_fields import FieldCheck
 
 __all__ = ["Unparsed"]
 
@@ -60,7 +63,8 @@ _CONTAINERS = frozenset((dict, list))
 
 #: A decoder per entity class and wire names, at most this many kept.
 _DECODERS_KEPT = 256
-_decoders: dict[tuple[type[Entity], tuple[str, ...]], Callable[[bytes], Any]] = {}
+#: Decoders by entity, wire names and the struct of checked fields.
+_decoders: dict[tuple[type[Entity], tuple[str, ...], Any], Callable[[bytes], Any]] = {}
 
 
 class _Parses(Protocol):
@@ -104,12 +108,16 @@ class Unparsed:
         content_type = response.headers.get("content-type")
         if content_type is not None and not is_json_type(content_type):
             return None
-        fields = tuple(cls._plan().defaults)
+        plan = cls._plan()
+        check = data_check(cls, plan)
+        if check is not None and check.python:
+            return None  # fields checked in Python: the usual path checks them
+        fields = tuple(plan.defaults)
         names = self._wire_names(fields)
         if names is None:
             return None
         try:
-            items = _decoder(cls, fields, names)(response.content)
+            items = _decoder(cls, fields, names, check)(response.content)
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             return None  # not an array of such objects: the usual path says why
         if type(items) is not list or len(items) < SMALLEST:
@@ -183,18 +191,24 @@ class _Rows:
 
 
 def _decoder(
-    cls: type[Entity], fields: tuple[str, ...], names: tuple[str, ...]
+    cls: type[Entity],
+    fields: tuple[str, ...],
+    names: tuple[str, ...],
+    check: FieldCheck | None,
 ) -> Callable[[bytes], Any]:
     """Decodes a JSON array of objects of exactly ``cls``'s fields, under
     their wire ``names``, into structs whose values are as the JSON has
-    them (no conversion: fields typed ``Any``). A missing field reads
-    ``UNSET``; an unknown key is an error."""
-    key = (cls, names)
+    them, each checked field of its type (``check``: no conversion, an int
+    for a float stays an int), the others typed ``Any``. A missing field
+    reads ``UNSET``; an unknown key, or a value of another type, is an
+    error."""
+    key = (cls, names, None if check is None else check.struct)
     decode = _decoders.get(key)
     if decode is None:
+        kinds: dict[str, Any] = {} if check is None else dict(check.types)
         wire = msgspec.defstruct(
             f"{cls.__name__}Wire",
-            [(field, Any, msgspec.UNSET) for field in fields],
+            [(field, kinds.get(field, Any), msgspec.UNSET) for field in fields],
             rename=dict(zip(fields, names, strict=True)),
             forbid_unknown_fields=True,
             gc=False,  # decoded JSON is a tree: no cycles to collect

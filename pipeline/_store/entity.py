@@ -36,39 +36,52 @@ Guarantees:
   (``typing.dataclass_transform``): ``Post(id=1)`` for a ``str`` field is a
   mypy error and, at runtime, an :class:`EntityError` naming the field;
   an unknown field, or a missing one that has no default, is a ``TypeError``
-  as for any Python call. Data from a server is read as the schema says
-  (deserializers), not checked against the annotations.
+  as for any Python call.
+- Data from a server is checked too: each field ``schema`` does not name
+  must hold a value of its annotated type, by msgspec's rules with no
+  conversion (``typed_fields``); a value of another type is an
+  :class:`EntityError` naming the entity, the field and the two types,
+  never the value. An entity whose data is known to be clean says
+  ``check_types = False``.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import inspect
-import sys
-import types
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
-    Annotated,
     Any,
     ClassVar,
-    Literal,
     NamedTuple,
     Self,
     TypeVar,
-    Union,
     dataclass_transform,
-    get_args,
     get_origin,
 )
 
 import msgspec
 
 from .._base.errors import RestwireError, UsageError
+from .typed_fields import (
+    FieldCheck,
+    failed_field,
+    field_check,
+    isinstance_check,
+    resolved_annotations,
+)
 
-__all__ = ["Entity", "EntityError", "EntityKey", "build", "deserializer_failed"]
+__all__ = [
+    "Entity",
+    "EntityError",
+    "EntityKey",
+    "build",
+    "check_data",
+    "data_check",
+    "deserializer_failed",
+]
 
 #: An entity record's place in the store: its class's ``key`` and its ``pk()``
 #: (a record model's too: its ``__restwire_key__`` and primary key as text).
@@ -76,7 +89,9 @@ EntityKey = tuple[str, str]
 
 EntityT = TypeVar("EntityT", bound="Entity")
 
-_RESERVED = frozenset(("key", "schema"))
+_RESERVED = frozenset(("key", "schema", "check_types"))
+#: A plan's data check, before it is first worked out.
+_PENDING: Any = object()
 _MUTABLE = (list, dict, set)
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 #: A record's fields as a dict, and as a tuple in field order (C, shallow).
@@ -97,23 +112,40 @@ class _Plan(NamedTuple):
     id_column: int
     #: each field's place in field order
     field_index: dict[str, int]
+    #: how data is checked against the annotations, worked out at the
+    #: first record (names are resolved by then): a one-item list holding
+    #: a ``FieldCheck``, ``None`` (nothing to check) or ``_PENDING``
+    check: list[Any]
 
 
 class EntityError(RestwireError):
-    """Data cannot become an entity: a deserializer failed, or it has no shape."""
+    """Data cannot become an entity: a value of the wrong type, a
+    deserializer that failed, or data of the wrong shape.
+
+    ``value`` is the value at fault, shown in the message; ``None`` for
+    an error that names the value's type instead (``show_value=False``:
+    data from a server may hold what is not for a log)."""
 
     def __init__(
-        self, entity: str, field: str | None, value: Any, problem: str
+        self,
+        entity: str,
+        field: str | None,
+        value: Any,
+        problem: str,
+        *,
+        show_value: bool = True,
     ) -> None:
         self.entity = entity
         self.field = field
-        self.value = value
+        self.value = value if show_value else None
         self.request: str | None = None
         where = f"{entity}.{field}" if field else entity
-        shown = repr(value)
-        if len(shown) > 120:
-            shown = shown[:117] + "..."
-        self.detail = f"{where}: {problem} (value {shown})"
+        self.detail = f"{where}: {problem}"
+        if show_value:
+            shown = repr(value)
+            if len(shown) > 120:
+                shown = shown[:117] + "..."
+            self.detail += f" (value {shown})"
         super().__init__(self.detail)
 
     def from_request(self, request: str) -> EntityError:
@@ -155,6 +187,8 @@ def _own_annotations(namespace: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+_convert = msgspec.convert
+_ValidationError = msgspec.ValidationError
 _StructMeta = msgspec.StructMeta
 #: Makes an instance from values in ``__struct_fields__`` order (or by
 #: keyword) in C, past the checks of :meth:`_EntityMeta.__call__`: for data
@@ -288,6 +322,10 @@ class Entity(_Record):
     #: Field name to deserializer (callable or class), nested entity class, or
     #: ``[EntityClass]`` for a list of them.
     schema: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    #: Whether data from a server is checked against the fields'
+    #: annotations (the fields ``schema`` does not name). ``False`` for data
+    #: known to be clean: its records are made without the check.
+    check_types: ClassVar[bool] = True
 
     _fields: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     _required: ClassVar[frozenset[str]] = frozenset()
@@ -340,6 +378,7 @@ class Entity(_Record):
             dict(fields),
             list(fields).index("id") if "id" in fields else -1,
             {name: index for index, name in enumerate(fields)},
+            [_PENDING],
         )
         cls._compiled = plan
         return plan
@@ -353,8 +392,16 @@ class Entity(_Record):
         Nested entity fields take the value ``data`` has (see the store).
         """
         if not isinstance(data, dict | Mapping):
-            raise EntityError(cls.__name__, None, data, "expected an object")
-        return build(cls, data, cls._plan(), base)
+            raise EntityError(
+                cls.__name__,
+                None,
+                None,
+                f"expected an object, got {type(data).__name__}",
+                show_value=False,
+            )
+        plan = cls._plan()
+        check_data(cls, plan, data)
+        return build(cls, data, plan, base)
 
     def pk(self) -> str | None:
         """The primary key as text; default: the ``id`` field."""
@@ -410,6 +457,61 @@ def _restore(
             extra = MappingProxyType(dict(extra))
         _force_setattr(instance, "_extra", extra)
     return instance
+
+
+def data_check(cls: type[Entity], plan: _Plan) -> FieldCheck | None:
+    """How data for ``cls`` is checked (worked out once per plan)."""
+    check = plan.check[0]
+    if check is _PENDING:
+        check = plan.check[0] = (
+            field_check(
+                cls,
+                plan.field_names - plan.schema.keys(),
+                _entity_classes(cls),
+            )
+            if cls.check_types
+            else None
+        )
+    return check  # type: ignore[no-any-return]
+
+
+def check_data(cls: type[Entity], plan: _Plan, data: Mapping[str, Any]) -> None:
+    """Refuse ``data`` whose values are not of ``cls``'s fields' types
+    (those ``schema`` does not name): an :class:`EntityError` naming the
+    entity, the field, and the types expected and given."""
+    check = plan.check[0]
+    if check is None:
+        return
+    if check is _PENDING:
+        check = data_check(cls, plan)
+        if check is None:
+            return
+    struct = check.struct
+    if struct is not None:
+        # (inline, not check.check(): a warm call stays in this file)
+        try:
+            _convert(data if type(data) is dict else dict(data), struct)
+        except _ValidationError:
+            pass
+        else:
+            if not check.python:
+                return
+    wrong = check.check(data)
+    if wrong is not None:
+        raise wrong_type(cls, check, wrong, data[wrong])
+
+
+def wrong_type(
+    cls: type[Entity], check: FieldCheck, name: str, value: Any
+) -> EntityError:
+    """The error for ``value``, not of the type of ``cls.name``."""
+    return EntityError(
+        cls.__name__,
+        name,
+        None,
+        failed_field(check, cls.__name__, name, value),
+        show_value=False,
+    )
 
 
 def build(
@@ -479,69 +581,21 @@ def _annotation_checks(
     resolved or checked (``Any``, type variables, names not yet defined)
     check nothing."""
     checks: dict[str, tuple[Callable[[Any], bool], str]] = {}
-    for klass in reversed(cls.__mro__):
-        if not (isinstance(klass, type) and issubclass(klass, Entity)):
-            continue
-        module = sys.modules.get(klass.__module__)
-        namespace = dict(vars(module)) if module is not None else {}
-        for name, annotation in inspect.get_annotations(klass).items():
-            if name not in cls._fields:
-                continue
-            try:
-                resolved = (
-                    eval(annotation, namespace, dict(vars(klass)))
-                    if isinstance(annotation, str)
-                    else annotation
-                )
-            except Exception:
-                checks.pop(name, None)
-                continue
-            check = _check_for(resolved)
-            if check is None:
-                checks.pop(name, None)
-            else:
-                shown = annotation if isinstance(annotation, str) else repr(resolved)
-                checks[name] = (check, shown.replace("typing.", ""))
+    annotations = resolved_annotations(_entity_classes(cls), frozenset(cls._fields))
+    for name, (annotation, text) in annotations.items():
+        check = isinstance_check(annotation)
+        if check is not None:
+            checks[name] = (check, text)
     return checks
 
 
-def _check_for(annotation: Any) -> Callable[[Any], bool] | None:
-    """An ``isinstance`` test for ``annotation``, or ``None`` if it has none."""
-    if annotation is Any or annotation is object:
-        return None
-    if annotation is None or annotation is type(None):
-        return lambda value: value is None
-    origin = get_origin(annotation)
-    if origin is not None:
-        return _check_for_generic(annotation, origin)
-    if annotation is float:
-        return lambda value: isinstance(value, int | float)
-    if annotation is complex:
-        return lambda value: isinstance(value, int | float | complex)
-    if isinstance(annotation, type):
-        return lambda value: isinstance(value, annotation)
-    return None
-
-
-def _check_for_generic(annotation: Any, origin: Any) -> Callable[[Any], bool] | None:
-    """The test of an annotation with an origin: ``Annotated``, a union,
-    ``Literal``, or a generic class checked by its origin."""
-    if origin is Annotated:
-        return _check_for(get_args(annotation)[0])
-    if origin is Union or origin is types.UnionType:
-        parts = [_check_for(arg) for arg in get_args(annotation)]
-        if any(part is None for part in parts):
-            return None
-        tests = [part for part in parts if part is not None]
-        return lambda value: any(test(value) for test in tests)
-    if origin is Literal:
-        allowed = get_args(annotation)
-        return lambda value: any(
-            value == option and type(value) is type(option) for option in allowed
-        )
-    if isinstance(origin, type):
-        return lambda value: isinstance(value, origin)
-    return None
+def _entity_classes(cls: type[Entity]) -> list[type]:
+    """The entity classes ``cls`` is made of, base first."""
+    return [
+        klass
+        for klass in reversed(cls.__mro__)
+        if isinstance(klass, type) and issubclass(klass, Entity)
+    ]
 
 
 def _is_entity_schema(target: Any) -> bool:

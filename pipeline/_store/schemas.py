@@ -52,6 +52,7 @@ from .entity import (
     _force_setattr,
     _restore,
     build,
+    check_data,
 )
 from .models import ModelRecord, is_model, record_of, validate, validator
 
@@ -75,6 +76,7 @@ __all__ = [
     "check_schema",
     "denormalize",
     "entities_by_column",
+    "keyed",
     "normalize",
     "plan_of",
 ]
@@ -275,9 +277,13 @@ class EntityPlan(Plan):
         key_name = cls.key
         records, seen, deleted = batch.records, batch.data, batch.deleted
         refs: list[EntityKey] = []
+        fields = compiled.field_names
         for value in values:
             if type(value) is not dict and not isinstance(value, Mapping):
-                raise EntityError(cls.__name__, None, value, "expected an object")
+                raise _not_an_object(cls, value)
+            if fields and fields.isdisjoint(value):
+                raise _no_field(cls, value)
+            check_data(cls, compiled, value)
             data = value
             if nested:
                 data = dict(value)
@@ -590,7 +596,13 @@ class ObjectPlan(Plan):
         if value is None:
             return None
         if not isinstance(value, Mapping):
-            raise EntityError(_label(self.schema), None, value, "expected an object")
+            raise EntityError(
+                _label(self.schema),
+                None,
+                None,
+                f"expected an object, got {type(value).__name__}",
+                show_value=False,
+            )
         out = dict(value)
         for name, inner in self.fields.items():
             if name in out:
@@ -664,8 +676,43 @@ class InvalidatePlan(Plan):
         fields = {name: value for name, value in source.items() if name in cls._fields}
         if not fields:
             return None
-        pk = cls.from_data(fields).pk()
+        # (not checked: a call's params say the key as text, whatever its type)
+        pk = build(cls, fields, cls._plan()).pk()
         return pk or None
+
+
+def keyed(plan: Plan, value: Any, params: Mapping[str, Any]) -> Any:
+    """An update's answer ``value`` that names no record (a ``PATCH``
+    answering only the fields it changed), given its key from ``params``
+    (the item's path params, named as fields): the fields of a record
+    ``Entity`` it lacks, or a record model's primary key; ``value`` as it
+    is when it names its record, or ``params`` do not."""
+    if not isinstance(value, Mapping) or not params:
+        return value
+    if isinstance(plan, EntityPlan):
+        cls = plan.cls
+        fields = cls._plan().field_names
+        given = {
+            name: key
+            for name, key in params.items()
+            if name in fields and value.get(name) is None
+        }
+        if not given:
+            return value
+        try:
+            named = cls.from_data(value).pk()
+        except EntityError:
+            return value  # normalizing says what is wrong with it
+        return value if named else {**value, **given}
+    if isinstance(plan, RecordModelPlan):
+        names = plan.record.wire_names
+        if any(value.get(name) not in (None, "") for name in names):
+            return value
+        for name in names:
+            key = params.get(name)
+            if key is not None and key != "":
+                return {**value, name: key}
+    return value
 
 
 # -- from a schema to its plan -------------------------------------------------------
@@ -811,7 +858,61 @@ def denormalize(schema: Any, value: Any, records: Records) -> Any:
 
 def _check_list(schema: Any, value: Any) -> None:
     if not isinstance(value, list | tuple):
-        raise EntityError(_label(schema), None, value, "expected a list")
+        if isinstance(value, Mapping):
+            got = f"an object ({_keys(value)})"
+            hint = (
+                "; a list wrapped in an object takes the schema "
+                "{'results': [...]} (paged()), or resource(..., results=...)"
+            )
+        else:
+            got, hint = type(value).__name__, ""
+        raise EntityError(
+            _label(schema),
+            None,
+            None,
+            f"expected a list, got {got}{hint}",
+            show_value=False,
+        )
+
+
+def _not_an_object(cls: type[Entity], value: Any) -> EntityError:
+    """The error for ``value``, which is no object, given as a ``cls``."""
+    if isinstance(value, list | tuple):
+        got = f"a list of {len(value)}"
+        hint = f"; a list takes the schema [{cls.__name__}]"
+    else:
+        got, hint = type(value).__name__, ""
+    return EntityError(
+        cls.__name__,
+        None,
+        None,
+        f"expected an object, got {got}{hint}",
+        show_value=False,
+    )
+
+
+def _no_field(cls: type[Entity], value: Mapping[str, Any]) -> EntityError:
+    """The error for an object that has none of ``cls``'s fields: a page
+    or a list's envelope, or an error, where one record was expected (a
+    record made of defaults alone would be made up)."""
+    return EntityError(
+        cls.__name__,
+        None,
+        None,
+        f"the object has none of {cls.__name__}'s fields ({_keys(value)}): "
+        f"a list or a page, not one {cls.__name__}? A list takes the schema "
+        f"[{cls.__name__}]; a call for one record must name its params",
+        show_value=False,
+    )
+
+
+def _keys(value: Mapping[str, Any]) -> str:
+    """An object's keys, for an error (never their values)."""
+    if not value:
+        return "it is empty"
+    names = [repr(name) for name in list(value)[:6]]
+    more = f" and {len(value) - 6} more" if len(value) > 6 else ""
+    return f"its keys: {', '.join(names)}{more}"
 
 
 def _bad_pk(cls: type[Entity], pk: Any, value: Any) -> NoReturn:

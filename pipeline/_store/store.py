@@ -530,14 +530,16 @@ class Store:
         identity: Hashable,
         route: Hashable,
         ref: EntityKey,
-        joins: Callable[[Mapping[str, Any] | None], bool],
+        joins: Callable[[Mapping[str, Any] | None], bool | None],
         at_start: bool,
         generation: int,
     ) -> int:
         """Add the record ``ref`` to every list result of ``route`` that
-        ``identity`` holds, whose params ``joins`` accepts and which does
-        not hold it yet: first if ``at_start``, else last. Nothing is
-        changed if the store was reset, or ``identity`` forgotten, since
+        ``identity`` holds, whose params ``joins`` accepts (``True``) and
+        which does not hold it yet: first if ``at_start``, else last; forget
+        those it answers ``None`` for (a page of the listing the record may
+        or may not be on: read again, never stale). Nothing is changed if
+        the store was reset, or ``identity`` forgotten, since
         ``generation``; how many lists took it.
 
         A list result is a list, or a page (``paged()``: its ``results``
@@ -549,13 +551,16 @@ class Store:
             partition = self.partitions.get(identity)
             if partition is None or ref not in partition.records:
                 return 0
-            for by_shape in partition.results.values():
+            stale: list[Slot] = []
+            for key, by_shape in partition.results.items():
                 for shape, result in by_shape.items():
-                    if (
-                        result.route != route
-                        or result.error is not None
-                        or not joins(result.params)
-                    ):
+                    if result.route != route or result.error is not None:
+                        continue
+                    verdict = joins(result.params)
+                    if verdict is None:
+                        stale.append((identity, key, shape))
+                        continue
+                    if not verdict:
                         continue
                     value = _joined(result, ref, at_start)
                     if value is not None:
@@ -564,6 +569,11 @@ class Store:
             if added:
                 partition.uses[ref] += added
                 partition.loose.pop(ref, None)
+            for slot in stale:
+                self.order.invalidate(("key", slot[1]))  # reads in flight too
+                self._drop(slot)
+            if stale:
+                self._changed(self._now)
         return added
 
     def reset(self) -> int:

@@ -18,6 +18,15 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
   client and mock, ``client.get(url).json()``;
 - ``stored``: ``controller.get`` of that ``Entity``, fresh in the store
   (one id, fetched once before counting: the cost of a cached read);
+- ``socket``: what ``stored`` is measured against (issue 44 asks a fresh
+  ``get`` to cost at most 0.02 of it): one bare httpx request on a real
+  socket, ``httpx.Client().get(url).json()`` to the load benchmark's server
+  in another process (the client's instructions only: the server's, the
+  kernel's and the wait are not counted, so the ratio printed errs high);
+- ``six`` and ``six-bare``: the benchmarks' case 1 on a client the user
+  made, ``Controller(httpx.Client(transport=MockTransport))`` fetching
+  through six middleware into an ``Entity``, and bare httpx sending the
+  same request on the same mock;
 - ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
   (aiohttp's pool) fetching a list of four ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
@@ -39,7 +48,17 @@ from pathlib import Path
 from typing import Any
 
 #: Calls per case (the second run); the first makes none.
-CALLS = {"sync": 2000, "bare": 2000, "stored": 5000, "async": 2000}
+CALLS = {
+    "sync": 2000,
+    "bare": 2000,
+    "stored": 5000,
+    "socket": 1000,
+    "six": 2000,
+    "six-bare": 2000,
+    "async": 2000,
+}
+#: The cases that send to the load benchmark's server.
+SERVED = ("socket", "async")
 #: Calls before counting starts in both runs (caches filled, imports done).
 WARM = 200
 
@@ -81,6 +100,36 @@ def _sync_calls(count: int, case: str) -> None:
             controller.fetch(posts.get, {"id": number})
 
 
+def _socket_calls(count: int, origin: str) -> None:
+    import httpx
+
+    with httpx.Client() as client:
+        for number in range(-WARM, count):
+            client.get(f"{origin}/item/{number}").json()
+
+
+def _six_calls(count: int, case: str) -> None:
+    import httpx
+
+    from restwire import Controller
+    from tests.benchmarks.cases import (
+        SAME_REQUEST,
+        mock_transport,
+        six_middleware_endpoint,
+    )
+
+    transport = mock_transport()
+    if case == "six-bare":
+        bare = httpx.Client(transport=transport, headers=SAME_REQUEST)
+        for _ in range(-WARM, count):
+            bare.get("http://api.test/item/1").json()
+        return
+    endpoint = six_middleware_endpoint("http://api.test")
+    with Controller(httpx.Client(transport=transport)) as controller:
+        for _ in range(-WARM, count):
+            controller.fetch(endpoint, {"id": "1"})
+
+
 def _async_calls(count: int, origin: str) -> None:
     from restwire import AsyncController, Entity, RestEndpoint
 
@@ -106,10 +155,14 @@ def _async_calls(count: int, origin: str) -> None:
 
 
 def _child(case: str, count: int, origin: str) -> None:
-    if case != "async":
-        _sync_calls(count, case)
-    else:
+    if case == "async":
         _async_calls(count, origin)
+    elif case == "socket":
+        _socket_calls(count, origin)
+    elif case.startswith("six"):
+        _six_calls(count, case)
+    else:
+        _sync_calls(count, case)
 
 
 _TOTAL = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
@@ -157,7 +210,7 @@ def main(argv: list[str]) -> int:
     cases = argv or list(CALLS)
     rows: list[tuple[str, Any]] = []
     for case in cases:
-        if case == "async":
+        if case in SERVED:
             from tests.benchmarks.load import LoadServer
 
             with LoadServer() as server:
@@ -165,7 +218,11 @@ def main(argv: list[str]) -> int:
         else:
             rows.append((case, per_call(case)))
     for case, count in rows:
-        print(f"{case:6} {count / 1000:,.0f}k instructions per call")
+        print(f"{case:8} {count / 1000:,.0f}k instructions per call")
+    found = dict(rows)
+    for case, baseline in (("sync", "bare"), ("six", "six-bare"), ("stored", "socket")):
+        if case in found and baseline in found:
+            print(f"{case} / {baseline}: {found[case] / found[baseline]:.3f}")
     return 0
 
 

@@ -4,6 +4,7 @@ refreshes, polling."""
 
 from __future__ import annotations
 
+import base64
 import contextvars
 import dataclasses
 import logging
@@ -41,7 +42,21 @@ CONTEXT = "ctx-SECRET-3"
 CSRF = "csrf-SECRET-4"
 SESSION = "session-SECRET-5"
 PASSWORD = "pw-SECRET-6"
-SECRETS = (TOKEN, BEARER, CONTEXT, CSRF, SESSION, PASSWORD)
+BASIC_USER = "AC-basic-user-SECRET-7"
+BASIC_PASSWORD = "basic-SECRET-8"
+#: What the Basic header carries: the pair in base64 (and the pair itself).
+BASIC = base64.b64encode(f"{BASIC_USER}:{BASIC_PASSWORD}".encode()).decode()
+SECRETS = (
+    TOKEN,
+    BEARER,
+    CONTEXT,
+    CSRF,
+    SESSION,
+    PASSWORD,
+    BASIC_USER,
+    BASIC_PASSWORD,
+    BASIC,
+)
 
 context_token: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "t", default=None
@@ -154,6 +169,57 @@ def test_an_expired_session_logs_no_secret(
             controller.fetch(endpoint)
     assert_no_secret(str(caught.value))
     assert_no_secret("\n".join(record.getMessage() for record in caplog.records))
+
+
+async def test_basic_credentials_never_show(
+    controller_factory: Any,
+    origin_a: RecordingServer,
+    origin_b: RecordingServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``AccessToken.basic``'s user, password and header, through errors,
+    a refresh that fails with a careless message, a redirect away, a body
+    that fails its schema, at every log level."""
+    caplog.set_level(logging.DEBUG)
+    controller = controller_factory()
+
+    def refresh() -> str:
+        raise RuntimeError(f"vault: no new password for {BASIC_USER}:{BASIC_PASSWORD}")
+
+    capture = Capture()
+    auth = AccessToken.basic(BASIC_USER, BASIC_PASSWORD, refresh=refresh)
+    base = RestEndpoint(
+        url_prefix=f"http://127.0.0.1:{origin_a.port}",
+        middleware=[capture, auth, Retry(attempts=2, backoff=0.001)],
+        error_schema=ErrorBody,
+    )
+    texts: list[str] = [repr(auth), repr(base), repr(base.middleware)]
+    away = quote(origin_b.url("/status/500"), safe="")
+    calls = [
+        base.extend(path="/status/401"),
+        base.extend(path=f"/redirect/307?to={away}", method="POST"),
+        base.extend(path="/status/500"),
+        base.extend(path="/json?body={}&type=application/json", schema=Item),
+    ]
+    for call in calls:
+        try:
+            body = {"a": 1} if call.method == "POST" else None
+            texts.append(repr(await controller.fetch(call, body=body)))
+        except RestwireError as error:
+            texts.extend([str(error), repr(error)])
+            if isinstance(error.__cause__, RestwireError):  # (not refresh's own)
+                texts.append(repr(error.__cause__))
+            if isinstance(error, NetworkError):
+                texts.append(repr(error.response))
+    texts.extend(capture.seen)
+    texts.extend(record.getMessage() for record in caplog.records)
+    assert capture.seen
+    assert any(
+        request.headers.get("authorization") == f"Basic {BASIC}"
+        for request in origin_a.requests
+    )  # (sent where it belongs)
+    assert all("authorization" not in request.headers for request in origin_b.requests)
+    assert_no_secret("\n".join(texts))
 
 
 def test_an_endpoint_with_credentials_in_its_url_hides_the_password() -> None:

@@ -17,16 +17,27 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Form, RestEndpoint
-from restwire.middlewares import CamelCaseKeys, KeyCollision, SnakeCaseKeys, key_casing
+from restwire.middlewares import (
+    CamelCaseKeys,
+    KeyCollision,
+    PascalCaseKeys,
+    SnakeCaseKeys,
+    key_casing,
+)
 from restwire.middlewares.key_casing import (
     CACHE_SIZE,
+    PASCAL,
     STYLES,
     convert_keys,
     humps_camel,
+    humps_pascal,
     humps_snake,
     pydantic_camel,
+    pydantic_pascal,
     pydantic_snake,
+    to_pascal,
 )
+from restwire.middlewares.key_casing import to_snake as roundtrip_snake
 
 pytestmark = pytest.mark.anyio
 
@@ -74,6 +85,39 @@ def test_humps_style_is_pyhumps() -> None:
     for key in KEYS:
         assert humps_camel(key) == humps.camelize(key), key
         assert humps_snake(key) == humps.decamelize(key), key
+
+
+def test_pascal_case_under_each_style_is_the_library_s() -> None:
+    alias_generators = pytest.importorskip("pydantic.alias_generators")
+    humps = pytest.importorskip("humps")
+    for key in KEYS:
+        assert pydantic_pascal(key) == alias_generators.to_pascal(key), key
+        assert humps_pascal(key) == humps.pascalize(key), key
+
+
+@pytest.mark.parametrize(
+    ("snake", "pascal"),
+    [
+        ("account_sid", "AccountSid"),
+        ("to", "To"),
+        ("status_callback", "StatusCallback"),
+        ("date_sent>", "DateSent>"),
+        ("page_size", "PageSize"),
+        ("_private", "_Private"),
+        ("line_1", "Line_1"),
+        ("AccountSid", "AccountSid"),
+    ],
+)
+def test_snake_to_pascal_and_back(snake: str, pascal: str) -> None:
+    assert to_pascal(snake) == pascal
+    if snake.islower() or snake.startswith("_"):
+        assert roundtrip_snake(pascal) == snake  # round trip, as camelCase's
+
+
+def test_every_style_has_its_pascal_case() -> None:
+    assert set(PASCAL) == set(STYLES)
+    for style, convert in PASCAL.items():
+        assert convert("account_sid") == "AccountSid", style
 
 
 @pytest.mark.parametrize(
@@ -153,6 +197,30 @@ async def test_every_style_names_a_collision_before_sending(
 
 
 @pytest.mark.parametrize("style", sorted(STYLES))
+async def test_pascal_case_keys_sends_pascal_and_reads_snake(
+    controller: Any, httpx_mock: HTTPXMock, style: str
+) -> None:
+    """Twilio's convention: PascalCase forms and queries, snake_case JSON
+    (left as it is), camelCase JSON (made snake_case) alike."""
+    httpx_mock.add_response(json={"account_sid": "AC1", "numSegments": "1"})
+    call = RestEndpoint(url_prefix=API, path="/Messages.json", method="POST").use(
+        PascalCaseKeys(style=style, params=True)
+    )
+    value = await controller.fetch(
+        call,
+        {"status_callback": "https://example.com/hook"},
+        Form({"to": "+15558675310", "from": "+15017122661", "body": "Hi"}),
+    )
+    assert value == {"account_sid": "AC1", "num_segments": "1"}
+    request = httpx_mock.get_request()
+    assert request is not None
+    assert request.content == b"To=%2B15558675310&From=%2B15017122661&Body=Hi"
+    assert request.url.params.multi_items() == [
+        ("StatusCallback", "https://example.com/hook")
+    ]
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
 async def test_every_style_renames_params_with_params_true(
     controller: Any, httpx_mock: HTTPXMock, style: str
 ) -> None:
@@ -193,6 +261,8 @@ def test_each_style_keeps_a_bounded_cache_per_direction(
 def test_a_style_that_is_not_one_is_refused() -> None:
     with pytest.raises(ValueError, match="style must be one of"):
         SnakeCaseKeys(style="camel")
+    with pytest.raises(ValueError, match="PascalCaseKeys: style must be one of"):
+        PascalCaseKeys(style="pascal")
 
 
 def test_the_repr_shows_the_style() -> None:

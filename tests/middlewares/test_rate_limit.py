@@ -155,7 +155,7 @@ def test_the_fields_of_a_cached_response_are_not_read() -> None:
         headers={"RateLimit": '"default";r=0;t=60'},
         extensions={"caching": {"from_cache": True}},
     )
-    flow = limit._learn("k", stale)
+    flow = limit._learn("k", stale, "GET https://api.example.com/x")
     with pytest.raises(StopIteration):
         next(flow)
     window = limit._window

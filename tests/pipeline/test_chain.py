@@ -25,8 +25,11 @@ from restwire import (
     RestwireError,
     Sleep,
     Stack,
+    UsageError,
+    resource,
 )
 from restwire._base.library import Response
+from restwire.middlewares import Retry, SnakeCaseKeys
 
 pytestmark = pytest.mark.anyio
 
@@ -310,6 +313,56 @@ def test_a_stack_is_immutable() -> None:
 def test_an_object_without_hooks_is_not_a_middleware() -> None:
     with pytest.raises(TypeError, match="is not a middleware"):
         Stack(object())  # type: ignore[arg-type]
+
+
+class Hookless:
+    on_request = None  # a name that is no hook: not callable
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (object(), "an object is not a middleware"),
+        (Hookless(), "a Hookless is not a middleware"),
+        (print, "print is not a middleware"),
+        ("SnakeCaseKeys", "a str is not a middleware"),
+        (Exchange, "Exchange is a class, not a middleware"),
+    ],
+)
+def test_what_is_no_middleware_is_refused_where_it_is_given_naming_it(
+    given: Any, named: str
+) -> None:
+    """Everywhere middleware is taken: Stack, use(), middleware= (one or a
+    list), extend() and resource(); at once, before any call."""
+    endpoint = RestEndpoint(url_prefix=API, path="/x")
+    for add in (
+        lambda: Stack(given),
+        lambda: Stack().use(given),
+        lambda: endpoint.use(given),
+        lambda: RestEndpoint(path="/x", middleware=given),
+        lambda: RestEndpoint(path="/x", middleware=[Recorder("a", []), given]),
+        lambda: endpoint.extend(middleware=(given,)),
+        lambda: resource(path="/x/:id", schema=None, middleware=[given]),
+    ):
+        with pytest.raises(UsageError) as caught:
+            add()
+        assert str(caught.value).startswith(named)
+
+
+@pytest.mark.parametrize("middleware", [SnakeCaseKeys, Recorder, Retry])
+def test_a_middlewares_class_given_for_an_instance_says_call_it(
+    middleware: Any,
+) -> None:
+    """``.use(SnakeCaseKeys)``: the class has the hooks, as functions; it
+    is refused at once, not by a TypeError at the first call."""
+    name = middleware.__name__
+    for add in (
+        lambda: RestEndpoint(path="/x").use(middleware),
+        lambda: RestEndpoint(path="/x", middleware=middleware),
+        lambda: resource(path="/x/:id", schema=None, middleware=[middleware]),
+    ):
+        with pytest.raises(UsageError, match=f"call it: `{name}\\(\\)`"):
+            add()
 
 
 class Snooper:

@@ -215,20 +215,29 @@ def test_a_custom_primary_key() -> None:
     assert record(by_column, ("Pair", "B3-USD")).rate == 3.0
 
 
+class NumberedQuote(Quote):
+    id: int = 0  # type: ignore[assignment]
+
+
 def test_numeric_ids_are_keyed_as_text() -> None:
     items = quotes()
     for index, item in enumerate(items):
         item["id"] = index
-    by_column, by_record, refs = both_ways(Quote, items)
+    by_column, by_record, refs = both_ways(NumberedQuote, items)
     assert_same(by_column, by_record)
-    assert refs[5] == ("Quote", "5")
+    assert refs[5] == ("NumberedQuote", "5")
 
 
-@pytest.mark.parametrize("bad", [None, ""])
-def test_an_item_without_a_primary_key_is_the_record_paths_error(bad: Any) -> None:
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [("", "has no primary key"), (None, "Quote.id: expected str, got None")],
+)
+def test_an_item_without_a_primary_key_is_the_record_paths_error(
+    bad: Any, error: str
+) -> None:
     items = quotes()
     items[8]["id"] = bad
-    with pytest.raises(EntityError, match="has no primary key"):
+    with pytest.raises(EntityError, match=error):
         normalize([Quote], items, Batch(), {})
 
 

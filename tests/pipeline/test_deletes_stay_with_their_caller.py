@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Invalidate, RestEndpoint, resource
-from tests.pipeline.entities import Post
+from restwire import Entity, Invalidate, RestEndpoint, resource
 from tests.pipeline.test_model_records import Article, Memo
 from tests.pipeline.test_stream import events_of
 
@@ -21,6 +20,11 @@ pytestmark = pytest.mark.anyio
 
 API = "https://api.example.com"
 api = RestEndpoint(url_prefix=API)
+
+
+class Post(Entity):
+    id: int = 0
+    title: str = ""
 
 
 RECORDS = [Post, Article, Memo]

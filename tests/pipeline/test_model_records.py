@@ -459,7 +459,7 @@ async def test_a_read_in_flight_when_its_results_are_forgotten_keeps_nothing(
 
 
 class Post(Entity):
-    id: str = ""
+    id: int = 0
     title: str = ""
 
 
@@ -492,7 +492,7 @@ async def test_a_read_in_flight_does_not_undo_a_record_written_since(
                 )
             else:
                 changed = await controller.set(
-                    posts.get, {"id": "1", "title": "a2"}, {"id": 1}
+                    posts.get, {"id": 1, "title": "a2"}, {"id": 1}
                 )
             assert changed.title == "a2"
             server.release.set()

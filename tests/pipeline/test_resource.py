@@ -6,6 +6,7 @@ import contextvars
 import json
 from typing import Any
 
+import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
@@ -13,12 +14,13 @@ from restwire import (
     Entity,
     Exchange,
     Invalidate,
+    ParameterError,
     Resource,
     RestEndpoint,
     hookify_resource,
     resource,
 )
-from restwire._endpoints.resource import list_path
+from restwire._endpoints.resource import item_path, list_path
 from tests.pipeline.entities import Post
 
 pytestmark = pytest.mark.anyio
@@ -38,10 +40,64 @@ class Tag:
         ("/users/:user/posts/:id", "/users/:user/posts/"),
         ("/posts{/:id}", "/posts"),
         ("/:username/", "/"),
+        # a suffix after the item stays: Twilio's paths end in .json
+        (
+            "/Accounts/:AccountSid/Messages{/:Sid}.json",
+            "/Accounts/:AccountSid/Messages.json",
+        ),
+        (
+            "/Accounts/:AccountSid/Messages/:Sid.json",
+            "/Accounts/:AccountSid/Messages.json",
+        ),
+        ("/posts{/:id}/", "/posts/"),
+        ("/posts/:id/", "/posts/"),
+        ("/v1/items\\:batch/:id", "/v1/items\\:batch/"),
+        ("/v1/items{/:id}\\:export", "/v1/items\\:export"),
     ],
 )
 def test_list_path_drops_the_last_placeholder(path: str, items: str) -> None:
     assert list_path(path) == items
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/Messages{/:Sid}.json", "/Messages/:Sid.json"],
+)
+async def test_a_suffix_after_the_item_is_kept_on_every_member(
+    controller: Any, httpx_mock: HTTPXMock, path: str
+) -> None:
+    """Lists and creates at ``Messages.json``; gets, updates and deletes at
+    ``Messages/SM1.json``: the suffix is part of every URL."""
+    messages = resource(
+        path="/2010-04-01/Accounts/:AccountSid" + path,
+        schema=Post,
+        endpoint=RestEndpoint(url_prefix=API),
+    )
+    account = {"AccountSid": "AC1"}
+    item = {**account, "Sid": "SM1"}
+    httpx_mock.add_response(json=[])
+    for _ in range(4):
+        httpx_mock.add_response(json={"id": "SM1", "title": "t"})
+    httpx_mock.add_response(status_code=204)
+    await controller.fetch(messages.get_list, account)
+    await controller.fetch(messages.create, account, {"title": "t"})
+    await controller.fetch(messages.get, item)
+    await controller.fetch(messages.update, item, {"title": "u"})
+    await controller.fetch(messages.partial_update, item, {"title": "v"})
+    await controller.fetch(messages.delete, {**item, "id": "SM1"})
+    sent = [(r.method, r.url.path) for r in httpx_mock.get_requests()]
+    listed, one = (
+        "/2010-04-01/Accounts/AC1/Messages.json",
+        "/2010-04-01/Accounts/AC1/Messages/SM1.json",
+    )
+    assert sent == [
+        ("GET", listed),
+        ("POST", listed),
+        ("GET", one),
+        ("PUT", one),
+        ("PATCH", one),
+        ("DELETE", one),
+    ]
 
 
 def test_a_resource_path_needs_an_item_placeholder() -> None:
@@ -219,7 +275,7 @@ async def test_a_created_record_joins_the_stored_lists_it_belongs_in(
     """A list fetched with no params gains every created record; one
     fetched with ``user_id`` 1 gains a record created with ``user_id`` 1,
     not one with 2; a list whose params the create does not say (``page``)
-    gains nothing."""
+    gains nothing, but is a page: it is read again."""
     api = notes(new_items=new_items)
     answer_lists(httpx_mock)
     for params in (None, {"user_id": 1}, {"user_id": 2}, {"page": 2}):
@@ -233,7 +289,101 @@ async def test_a_created_record_joins_the_stored_lists_it_belongs_in(
     assert await titles(controller, api.get_list) == everyone
     assert await titles(controller, api.get_list, {"user_id": 1}) == mine
     assert await titles(controller, api.get_list, {"user_id": 2}) == ["b"]
+    if new_items is not None:  # a page the record may be on: read again
+        answer_lists(httpx_mock, "?page=2")
     assert await titles(controller, api.get_list, {"page": 2}) == []
+
+
+PAGINGS = [{"limit": 50}, {"page": 1}, {"starting_after": "0"}, {"cursor": "c1"}]
+
+
+@pytest.mark.parametrize("paging", PAGINGS)
+async def test_a_paged_list_is_read_again_after_a_create(
+    controller: Any, httpx_mock: HTTPXMock, paging: dict[str, Any]
+) -> None:
+    """A list read with a paging param (Stripe always sends ``limit``) is
+    a page the created record may be on: the next read fetches it, never
+    the page as it was. A page of another user's notes is left as it is."""
+    api = notes()
+    first = {"id": "1", "title": "a", "user_id": 1}
+    made = {"id": "9", "title": "new", "user_id": 1}
+    mine = {**paging, "user_id": 1}
+    theirs = {**paging, "user_id": 2}
+    for params, items in ((paging, [first]), (mine, [first]), (theirs, [])):
+        httpx_mock.add_response(
+            method="GET",
+            url=f"{API}/notes/",
+            match_params={name: str(value) for name, value in params.items()},
+            json=items,
+        )
+        await controller.fetch(api.get_list, params)
+    httpx_mock.add_response(method="POST", url=f"{API}/notes/", json=made)
+    await controller.fetch(api.create, body={"title": "new"})
+    for params in (paging, mine):
+        httpx_mock.add_response(
+            method="GET",
+            url=f"{API}/notes/",
+            match_params={name: str(value) for name, value in params.items()},
+            json=[first, made],
+        )
+        assert await titles(controller, api.get_list, params) == ["a", "new"]
+    assert await titles(controller, api.get_list, theirs) == []
+    gets = [r for r in httpx_mock.get_requests() if r.method == "GET"]
+    assert len(gets) == 5
+
+
+@pytest.mark.parametrize("member", ["update", "partial_update", "delete"])
+@pytest.mark.parametrize("schema", [Note, None])
+@pytest.mark.parametrize(
+    ("params", "problem"),
+    [
+        (None, "is missing"),
+        ({"note_id": "1"}, "is missing"),
+        ({"id": None}, "is None, a segment needs text"),
+    ],
+)
+async def test_a_write_without_its_items_params_is_refused_before_sending(
+    controller_factory: Any, member: str, schema: Any, params: Any, problem: str
+) -> None:
+    """``/notes{/:id}`` lists at ``/notes``; its writes of one record need
+    ``id``: without it, nothing is sent (not a write to the collection)."""
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200, json={"id": "1", "title": "t"})
+
+    controller = controller_factory(transport=httpx.MockTransport(answer))
+    api = resource(
+        path="/notes{/:id}", schema=schema, endpoint=RestEndpoint(url_prefix=API)
+    )
+    write = getattr(api, member)
+    body = None if member == "delete" else {"title": "t"}
+    with pytest.raises(ParameterError, match=f"parameter 'id' {problem}") as caught:
+        await controller.fetch(write, params, body=body)
+    assert str(caught.value).startswith(f"{write.name}: ")
+    assert sent == []
+    await controller.fetch(write, {"id": "1"}, body=body)
+    assert [(r.method, str(r.url)) for r in sent] == [(write.method, f"{API}/notes/1")]
+
+
+@pytest.mark.parametrize(
+    ("path", "item"),
+    [
+        ("/notes/:id", "/notes/:id"),
+        ("/notes{/:id}", "/notes/:id"),
+        ("/notes{/:id}.json", "/notes/:id.json"),
+        ("/users/:user/notes{/:id}", "/users/:user/notes/:id"),
+    ],
+)
+def test_item_path_makes_the_items_group_required(path: str, item: str) -> None:
+    assert item_path(path) == item
+
+
+def test_the_writes_of_an_optional_item_path_require_it() -> None:
+    api = resource(path="/notes{/:id}", schema=Note)
+    assert (api.get.path, api.get_list.path) == ("/notes{/:id}", "/notes")
+    assert {api.update.path, api.partial_update.path, api.delete.path} == {"/notes/:id"}
 
 
 async def test_a_created_record_matched_by_what_the_server_answered(

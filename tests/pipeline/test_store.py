@@ -341,7 +341,7 @@ def test_a_pk_that_is_not_text_is_an_error() -> None:
             return 5
 
     with pytest.raises(EntityError, match="pk\\(\\) must return text, not int"):
-        normalize(NumericPk, {"id": 5}, Batch(), {})
+        normalize(NumericPk, {"id": "5"}, Batch(), {})
 
 
 def test_no_schema_means_the_value_as_it_is() -> None:

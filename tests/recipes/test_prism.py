@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -164,12 +165,20 @@ def _operation(
     for template, item in spec["paths"].items():
         pattern = template.strip("/").split("/")
         if len(pattern) == len(parts) and all(
-            p == s or (p.startswith("{") and p.endswith("}"))
-            for p, s in zip(pattern, parts, strict=True)
+            _segment_matches(p, s) for p, s in zip(pattern, parts, strict=True)
         ):
             operation = item.get(request.method.lower())
             return None if operation is None else {"item": item, **operation}
     return None
+
+
+def _segment_matches(template: str, segment: str) -> bool:
+    """Whether a path ``segment`` is one the template's segment allows: the
+    same text, or its ``{placeholders}`` filled (``{Sid}.json``)."""
+    if "{" not in template:
+        return template == segment
+    pattern = re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template))
+    return re.fullmatch(pattern, segment) is not None
 
 
 def _resolved(spec: Mapping[str, Any], node: Any) -> Any:

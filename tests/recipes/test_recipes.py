@@ -126,6 +126,17 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
             "wrong token": "invalid_auth",
         }
     ),
+    "twilio": lambda r: (
+        r
+        == {
+            "bodies": [f"Message {n}" for n in range(5, 0, -1)],
+            "sent": ("+15558675310", "+15017122661", "Hello!", "queued"),
+            "redacted": "",
+            "gone from the store": True,
+            "gone": 20404,
+            "error code": 20003,
+        }
+    ),
     "fastapi_oauth": lambda r: (
         r["names"] == [f"Item {n}" for n in range(1, 6)]
         and r["address"] == "Shelf 3"

