@@ -51,6 +51,7 @@ CREDENTIAL_TESTS = [
     "tests/middlewares/test_shared_token_slots.py",
     "tests/middlewares/test_token_refusals.py",
     "tests/pipeline/test_marked_public_headers.py",
+    "tests/pipeline/test_named_callers.py",
     "tests/test_credential_rules.py",
 ]
 
@@ -233,8 +234,15 @@ MUTANTS = [
         "identity keys",
         "request event hooks no longer make a call unshared",
         "pipeline/_chain/identity.py",
-        '        elif client.event_hooks["request"]:\n            return self.unseen(',
-        "        elif False:\n            return self.unseen(",
+        '        if client.event_hooks["request"]:\n            return self.unseen(',
+        "        if False:\n            return self.unseen(",
+    ),
+    Mutant(
+        "identity keys",
+        "a named caller's identity leaves out its name",
+        "pipeline/_chain/identity.py",
+        "    return Identity(((), (), mode, None, caller))",
+        "    return Identity(((), (), mode, None, None))",
     ),
     Mutant(
         "identity keys",

@@ -195,9 +195,10 @@ class AccessToken:
     @property
     def shared(self) -> SharedToken | None:
         """The ``SharedToken`` processes share this token through, if any.
-        One with no name keys its slot by whose token this is
-        (:meth:`_holder`); a holder that cannot say refuses it with a
-        ``SettingError`` asking for a name."""
+        One with no name keys its slot by whose token this is (an
+        ``OAuth2ClientCredentials``' grant, token URL, client and scope); a
+        holder that cannot say (a ``refresh`` callable, a user's password
+        grant) refuses it with a ``SettingError`` asking for a name."""
         return self._shared
 
     @shared.setter

@@ -17,11 +17,10 @@ non-empty list, is raised as a :class:`BodyStatusError`: a
 :class:`~restwire.NetworkError` (``except NetworkError`` catches it, with
 ``status``, ``response``, ``json()``, ``request_id``) whose message names
 the call and the body's error (the ``error`` field; for an ``errors``
-list, its first item's ``message`` and how many more came), ``code`` that
-error, and ``data`` the body, validated by the endpoint's ``error_schema``
-where it has one (``None`` when it does not validate, as a 4xx's), else
-the JSON as it came. The message shows the URL redacted and no header;
-the body's error text is cut at 200 characters. A body that is not a JSON
+list, its first item's ``message``) as a 4xx's does (one line, cut at 300
+characters, no credential the request carried), ``code`` that error, and
+``data`` the body, validated by the endpoint's ``error_schema`` where it
+has one and fits, else the JSON as it came. A body that is not a JSON
 object, or has no such field, or says ``ok: true``, is left as it is. An
 ``on_error`` outside this middleware sees the error, as it would a 4xx's.
 """
@@ -35,9 +34,6 @@ from restwire.extension import Response, error_data
 
 __all__ = ["BodyStatus", "BodyStatusError"]
 
-#: The longest error text a message shows.
-_SHOWN = 200
-
 
 class BodyStatusError(NetworkError):
     """A 2xx whose body says the call failed (see :class:`BodyStatus`).
@@ -46,16 +42,12 @@ class BodyStatusError(NetworkError):
     when it gave none; ``data`` the body, typed by the endpoint's
     ``error_schema`` where it has one."""
 
-    def __init__(
-        self, response: Response, code: str | None, data: Any, more: int = 0
-    ) -> None:
-        super().__init__(response)
+    def __init__(self, response: Response, code: str | None, data: Any) -> None:
+        super().__init__(response)  # the body's reason, credentials redacted
         self.code = code
-        self.data = data
-        said = "gave no error" if code is None else f"says: {_shown(code)}"
-        if more:
-            said += f" and {more} more error{'s' if more > 1 else ''}"
-        self.args = (f"{self} (the call failed: the body {said})",)
+        if data is not None:
+            self.data = data
+        self.args = (f"{self} (the body of this 2xx says the call failed)",)
 
 
 class BodyStatus:
@@ -97,18 +89,16 @@ class BodyStatus:
         if not failed:
             return
         code = body.get(self.error) if self.error is not None else None
-        more = 0
         if not isinstance(code, str):
             code = None
             if isinstance(errors, list) and errors:
                 code = _message(errors[0])
-                more = len(errors) - 1
         response = exchange.response
         if response is None:  # (an on_response always has its response)
             return
         schema = exchange.endpoint.error_schema
-        data = body if schema is None else error_data(schema, response, exchange.params)
-        raise BodyStatusError(response, code, data, more)
+        data = None if schema is None else error_data(schema, response, exchange.params)
+        raise BodyStatusError(response, code, data)
 
     def __repr__(self) -> str:
         return (
@@ -120,7 +110,3 @@ def _message(error: Any) -> str | None:
     """A GraphQL-style error's text: its ``message``, or itself if text."""
     text = error.get("message") if isinstance(error, dict) else error
     return text if isinstance(text, str) else None
-
-
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")

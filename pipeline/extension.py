@@ -32,7 +32,7 @@ from ._base.http import (
 )
 from ._base.library import INVALID_URL, URL, Headers, Request, Response
 from ._endpoints.pages import Envelope, NextPage
-from ._endpoints.status_errors import error_data
+from ._endpoints.status_errors import typed_error_data as error_data
 
 __all__ = [
     "INVALID_URL",

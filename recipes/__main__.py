@@ -8,12 +8,13 @@
 
 For each recipe it prints the seed rule it shows, every request that went
 over the wire (credentials redacted) and the typed result, then a one-line
-summary; it exits non-zero if any recipe failed. A recipe that fails with a
+summary counting the recipes that ran, were skipped and failed; it exits
+non-zero if any recipe failed. A recipe that fails with a
 ``RestwireError`` (a server that cannot be reached, an answer it did not
 expect) is told in one line, its message; anything else is a bug in the
 recipe and shows its traceback. A recipe whose extra is not installed, or
 whose service (a Redis named by ``RESTWIRE_REDIS_URL``) does not answer, is
-skipped in one line saying what it needs; run alone, a recipe whose service
+skipped in one line saying what it needs (the extra to install); run alone, a recipe whose service
 does not answer served nothing and fails. Colours and progress bars only in a
 terminal; plain text when piped.
 """
@@ -29,13 +30,16 @@ import threading
 import traceback
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TextIO
+from typing import Literal, TextIO
 
 from restwire import RestwireError
 
 from .catalog import RECIPES, name_of
 from .demo_api import DemoApi
 from .tour import Tour, Unavailable
+
+#: What became of a recipe in the tour.
+Outcome = Literal["ran", "skipped", "failed"]
 
 
 def _style(out: TextIO, text: str, code: str) -> str:
@@ -60,11 +64,11 @@ def run_one(
     out: TextIO,
     *,
     alone: bool = False,
-) -> bool:
-    """Run ``recipe`` against ``base_url``, telling ``out``; True if it worked
-    (or was skipped, in one line, for an extra that is not installed, or, in
-    the tour, for a service it was asked to use that is not there: run
-    ``alone``, that recipe served nothing and counts as failed)."""
+) -> Outcome:
+    """Run ``recipe`` against ``base_url``, telling ``out``: ``"ran"``, or
+    ``"skipped"`` in one line for an extra that is not installed (or, in the
+    tour, for a service it was asked to use that is not there: run
+    ``alone``, that recipe served nothing and has ``"failed"``)."""
     title = _style(out, f"[{number}/{total}] {name_of(recipe)}", "1")
     out.write(f"{title}: {recipe.TITLE}\n  seed: {recipe.SEED}\n")
     extra = missing_extra(recipe)
@@ -73,27 +77,27 @@ def run_one(
             f"  skipped: needs restwire[{extra}]; install it with "
             f'pip install -e ".[{extra}]"\n'
         )
-        return True
+        return "skipped"
     tour = Tour(out)
     try:
         result = recipe.run(base_url, tour)
     except Unavailable as reason:
         if alone:
             out.write(_style(out, f"  FAILED: {reason}\n", "31"))
-            return False
+            return "failed"
         out.write(f"  skipped: {reason}\n")
-        return True
+        return "skipped"
     except RestwireError as error:
         out.write(_style(out, f"  FAILED: {error}\n", "31"))
-        return False
+        return "failed"
     except Exception:
         out.write(_style(out, "  FAILED\n", "31"))
         out.write(
             "    " + traceback.format_exc().replace("\n", "\n    ").rstrip() + "\n"
         )
-        return False
+        return "failed"
     tour.say(f"= {result!r}")
-    return True
+    return "ran"
 
 
 def _route_text(pattern: str) -> str:
@@ -203,9 +207,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
                 run_one(recipe, api.origin, number, len(chosen), out, alone=alone)
                 for number, recipe in enumerate(chosen, start=1)
             ]
-    failed = results.count(False)
-    summary = f"\ntour: {len(results) - failed} of {len(results)} recipes ran"
-    out.write(summary + (f", {failed} failed" if failed else "") + "\n")
+    ran, skipped, failed = (
+        results.count(each) for each in ("ran", "skipped", "failed")
+    )
+    summary = f"\ntour: {ran} of {len(results)} recipes ran"
+    summary += f", {skipped} skipped" if skipped else ""
+    summary += f", {failed} failed" if failed else ""
+    out.write(summary + "\n")
     return 1 if failed else 0
 
 

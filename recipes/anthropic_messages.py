@@ -23,8 +23,9 @@ os.environ["ANTHROPIC_API_KEY"])`` and a model you may call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import pydantic
 
 from restwire import (
     Controller,
@@ -36,8 +37,10 @@ from restwire import (
 )
 from restwire.middlewares import AccessToken
 
-from .demo_llm import ANTHROPIC_KEY
 from .tour import Tour
+
+#: The demo API's key: yours comes from the environment (see above).
+ANTHROPIC_KEY = "sk-ant-demo"
 
 TITLE = "Anthropic: messages streamed, each event typed by its name"
 SEED = "section 5, access token; section 8, data pushed as it comes"
@@ -45,31 +48,26 @@ SEED = "section 5, access token; section 8, data pushed as it comes"
 ANTHROPIC_API = "https://api.anthropic.com"
 
 
-@dataclass
-class Message:
+class Message(pydantic.BaseModel):
     id: str
     model: str
 
 
-@dataclass
-class MessageStart:
+class MessageStart(pydantic.BaseModel):
     message: Message
 
 
-@dataclass
-class TextDelta:
+class TextDelta(pydantic.BaseModel):
     type: str
     text: str = ""
 
 
-@dataclass
-class ContentBlockDelta:
+class ContentBlockDelta(pydantic.BaseModel):
     index: int
     delta: TextDelta
 
 
-@dataclass
-class MessageStop:
+class MessageStop(pydantic.BaseModel):
     type: str
 
 

@@ -50,13 +50,15 @@ from restwire import (
 )
 from restwire.middlewares import BodyPagination, OAuth2Password, SnakeCaseKeys
 
-from .demo_providers import FASTAPI_USER
 from .tour import Tour
 
 TITLE = "FastAPI: OAuth2 password flow, camelCase aliases, pages, 422 details"
 SEED = "section 5, access token; section 2.3, rules 1-3 and 6"
 #: What this recipe needs beyond restwire itself: module -> the extra that brings it.
 NEEDS = {"pydantic": "models"}
+
+#: The demo app's user (FastAPI's tutorial's): your user's name and password.
+FASTAPI_USER = ("johndoe", "secret")
 
 
 class ValidationIssue(pydantic.BaseModel):

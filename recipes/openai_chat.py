@@ -8,8 +8,8 @@ on the most common streaming call in Python today. Each choice, and why:
 - ``controller.stream(chat, body=...)``: the request is a ``POST`` with a
   JSON body (``"stream": true``), and the answer an event stream, each
   event a ``chat.completion.chunk``. The body goes through the endpoint's
-  middleware like any call's; each chunk is read by ``ChatChunk`` (plain
-  dataclasses: fields OpenAI adds later are left out) as it arrives.
+  middleware like any call's; each chunk is read by ``ChatChunk`` (pydantic
+  models: fields OpenAI adds later are ignored) as it arrives.
 - ``data: [DONE]``, OpenAI's last event, ends the loop without being
   yielded.
 - A dropped stream is never sent again by itself: the question would be
@@ -24,14 +24,17 @@ you may call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import pydantic
 
 from restwire import Controller, RestEndpoint
 from restwire.middlewares import AccessToken
 
-from .demo_llm import OPENAI_KEY
 from .tour import Tour
+
+#: The demo API's key: yours comes from the environment (see above).
+OPENAI_KEY = "sk-demo-openai"
 
 TITLE = "OpenAI: a chat completion streamed, chunk by chunk, until [DONE]"
 SEED = "section 5, access token; section 8, data pushed as it comes"
@@ -39,21 +42,18 @@ SEED = "section 5, access token; section 8, data pushed as it comes"
 OPENAI_API = "https://api.openai.com"
 
 
-@dataclass
-class Delta:
+class Delta(pydantic.BaseModel):
     role: str | None = None
     content: str | None = None
 
 
-@dataclass
-class Choice:
+class Choice(pydantic.BaseModel):
     index: int
     delta: Delta
     finish_reason: str | None = None
 
 
-@dataclass
-class ChatChunk:
+class ChatChunk(pydantic.BaseModel):
     id: str
     model: str
     choices: list[Choice]

@@ -26,11 +26,13 @@ from typing import Any
 from restwire import Controller, Exchange, RequestBodyError, RestEndpoint
 from restwire.middlewares import SnakeCaseKeys
 
-from .demo_api import SIGNING_KEY
 from .tour import Tour
 
 TITLE = "sign each request's final bytes with an HMAC"
 SEED = "section 5, access token: a credential every request carries"
+
+#: The key the demo API checks signatures with: yours from your secrets.
+SIGNING_KEY = b"demo-signing-key"
 
 
 class HmacSignature:

@@ -28,8 +28,9 @@ and the channels and fields your app reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import pydantic
 
 from restwire import Controller, Entity, Page, RestEndpoint, paged
 from restwire.middlewares import (
@@ -39,8 +40,10 @@ from restwire.middlewares import (
     BodyStatusError,
 )
 
-from .demo_providers import SLACK_TOKEN
 from .tour import Tour
+
+#: The demo API's key: yours comes from the environment (see above).
+SLACK_TOKEN = "xoxb-demo"
 
 TITLE = "Slack: a bot token, ok: false raised from a 200, next_cursor pages"
 SEED = "section 5, access token; section 2.3, rule 6; section 6, errors"
@@ -48,8 +51,7 @@ SEED = "section 5, access token; section 2.3, rule 6; section 6, errors"
 SLACK_API = "https://slack.com"
 
 
-@dataclass
-class SlackError:
+class SlackError(pydantic.BaseModel):
     """Slack's failure body: ``ok`` false, the ``error`` code, and for a
     missing scope which one was ``needed``."""
 

@@ -56,11 +56,15 @@ from restwire import (
 )
 from restwire.middlewares import AccessToken, BodyPagination, IdempotencyKey, Retry
 
-from .demo_providers import STRIPE_KEY, STRIPE_VERSION
 from .tour import Tour
 
 TITLE = "Stripe: key, version, brackets, forms, idempotent retries, its errors"
 SEED = "section 5, access token; section 2.3, rule 6: pagination"
+
+#: The test-mode key the demo accepts: yours is ``os.environ["STRIPE_KEY"]``.
+STRIPE_KEY = "sk_test_demo"
+#: The API version this client is written for, sent as ``Stripe-Version``.
+STRIPE_VERSION = "2024-06-20"
 
 STRIPE_API = "https://api.stripe.com"
 

@@ -64,13 +64,17 @@ from restwire.middlewares import (
     RenameKeys,
 )
 
-from .demo_twilio import TWILIO_ACCOUNT, TWILIO_FROM, TWILIO_TOKEN
 from .tour import Tour
 
 TITLE = "Twilio: Basic auth, PascalCase forms, .json paths, next_page_uri pages"
 SEED = "section 5, authentication; section 2.3, rules 1 and 6: casing, pages"
 
 TWILIO_API = "https://api.twilio.com"
+#: Your account SID, its auth token and a number you send from (these are
+#: the tour's demo account's: replace them with your own).
+TWILIO_ACCOUNT = "AC" + "0123456789abcdef" * 2
+TWILIO_TOKEN = "demo-auth-token"
+TWILIO_FROM = "+15017122661"
 
 
 def _rfc_2822(text: str) -> datetime.datetime:

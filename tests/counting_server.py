@@ -7,7 +7,8 @@ Routes:
 - ``/resource/<name>?max_age=<s>[&cc=<extra Cache-Control>]``: a JSON body
   naming the resource, with an ``ETag`` and ``Cache-Control: max-age``; a
   matching ``If-None-Match`` gets a 304 with no body. Counted per name as
-  ``full`` (a 200 with its body) and ``not_modified`` (a 304).
+  ``full`` (a 200 with its body) and ``not_modified`` (a 304); with
+  ``no_date=1``, neither has a ``Date`` header.
 - ``/whoami``: 200 ``{"user": <Access-Token>}``, ``Cache-Control:
   private, max-age=60`` (and ``Vary`` as ``?vary=`` says), for the identity
   rule through the cache.
@@ -62,6 +63,7 @@ class _Handler(QuietHandler):
         owner = self.server.owner
         split = urlsplit(self.path)
         query = dict(parse_qsl(split.query, keep_blank_values=True))
+        self.no_date = bool(query.get("no_date"))
         parts = split.path.strip("/").split("/")
         route = parts[0]
         headers: dict[str, str | list[str]]
@@ -122,6 +124,14 @@ class _Handler(QuietHandler):
         )
 
     do_GET = do_POST = do_HEAD = _answer
+
+    #: Whether this answer leaves out ``Date`` (``no_date=1``), as some
+    #: servers and proxies do.
+    no_date = False
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if not (self.no_date and keyword.lower() == "date"):
+            super().send_header(keyword, value)
 
 
 class _Server(QuietServer):

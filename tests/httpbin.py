@@ -22,10 +22,10 @@ __all__ = ["Httpbin", "stop"]
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    """End a server the tests started: politely, then for sure after 10 s."""
+    """End a server the tests started: politely, then for sure after 30 s."""
     process.terminate()
     try:
-        process.communicate(timeout=10)
+        process.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
         process.communicate()

@@ -47,6 +47,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.waiting import HANG
+
 __all__ = ["ANTHROPIC_KEY", "OPENAI_KEY", "LlmServer", "Received"]
 
 OPENAI_KEY = "sk-test-llm-5c1d"
@@ -120,7 +122,7 @@ class LlmServer:
 
     def __exit__(self, *exc: object) -> None:
         self._server.should_exit = True
-        self._thread.join(10)
+        self._thread.join(HANG)
         self._socket.close()
 
     def left(self, name: str) -> threading.Event:

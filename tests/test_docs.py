@@ -23,6 +23,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ import restwire
 import restwire.extension
 import restwire.middlewares
 from recipes.demo_api import DemoApi
+from tests import HTTPX
 from tests.test_readme import README_ORIGIN, printed_comments, run_example, shows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,17 +59,81 @@ def test_every_python_block_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a reader's own folder: files land here
+    monkeypatch.syspath_prepend(tmp_path)  # and modules written there import
     namespace: dict[str, Any] = {"__name__": "docs"}
+    written: list[str] = []
     with DemoApi() as api:
-        for number, code in enumerate(blocks(page), 1):
-            try:
-                run_example(code.replace(README_ORIGIN, api.origin), namespace)
-            except Exception as error:
-                error.add_note(f"in {page_id(page)}'s block {number}:\n{code}")
-                raise
-            output = capsys.readouterr().out
-            for comment in printed_comments(code):
-                assert shows(output, comment), f"{comment!r} not in:\n{output}"
+        try:
+            for number, code in enumerate(blocks(page), 1):
+                code = code.replace(README_ORIGIN, api.origin)
+                module = project_file(code)
+                if module is not None:  # a file of the reader's project
+                    (tmp_path / f"{module}.py").write_text(code, encoding="utf-8")
+                    written.append(module)
+                try:
+                    run_example(code, namespace)
+                except Exception as error:
+                    error.add_note(f"in {page_id(page)}'s block {number}:\n{code}")
+                    raise
+                output = capsys.readouterr().out
+                for comment in printed_comments(code):
+                    assert shows(output, comment), f"{comment!r} not in:\n{output}"
+        finally:
+            for module in written:
+                sys.modules.pop(module, None)
+
+
+def project_file(code: str) -> str | None:
+    """The module a block is a file of, if its first line names one
+    (``# myapi.py``): the blocks after it may import it."""
+    named = re.match(r"# (\w+)\.py\n", code)
+    return named[1] if named else None
+
+
+@pytest.mark.skipif(not HTTPX, reason="the page's tests use pytest-httpx")
+def test_the_own_api_page_tests_pass(tmp_path: Path) -> None:
+    """Its files, written into a fresh folder, and pytest run there as a
+    reader would run it: every test it shows passes."""
+    for code in blocks(DOCS / "own-api.md"):
+        module = project_file(code)
+        if module is not None:
+            (tmp_path / f"{module}.py").write_text(code, encoding="utf-8")
+    assert (tmp_path / "test_myapi.py").is_file()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "test_myapi.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a bound on a hang: it takes 2 s
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^3 passed", done.stdout, re.MULTILINE), done.stdout
+
+
+#: An import of the recipes package, or a relative one: neither can be
+#: copied into a reader's project.
+IMPORTS_RECIPES = re.compile(r"^\s*(?:from|import)\s+(?:recipes\b|\.)", re.MULTILINE)
+
+
+def test_no_block_imports_the_recipes_outside_their_page() -> None:
+    """A block runs in a reader's project as printed (``run_example`` runs it
+    as a module, so a top-level ``await`` fails there too): only the recipes
+    page, which shows the files of ``recipes/``, may import from them."""
+    for page in PAGES:
+        if page_id(page) == "recipes.md":
+            continue
+        for code in blocks(page):
+            found = IMPORTS_RECIPES.search(code)
+            assert found is None, f"{page_id(page)}: {found[0].strip()!r}"
 
 
 def test_every_fence_names_its_language() -> None:
@@ -93,10 +159,11 @@ def test_data_client_is_named_on_its_own_page_only() -> None:
 
 
 def test_the_testing_guide_shows_tests_that_run() -> None:
-    """The testing guide's tests are in tests/recipes/test_testing_guide.py,
+    """The testing guide's tests are in tests/recipes/test_testing_guide*.py,
     verbatim, so pytest runs what it shows."""
-    guide = (ROOT / "tests" / "recipes" / "test_testing_guide.py").read_text(
-        encoding="utf-8"
+    guide = "".join(
+        (ROOT / "tests" / "recipes" / name).read_text(encoding="utf-8")
+        for name in ("test_testing_guide.py", "test_testing_guide_httpx2.py")
     )
     shown = [
         code for code in blocks(DOCS / "guides" / "testing.md") if "def test_" in code
@@ -146,6 +213,16 @@ def test_the_recipes_page_shows_every_recipe() -> None:
     assert sorted(shown) == sorted(tour)
 
 
+def test_the_recipes_page_shows_no_import_of_the_demo() -> None:
+    """What it shows of a recipe is copyable: its credentials are its own
+    constants (the demo's, which the tour's run checks), not imported from
+    the demo API's modules."""
+    for path in sorted((ROOT / "recipes").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "\nSEED = " in text:
+            assert "from .demo" not in text, path.name
+
+
 def reference_names(page: str, module: str) -> list[str]:
     text = (DOCS / "reference" / page).read_text(encoding="utf-8")
     return re.findall(rf"^::: {re.escape(module)}\.(\w+)$", text, re.MULTILINE)
@@ -161,34 +238,78 @@ def test_the_api_reference_has_every_public_name() -> None:
     )
 
 
-@pytest.mark.slow  # (.ci/run builds the site with --strict itself)
-@pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed"
-)
-def test_mkdocs_build_strict(tmp_path: Path) -> None:
-    """The site builds with no warning, and renders every public name."""
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built with ``--strict`` (a warning fails the build)."""
+    if importlib.util.find_spec("mkdocs") is None:
+        pytest.skip("mkdocs is not installed")
+    built = tmp_path_factory.mktemp("site")
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--quiet",
-            "--site-dir",
-            str(tmp_path / "site"),
-        ],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", built],
         cwd=ROOT,
         check=True,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=900,  # a bound on a hang: it takes 15 s, a minute when busy
     )
-    for module, page in [
-        (restwire, "restwire"),
-        (restwire.middlewares, "middlewares"),
-        (restwire.extension, "extension"),
-    ]:
-        html = (tmp_path / "site" / "reference" / page / "index.html").read_text(
-            "utf-8"
-        )
+    return built
+
+
+REFERENCE = [
+    (restwire, "restwire"),
+    (restwire.middlewares, "middlewares"),
+    (restwire.extension, "extension"),
+]
+
+
+def reference_html(site: Path, page: str) -> str:
+    return (site / "reference" / page / "index.html").read_text("utf-8")
+
+
+def shown_text(html: str) -> str:
+    """What a reader sees of a page: its text, tags and scripts left out."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.DOTALL)
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_mkdocs_build_strict(site: Path) -> None:
+    """The site builds with no warning, and renders every public name."""
+    for module, page in REFERENCE:
+        html = reference_html(site, page)
         for name in module.__all__:
             assert f'id="{module.__name__}.{name}"' in html, name
+
+
+#: A Sphinx role as a docstring writes it, which Markdown leaves as text.
+ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|exc|data|obj|const|mod):")
+#: A private name (``_Record``, ``restwire._store``), not a dunder.
+PRIVATE = re.compile(r"(?<![\w.])_(?!_)\w+|\b\w+\._(?!_)\w+")
+
+
+@pytest.mark.parametrize("page", [page for _, page in REFERENCE])
+def test_the_reference_shows_no_role_and_no_private_name(site: Path, page: str) -> None:
+    text = shown_text(reference_html(site, page))
+    assert ROLE.findall(text) == []
+    assert sorted(set(PRIVATE.findall(text))) == []
+    assert "BaseController" not in text  # the controllers' private base
+
+
+@pytest.mark.parametrize("name", ["Controller", "AsyncController"])
+def test_the_reference_shows_a_controller_whole(site: Path, name: str) -> None:
+    """How to make one (its parameters) and every method, those it inherits
+    from a base the reference does not show included."""
+    html = reference_html(site, "restwire")
+    heading = html.index(f'id="restwire.{name}"')
+    signature = shown_text(html[heading : html.index("</pre>", heading)])
+    for parameter in ("client", "transport", "managers", "cache", "identity"):
+        assert f"{parameter}:" in signature, parameter
+    for method in ("invalidate", "invalidate_all", "reset", "forget", "fetch", "get"):
+        assert f'id="restwire.{name}.{method}"' in html, method
+
+
+def test_the_reference_shows_how_to_make_an_endpoint(site: Path) -> None:
+    html = reference_html(site, "restwire")
+    heading = html.index('id="restwire.RestEndpoint"')
+    signature = shown_text(html[heading : html.index("</pre>", heading)])
+    assert "**options: Unpack[EndpointOptions]" in signature
+    for option in ("path", "method", "error_schema", "timeout", "param_style"):
+        assert f'id="restwire.EndpointOptions.{option}"' in html, option

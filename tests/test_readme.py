@@ -10,11 +10,10 @@ prints is checked against what it printed.
 from __future__ import annotations
 
 import re
-import textwrap
+import tomllib
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from recipes.demo_api import DemoApi
@@ -69,12 +68,9 @@ def shows(output: str, comment: str) -> bool:
 
 
 def run_example(code: str, namespace: dict[str, Any]) -> None:
-    if re.search(r"^(async with|await )", code, flags=re.MULTILINE):
-        wrapped = "async def _example():\n" + textwrap.indent(code, "    ")
-        exec(compile(wrapped, "README.md", "exec"), namespace)
-        anyio.run(namespace["_example"])
-    else:
-        exec(compile(code, "README.md", "exec"), namespace)
+    """Run ``code`` as printed, as a module runs: an ``await`` outside a
+    function is the ``SyntaxError`` a reader who copies it would get."""
+    exec(compile(code, "README.md", "exec"), namespace)
 
 
 def test_every_python_example_runs_against_the_demo_api(
@@ -101,9 +97,27 @@ def test_every_python_example_runs_against_the_demo_api(
 
 def test_the_readme_stays_short_and_links_into_the_docs() -> None:
     """The front door: one or two screens, every link to a docs page that
-    exists."""
+    exists, by an absolute URL into the project's source (a package index
+    shows README alone, where a relative link leads nowhere)."""
     assert len(README.splitlines()) <= 200
-    links = re.findall(r"\]\((docs/[^)#]+)\)", README)
-    assert len(links) >= 15
-    for link in links:
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    blob = options["project"]["urls"]["Source"] + "/blob/main/"
+    links = re.findall(r"\]\(([^)#]+)[^)]*\)", README)
+    relative = [link for link in links if not link.startswith("https://")]
+    assert relative == []
+    docs = [link.removeprefix(blob) for link in links if link.startswith(blob)]
+    assert len(docs) >= 15
+    for link in docs:
+        assert link.startswith("docs/"), link
         assert (ROOT / link).is_file(), link
+
+
+def test_the_readme_says_the_tests_need_a_redis_server() -> None:
+    """Some tests start a real ``redis-server``: README's test command says
+    so, and how to get one, before a reader wonders why they skip."""
+    tests_section = " ".join(
+        README.split("and the tests:", 1)[1].split("##")[0].split()
+    )
+    assert "start their own `redis-server`" in tests_section
+    assert "apt-get install redis-server" in tests_section
+    assert "brew install redis" in tests_section

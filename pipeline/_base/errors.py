@@ -43,6 +43,8 @@ parsers a ``NetworkError`` reads its response with) and ``library``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy as _copy
 import importlib
 import json
@@ -51,11 +53,25 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from types import ModuleType
 from typing import Any, Self, TypeVar
-from urllib.parse import unquote_plus
+from urllib.parse import quote, quote_plus, unquote_plus
 
-from .credentials import CREDENTIAL_PARAMS, names_credential
+from .credentials import (
+    CREDENTIAL_PARAMS,
+    PUBLIC_HEADERS,
+    is_credential,
+    names_credential,
+)
+from .error_bodies import NOT_JSON, REASON_LIMIT, json_document, one_line, reason_of
 from .http import problem_of, retry_after_seconds
-from .library import DEFAULT, LIBRARIES, TIMEOUT_KINDS, URL, Headers, Response
+from .library import (
+    DEFAULT,
+    LIBRARIES,
+    TIMEOUT_KINDS,
+    URL,
+    Headers,
+    Request,
+    Response,
+)
 
 __all__ = [
     "EXTRAS",
@@ -77,10 +93,13 @@ __all__ = [
     "UsageError",
     "fresh_error",
     "header_names",
+    "quoted_forms",
     "redact_params",
+    "redact_secrets",
     "redact_url",
     "redis_address",
     "require",
+    "sent_secrets",
 ]
 
 REDACTED = "[redacted]"
@@ -92,7 +111,7 @@ def redact_url(url: URL | str) -> str:
     """The URL as text with its userinfo replaced, user name and password
     alike (either can be a token: ``https://TOKEN@host``), and the values of
     its query parameters that carry credentials (``access_token``,
-    ``api_key``, ``X-Amz-Signature``, ...: ``_base.credentials``).
+    ``api_key``, ``X-Amz-Signature``, ...: ``CREDENTIAL_PARAMS``).
 
     Works on text that is not a valid URL too (a path template with
     ``:name`` placeholders, say), so an error about a bad URL cannot show
@@ -138,6 +157,101 @@ def redact_params(
     if not changed:
         return text
     return f"{text[: start + 1]}{'&'.join(parts)}{text[end:]}"
+
+
+def quoted_forms(secret: str) -> set[str]:
+    """``secret`` as a server may quote it back: as it is, form-encoded
+    (``quote_plus``), percent-encoded, the form quoted in a URL, JSON-escaped
+    (ASCII or not, with ``/`` escaped or not)."""
+    escaped = json.dumps(secret)[1:-1]
+    forms = {
+        secret,
+        quote_plus(secret),
+        quote(secret, safe=""),
+        quote(quote_plus(secret), safe=""),  # the form, quoted in a URL
+        escaped,
+        escaped.replace("/", "\\/"),
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+    return {each for each in forms if each}
+
+
+def redact_secrets(text: str, secrets: Iterable[str], end: int | None = None) -> str:
+    """``text`` with each of ``secrets`` replaced, in every form a server may
+    quote it in (:func:`quoted_forms`), the longest first where two start
+    alike. With ``end``, only the text before ``end`` is kept, and a secret
+    that starts before ``end`` is replaced whole even where it runs past it
+    (so no part of one is left at the cut)."""
+    forms: set[str] = set()
+    for secret in secrets:
+        forms.update(quoted_forms(secret))
+    if not forms:
+        return text if end is None else text[:end]
+    ordered = sorted(forms, key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, ordered)))
+    if end is None or len(text) <= end:
+        return pattern.sub(REDACTED, text)
+    parts: list[str] = []
+    at = 0
+    for match in pattern.finditer(text[: end + len(ordered[0])]):
+        if match.start() >= end:
+            break
+        parts += (text[at : match.start()], REDACTED)
+        at = match.end()
+    if at < end:
+        parts.append(text[at:end])
+    return "".join(parts)
+
+
+#: The shortest credential value looked for in what a server says (a
+#: shorter one is no secret: any guess finds it, and every word would).
+SHORTEST_SECRET = 4
+
+
+def sent_secrets(
+    request: Request,
+    marked: Collection[str] = (),
+    public: Collection[str] = PUBLIC_HEADERS,
+) -> list[str]:
+    """The credential values ``request`` carried, as a server may echo them:
+    the value of each header that is a credential (every one not
+    ``public``, and those ``marked``) and, after a scheme
+    (``Bearer abc``), its credentials; a Basic pair decoded, and each of
+    its halves; each cookie's value; the credential query params' values
+    and the URL's userinfo. Those of at least :data:`SHORTEST_SECRET`
+    characters."""
+    found: list[str] = []
+    for name, value in request.headers.multi_items():
+        if not is_credential(name, marked, public):
+            continue
+        found.append(value)
+        if name == "cookie":
+            found.extend(pair.partition("=")[2].strip() for pair in value.split(";"))
+            continue
+        scheme, space, rest = value.strip().partition(" ")
+        if space:
+            found.append(rest.strip())
+            if scheme.lower() == "basic":
+                found.extend(_basic_pair(rest.strip()))
+    url = request.url
+    found.extend(
+        value
+        for name, value in url.params.multi_items()
+        if name.lower() in CREDENTIAL_PARAMS or name.lower() in _DECLARED
+    )
+    if url.userinfo:
+        found.extend((url.username, url.password or ""))
+    return [each for each in found if len(each) >= SHORTEST_SECRET]
+
+
+def _basic_pair(encoded: str) -> list[str]:
+    """A Basic credential decoded (``user:password``), and each half."""
+    try:
+        pair = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return []
+    user, _, password = pair.partition(":")
+    return [pair, user, password]
 
 
 def header_names(headers: Headers, hidden: Callable[[str], bool]) -> str:
@@ -486,17 +600,29 @@ class NetworkError(RestwireError):
       malformed;
     - ``problem``: the body as a :class:`~restwire.Problem` when it is
       ``application/problem+json`` (RFC 9457), else ``None``;
-    - ``data``: the body validated by the endpoint's ``error_schema``;
-      ``None`` without one, or when the body does not validate.
+    - ``data``: the body validated by the endpoint's ``error_schema``; when
+      there is none, or the body does not validate, the body as JSON,
+      whatever its shape (``None`` when it is not JSON).
+
+    The message ends with what the server said of its reason, when its body
+    says it in one of the common shapes (``_base.error_bodies``): one line,
+    at most 300 characters, with no credential the request carried
+    (:func:`sent_secrets`: every header not ``public``, and those
+    ``marked``), even one the server echoes back.
 
     A 4xx or 5xx is raised as one of its subclasses (``ClientError``,
-    ``NotFoundError``, ``ServerError``, ...: ``_endpoints.status_errors``).
+    ``NotFoundError``, ``ServerError``, ...), chosen by its status.
     """
 
-    #: The body validated by the endpoint's ``error_schema``, if it has one.
+    #: The body validated by the endpoint's ``error_schema``, or as JSON.
     data: Any = None
 
-    def __init__(self, response: Response) -> None:
+    def __init__(
+        self,
+        response: Response,
+        marked: Collection[str] = (),
+        public: Collection[str] = PUBLIC_HEADERS,
+    ) -> None:
         self.response = response
         self.status = response.status_code
         self.url = response.request.url
@@ -507,9 +633,21 @@ class NetworkError(RestwireError):
         )
         self.retry_after = retry_after_seconds(headers.get("retry-after"))
         self.problem = problem_of(response)
+        document = json_document(response)
+        if document is not NOT_JSON:
+            self.data = document
+        reason = reason_of(response, document)
+        said = ""
+        if reason is not None:
+            secrets = sent_secrets(response.request, marked, public)
+            # Redacted before it is cut (a secret at the cut is replaced
+            # whole), and read no further than a few times what is shown.
+            shown = redact_secrets(reason, secrets, end=REASON_LIMIT * 4)
+            said = one_line(_redacted_text(shown))
+            said = f": {said}" if said else ""
         super().__init__(
             f"{self.method} {redact_url(self.url)}: "
-            f"{self.status} {response.reason_phrase}"
+            f"{self.status} {response.reason_phrase}{said}"
         )
 
     @property

@@ -275,7 +275,7 @@ class CachedHop:
             raw = b"".join(sink.chunks)
         self.raw = raw
         try:
-            return state.next(hishel_response(upstream, raw))
+            return state.next(hishel_response(upstream, raw, time.time()))
         except Exception as error:  # on the stored entries it compared
             self.access.entry_fault(error)
             if self.found is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from email.utils import formatdate
 from typing import Any
 
 from .._base.credentials import is_credential, names_credential
@@ -70,15 +71,20 @@ def hishel_request(request: Request, ticket: Ticket) -> Any:
     )
 
 
-def hishel_response(response: Response, raw: bytes) -> Any:
+def hishel_response(response: Response, raw: bytes, received: float) -> Any:
     """``response`` as hishel stores it: its raw (still encoded) body, and no
-    header that sets or carries a credential."""
+    header that sets or carries a credential. A response without ``Date``
+    is given the time it was ``received`` (RFC 9110, 6.6.1: a recipient
+    with a clock adds one): hishel counts the age of an entry from its
+    ``Date``, and would take one without for age 0 forever, never stale."""
     import hishel
 
     grouped: dict[str, list[str]] = {}
     for name, value in response.headers.multi_items():
         if name not in _NOT_STORED and not names_credential(name):
             grouped.setdefault(name, []).append(value)
+    if "date" not in grouped:
+        grouped["date"] = [formatdate(received, usegmt=True)]
     return hishel.Response(
         status_code=response.status_code,
         headers=hishel.Headers(grouped),

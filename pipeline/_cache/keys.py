@@ -4,9 +4,11 @@ in a :class:`Ticket`, and :func:`body_digest`.
 
 The key is how calls of different identities never share an entry: it
 digests the call's credentials, the URL's userinfo, the cookies it may
-send, its credentials mode and its caller (the name ``identity=`` gives,
-or the random text of a client restwire cannot see whole: no other
-client's calls find that one's entries), with its URL, never its method (so that an
+send, its credentials mode and its caller (the random text of a client
+restwire cannot see whole: no other client's calls find that one's
+entries), or, for a caller ``identity=`` names, that name and its
+credentials mode alone (so a caller's entries outlive its token, in every
+process), with its URL, never its method (so that an
 unsafe request finds and invalidates the entries of its URL, as RFC 9111
 section 4.4 asks). It shows neither credentials nor URL.
 """
@@ -26,6 +28,7 @@ from .._chain.identity import (
     Sharing,
     Unshared,
     auth_signs,
+    is_named,
     plain_url,
 )
 
@@ -52,11 +55,16 @@ def ticket_for(
     builds, on a client with ``client_auth``; ``None`` when it passes by the
     cache: an identity restwire cannot see whole, a streamed body, or a
     client's auth that put no credential on the first hop (Digest answers a
-    challenge), which then cannot key the entry."""
+    challenge), which then cannot key the entry, unless ``identity=`` names
+    the caller (the name keys it)."""
     if (
         type(identity) is Unshared
         or exchange.endpoint.content.streamed
-        or (client_auth is not None and not auth_signs(identity))
+        or (
+            client_auth is not None
+            and not auth_signs(identity)
+            and not is_named(identity)
+        )
     ):
         return None
     plain = plain_url(exchange.url, sharing.credential_params)

@@ -108,8 +108,7 @@ class EndpointView(Protocol):
     def schema(self) -> Any: ...
     @property
     def plan(self) -> Any:
-        """How a value is normalized into the store and read back
-        (``_store.schemas``)."""
+        """How a value is normalized into the store and read back."""
         ...
 
     @property
@@ -133,7 +132,8 @@ class EndpointView(Protocol):
     def sensitive_headers(self) -> frozenset[str]: ...
     @property
     def param_style(self) -> str:
-        """How lists and dicts of a ``Form`` body are written (``_wire.params``)."""
+        """How lists and dicts of a ``Form`` body are written (see
+        ``RestEndpoint.param_style``)."""
         ...
 
     @property
@@ -166,7 +166,8 @@ class EndpointView(Protocol):
 
     @property
     def defers_parse(self) -> bool:
-        """Whether a body may reach the store unparsed (``_store.deferred_parse``)."""
+        """Whether a 2xx body may reach the store unparsed, read straight
+        into entities."""
         ...
 
     def parse_response(self, response: Response) -> Any:

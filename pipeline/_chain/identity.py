@@ -16,8 +16,15 @@ the credential policy, so it is what would be sent, deny by default
 - the client's own ``auth``: the object, and the headers its flow puts on
   the request (so an ``httpx.Auth`` that signs as the current user tells
   users apart);
-- the caller named by ``Controller(identity=...)``, if given; else the
-  client's mark, for a client restwire cannot see whole (below).
+- the client's mark, for a client restwire cannot see whole (below).
+
+A controller that names its callers (``Controller(identity=...)``, the
+function returning a name) says who is calling: then the name and the
+credentials mode alone are the identity (:func:`named`), not the
+credentials sent now, so a caller keeps what it shares across its rotating
+tokens (an OAuth2 refresh, a login of its own in each process); callers
+named apart share nothing. A call the function names ``None`` is told
+apart by its credentials, as above.
 
 What restwire cannot see, it does not share:
 
@@ -89,6 +96,8 @@ __all__ = [
     "credential_headers",
     "credential_params",
     "identity_of",
+    "is_named",
+    "named",
     "plain_url",
 ]
 
@@ -317,6 +326,22 @@ def auth_part(auth: Auth | None, request: Request) -> Hashable:
     return (auth, changed)
 
 
+def named(mode: str, caller: Hashable) -> Identity:
+    """The identity of a call whose controller names its ``caller``
+    (``identity=``): the name, not the credentials sent now, says who, so
+    a caller's calls share across its rotating tokens (and across
+    processes, through a cache); its credentials mode ``mode`` kept."""
+    return Identity(((), (), mode, None, caller))
+
+
+def is_named(identity: Hashable) -> bool:
+    """Whether ``identity`` is a named caller's (:func:`named`)."""
+    if type(identity) is not Identity:
+        return False
+    caller = identity[4]
+    return caller is not None and type(caller) is not ClientMark
+
+
 def auth_signs(identity: Hashable) -> bool:
     """Whether the client's auth put a credential on the first hop (a
     Bearer or Basic header), which then keys the HTTP cache; an auth that
@@ -382,14 +407,13 @@ class Identities:
 
     def of(self, request: Request, exchange: Exchange) -> Hashable:
         """Who the call whose first hop is ``request`` says it is."""
+        caller = self._caller() if self._caller is not None else None
+        if caller is not None:
+            return named(exchange.credentials, caller)
         client = self._client
-        caller = None
-        if self._caller is not None:
-            caller = self._caller()
-        elif client.event_hooks["request"]:
+        if client.event_hooks["request"]:
             return self.unseen("request event hooks, which may change a request")
-        if caller is None:
-            caller = self._mark
+        caller = self._mark
         auth = auth_part(client.auth, request) if client.auth is not None else None
         if type(auth) is Unshared:
             return self.unseen("an auth whose flow restwire cannot run")
@@ -421,16 +445,13 @@ class Identities:
         ``None`` where only the full path can tell (userinfo in the URL, a
         ``Host`` or ``Cookie`` the endpoint sets itself, the client's auth or
         request hooks)."""
+        caller = self._caller() if self._caller is not None else None
+        if caller is not None:
+            return named("same-origin", caller)
         client = self._client
-        if url.userinfo or client.auth is not None:
+        if url.userinfo or client.auth is not None or client.event_hooks["request"]:
             return None
-        caller = None
-        if self._caller is not None:
-            caller = self._caller()
-        elif client.event_hooks["request"]:
-            return None
-        if caller is None:
-            caller = self._mark
+        caller = self._mark
         raw = client.headers.raw
         jar = client.cookies.jar
         if not len(jar):

@@ -82,6 +82,10 @@ from .store_access import StoreAccess, check_settable
 
 __all__ = ["BOTH", "FETCH", "GET", "RAW", "BaseController", "Params"]
 
+#: The calls that keep their stored value when the HTTP cache gives the very
+#: body it was read from (fresh, or after a 304): renewed, not parsed again.
+_KEEPS = frozenset({GET, FETCH})
+
 logger = logging.getLogger("restwire")
 
 #: What a call's params may be: a mapping (a ``MultiDict`` for repeated
@@ -342,11 +346,12 @@ class BaseController(Generic[ClientT, EventT]):
         self, job: Job[EventT], identity: Hashable
     ) -> tuple[Ticket | None, Result | None]:
         """The HTTP cache's ticket for ``job`` (``None``: it passes by), and
-        the stale result a ``get`` may keep if the cache gives its body."""
+        the stale result a ``get`` or ``fetch`` keeps if the cache gives its
+        body."""
         exchange = job.exchange
         ticket = ticket_for(identity, exchange, self._client.auth, self._sharing)
         stale = None
-        if ticket is not None and job.mode == GET and exchange.page is None:
+        if ticket is not None and job.mode in _KEEPS and exchange.page is None:
             stale = self._store_access.stale(job)
         return ticket, stale
 

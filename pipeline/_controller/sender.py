@@ -297,7 +297,7 @@ class Sender:
         exchange.response = response
         if not endpoint.content.streamed or not response.is_success:
             yield from read_body(response, endpoint.max_body_size)
-        _parse(exchange, response, unchanged)
+        _parse(exchange, response, unchanged, self.public)
         return response
 
     def _send_seen(
@@ -462,7 +462,12 @@ def _leave(exchange: Exchange, response: Response, redirects: int) -> Flow[None]
     yield from _discard(response)
 
 
-def _parse(exchange: Exchange, response: Response, unchanged: bytes | None) -> None:
+def _parse(
+    exchange: Exchange,
+    response: Response,
+    unchanged: bytes | None,
+    public: Collection[str] = PUBLIC_HEADERS,
+) -> None:
     """The value of the last hop's ``response`` (body read) into
     ``exchange.value``: a 4xx or 5xx raised as its status error, a body the
     HTTP cache gave unchanged left :data:`UNCHANGED`, a list of entities
@@ -472,7 +477,9 @@ def _parse(exchange: Exchange, response: Response, unchanged: bytes | None) -> N
     if not response.is_success and not (unfollowed and not exchange.parse):
         # A redirect the endpoint was told not to follow is what
         # fetch_response returns; a value needs a 2xx.
-        raise status_error(response, endpoint.error_schema, exchange.params)
+        raise status_error(
+            response, endpoint.error_schema, exchange.params, exchange.sensitive, public
+        )
     if not exchange.parse:
         return
     if (

@@ -180,8 +180,7 @@ class RestEndpoint(Generic[ValueT]):
     expires: tuple[RestEndpoint[Any], ...] | None = None
     #: How lists and dicts in the query and in ``Form`` bodies are written:
     #: ``"repeat"`` (``a=1&a=2``), ``"brackets"`` (``a[]=1``, ``m[k]=v``),
-    #: ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``); see
-    #: ``_wire.params``.
+    #: ``"indexed"`` (``a[0]=1``) or ``"comma"`` (``a=1,2``).
     param_style: ParamStyle = "repeat"
 
     @overload
@@ -279,7 +278,7 @@ class RestEndpoint(Generic[ValueT]):
         """A copy with ``options`` changed; the same class, so its defaults hold.
 
         Every option replaces this endpoint's, except two that accumulate
-        (the one rule, in ``_endpoints.options``): ``headers`` are added to this endpoint's
+        (the same rule everywhere options meet): ``headers`` are added to this endpoint's
         and override them name by name, case-insensitively (a name given
         ``None`` is removed; ``headers=None`` removes them all), and
         ``sensitive_headers`` are added to this endpoint's."""
@@ -365,7 +364,7 @@ class RestEndpoint(Generic[ValueT]):
     @property
     def plan(self) -> Plan:
         """How a value of this endpoint is normalized into the store and read
-        back: its ``schema``'s plan (``_store.schemas``), made once."""
+        back: its ``schema``'s plan, made once."""
         plan: Plan | None = self.__dict__.get("_plan")
         if plan is None:
             if isinstance(self.schema, EventSchemas):
@@ -380,7 +379,7 @@ class RestEndpoint(Generic[ValueT]):
     @property
     def defers_parse(self) -> bool:
         """Whether a 2xx body may be left unparsed for the store to read
-        straight into entities (``_store.deferred_parse``): JSON content, the default
+        straight into entities: JSON content, the default
         ``parse_response`` and ``process``, a schema of one entity class in
         a list, and middleware that all take an unparsed value. Worked out
         once."""

@@ -14,23 +14,26 @@
 | anything else outside 2xx | :class:`NetworkError` |
 
 Every one is a ``NetworkError``, so ``except NetworkError`` catches them all,
-with its ``status``, ``request_id``, ``retry_after`` and ``problem``.
-:func:`status_error` also fills ``data``: the body validated by the
+with its ``status``, ``request_id``, ``retry_after``, ``problem``, ``data``
+(the body as JSON) and the server's reason in its message.
+:func:`status_error` fills ``data`` with the body validated by the
 endpoint's ``error_schema`` with the machinery of its ``schema``
-(``_store.schemas``, read back, nothing kept). A body that does not
-validate, or is not JSON, leaves ``data`` ``None``: the status error is
-raised all the same, never a validation error in its place. The body was
-read with the endpoint's ``max_body_size``. Nothing here runs unless a
-call failed.
+(``_store.schemas``, read back, nothing kept), when it validates. A body
+that does not leaves ``data`` the body as JSON (``None`` when it is not
+JSON): the status error is raised all the same, never a validation error
+in its place, so one ``error_schema`` for a service's 422s leaves its
+404s readable too. The body was read with the endpoint's
+``max_body_size``. Nothing here runs unless a call failed.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
+from .._base.credentials import PUBLIC_HEADERS
 from .._base.errors import NetworkError, redact_url
 from .._base.library import Response
 from .._store.schemas import Batch, denormalize, normalize
@@ -47,6 +50,7 @@ __all__ = [
     "UnprocessableEntityError",
     "error_data",
     "status_error",
+    "typed_error_data",
 ]
 
 logger = logging.getLogger("restwire")
@@ -117,18 +121,32 @@ def status_error(
     response: Response,
     error_schema: Any = None,
     params: Mapping[str, Any] | None = None,
+    marked: Collection[str] = (),
+    public: Collection[str] = PUBLIC_HEADERS,
 ) -> NetworkError:
     """The error for ``response`` (body read), typed by its status, its
-    ``data`` validated by ``error_schema`` when one is given."""
-    error = error_class(response.status_code)(response)
+    ``data`` validated by ``error_schema`` when one is given and fits (else
+    the body as JSON); ``marked`` and ``public`` say which of the request's
+    headers are credentials, never shown in its message."""
+    error = error_class(response.status_code)(response, marked, public)
     if error_schema is not None:
-        error.data = error_data(error_schema, response, params or {})
+        typed = error_data(error_schema, response, params or {})
+        if typed is not _UNREAD:
+            error.data = typed
     return error
+
+
+class _Unread:
+    pass
+
+
+#: What :func:`error_data` gives for a body its schema cannot read.
+_UNREAD: Any = _Unread()
 
 
 def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
     """The error body of ``response`` as ``schema`` reads it (entities built,
-    models validated, not stored); ``None`` when it does not validate."""
+    models validated, not stored); ``_UNREAD`` when it does not validate."""
     try:
         document = json.loads(response.content)
         batch = Batch()
@@ -145,4 +163,12 @@ def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> An
             type(error).__name__,
             error,
         )
-        return None
+        return _UNREAD
+
+
+def typed_error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
+    """The error body of ``response`` as ``schema`` reads it (entities
+    built, models validated, not stored); ``None`` when it does not
+    validate (``restwire.extension.error_data``)."""
+    typed = error_data(schema, response, params)
+    return None if typed is _UNREAD else typed

@@ -46,6 +46,8 @@ import time
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from tests.waiting import HANG
+
 #: How long ``/silent`` and ``/stall`` hold a connection.
 HOLD = 20.0
 
@@ -239,7 +241,7 @@ class ScriptedServer:
 
     def close(self) -> None:
         self._process.terminate()
-        self._process.join(10)
+        self._process.join(HANG)
 
     def __enter__(self) -> Self:
         return self

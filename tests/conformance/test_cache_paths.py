@@ -48,8 +48,8 @@ async def cached_calls(
     """Two calls of a fresh entry and two of one to revalidate, on
     ``path`` with a cache of its own in ``folder``: the four values, the
     requests each pair sent, and the revalidation's bytes."""
-    fresh = RestEndpoint(url_prefix=server.origin, path="/fresh", timeout=5)
-    etag = RestEndpoint(url_prefix=server.origin, path="/etag", timeout=5)
+    fresh = RestEndpoint(url_prefix=server.origin, path="/fresh", timeout=60)
+    etag = RestEndpoint(url_prefix=server.origin, path="/etag", timeout=60)
     server.requests()
     cache = HttpCache.sqlite(folder / "cache.db")
     # (named: a client with an event hook shares nothing, not even between

@@ -30,6 +30,7 @@ import pytest
 
 from restwire import AsyncController, Controller, HttpCache, RestEndpoint
 from restwire.middlewares import ContextToken
+from tests.waiting import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -333,7 +334,7 @@ async def _run(kit: Kit, path: str) -> dict[str, Any]:
                         kit.controller.subscribe(
                             endpoint, params, got[name].append, frequency=60
                         )
-                with anyio.fail_after(5):
+                with anyio.fail_after(HANG):
                     while not (got["ann"] and got["bob"]):
                         await anyio.sleep(0.01)
         return {"ann": got["ann"][0], "bob": got["bob"][0]}

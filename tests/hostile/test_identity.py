@@ -31,6 +31,7 @@ from restwire import (
     resource,
 )
 from restwire.middlewares import ContextToken
+from tests.waiting import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -139,7 +140,7 @@ def test_a_forged_token_never_gets_the_response_in_flight_threads(
             name: pool.submit(outcome_sync, controller, token)
             for name, token in (("ann", ANN), ("forger", "forged"), ("nobody", None))
         }
-        outcomes = {name: future.result(5) for name, future in futures.items()}
+        outcomes = {name: future.result(HANG) for name, future in futures.items()}
     assert outcomes == {
         "ann": {"name": "user-0", "secret": "user-0's secret"},
         "forger": 401,
@@ -221,7 +222,7 @@ async def test_pollers_of_different_users_are_not_shared(
         ann = controller.subscribe(polled, None, seen["ann"].append)
         current_token.set(BOB)
         bob = controller.subscribe(polled, None, seen["bob"].append)
-        with anyio.fail_after(3):
+        with anyio.fail_after(HANG):
             while not (seen["ann"] and seen["bob"]):
                 await anyio.sleep(0.01)
         ann.cancel()

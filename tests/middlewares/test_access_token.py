@@ -25,6 +25,7 @@ from restwire import (
 )
 from restwire.middlewares import AccessToken
 from tests.conftest import fetch_together
+from tests.waiting import HANG, until, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -309,19 +310,19 @@ async def test_a_refresh_that_gets_401_itself_ends_and_the_token_stays_usable(
 
     auth.refresh = refresh if mode == "sync" else refresh_async
     mine = base.extend(path="/my/1")
-    with anyio.fail_after(5):
+    with anyio.fail_after(HANG):
         if mode == "sync":
             with ThreadPoolExecutor(1) as pool:
                 future = pool.submit(controller.controller.fetch, mine)
                 with pytest.raises(NetworkError) as caught:
-                    future.result(5)
+                    future.result(HANG)
         else:
             with pytest.raises(NetworkError) as caught:
                 await controller.fetch(mine)
     assert caught.value.status == 401
     assert isinstance(caught.value.__cause__, NetworkError)  # the refresh's 401
     auth.token = "good"
-    with anyio.fail_after(5):
+    with anyio.fail_after(HANG):
         assert await controller.fetch(mine) == {"id": "1"}
 
 
@@ -431,7 +432,7 @@ def test_one_access_token_serves_threads_with_loops_and_sync_controllers(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(20)
+        thread.join(HANG)
     assert not any(thread.is_alive() for thread in threads), "a refresh hung"
     assert len(outcomes) == 4
     assert set(outcomes) <= {"ok", "status 401"}, outcomes
@@ -455,18 +456,23 @@ async def test_a_failed_refresh_is_tried_once_for_all_its_waiters(
         refreshes.append(RuntimeError("refresh endpoint down"))
         return refreshes[-1]
 
+    def all_refused() -> bool:
+        return len(httpx_mock.get_requests()) >= 10
+
     def refresh() -> str:
-        time.sleep(0.2)  # long enough for every other call's 401 to arrive
+        wait_until(all_refused)  # every other call's 401 has come
+        time.sleep(0.2)  # and they are on their way to wait for this one
         raise failed()
 
     async def refresh_async() -> str:
+        await until(all_refused)
         await anyio.sleep(0.2)
         raise failed()
 
     auth = AccessToken("stale", refresh=refresh if mode == "sync" else refresh_async)
     base = RestEndpoint(url_prefix=API).use(auth)
     endpoints = [base.extend(path=f"/items/{n}") for n in range(10)]
-    with anyio.fail_after(10):
+    with anyio.fail_after(HANG):
         outcomes = await fetch_together(controller, mode, endpoints)
     assert len(refreshes) == 1
     assert all(isinstance(each, NetworkError) for each in outcomes), outcomes

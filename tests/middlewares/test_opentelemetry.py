@@ -37,6 +37,7 @@ from restwire import (
 )
 from restwire.middlewares import AccessToken, OpenTelemetry, Retry
 from tests.servers import RecordingServer
+from tests.waiting import HANG, cancel_once
 
 pytestmark = pytest.mark.anyio
 
@@ -288,8 +289,10 @@ async def test_a_cancelled_call_ends_its_spans_with_the_cancellation(
         traces.middleware()
     )
     async with AsyncController() as controller:
-        with anyio.move_on_after(0.2):
-            await controller.fetch(slow, {"seconds": "1"})
+        await cancel_once(
+            lambda: controller.fetch(slow, {"seconds": "30"}),
+            lambda: bool(origin_a.requests),  # sent: cancelled in its send
+        )
     call, (send,) = traces.one_call()
     assert attrs(send)["error.type"] == "GeneratorExit"  # the flow was closed
     assert attrs(call)["error.type"] == "asyncio.CancelledError"
@@ -383,7 +386,7 @@ def test_subscribe_traces_its_polls_and_its_probe_makes_no_span(
     seen = threading.Event()
     with Controller() as controller:
         controller.subscribe(ticker, None, lambda value: seen.set(), frequency=60)
-        assert seen.wait(5)
+        assert seen.wait(HANG)
     (call,) = traces.calls()  # the first poll; the identity probe sent nothing
     assert len(traces.sends(call)) == 1
 

@@ -30,6 +30,7 @@ from restwire import (
     TransportError,
 )
 from tests.pipeline.entities import Post
+from tests.waiting import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -148,7 +149,8 @@ async def test_a_non_2xx_status_is_a_network_error_with_its_body(
     # the reason phrase is the library's (httpx2 says RFC 9110's "Content")
     phrase = httpx.codes.get_reason_phrase(422)
     assert phrase in ("Unprocessable Entity", "Unprocessable Content")
-    assert str(error) == f"GET {API}/my/1: 422 {phrase}"
+    # the server's reason ends the message
+    assert str(error) == f"GET {API}/my/1: 422 {phrase}: title: field required"
     assert error.response.is_closed
 
 
@@ -440,7 +442,7 @@ async def test_a_cancelled_leader_hands_the_request_to_a_follower(
         async def follower() -> None:
             outcomes.append(await controller.fetch(get_post, {"id": "1"}))
 
-        with anyio.fail_after(3):
+        with anyio.fail_after(HANG):
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(leader)
                 await arrived.wait()
@@ -486,16 +488,16 @@ def test_a_fetch_in_flight_at_reset_does_not_write_back_threads(
 
     def held(request: httpx.Request) -> httpx.Response:
         arrived.set()
-        release.wait(5)
+        release.wait(HANG)
         return httpx.Response(200, json={"id": "1", "title": "before reset"})
 
     httpx_mock.add_callback(held)
     with Controller() as controller, ThreadPoolExecutor(1) as pool:
         future = pool.submit(controller.fetch, get_post, {"id": "1"})
-        assert arrived.wait(5)
+        assert arrived.wait(HANG)
         controller.reset()
         release.set()
-        assert future.result(5) == Post(id="1", title="before reset")
+        assert future.result(HANG) == Post(id="1", title="before reset")
         assert controller.store.records == {}
         assert controller.store.results == {}
 
@@ -508,17 +510,17 @@ def test_a_call_after_reset_does_not_join_a_stale_flight(httpx_mock: HTTPXMock) 
         title = next(titles)
         if title == "stale":
             arrived.set()
-            release.wait(5)
+            release.wait(HANG)
         return httpx.Response(200, json={"id": "1", "title": title})
 
     httpx_mock.add_callback(held, is_reusable=True)
     with Controller() as controller, ThreadPoolExecutor(1) as pool:
         stale = pool.submit(controller.fetch, get_post, {"id": "1"})
-        assert arrived.wait(5)
+        assert arrived.wait(HANG)
         controller.reset()
         assert controller.fetch(get_post, {"id": "1"}).title == "fresh"
         release.set()
-        assert stale.result(5).title == "stale"
+        assert stale.result(HANG).title == "stale"
         assert controller.get(get_post, {"id": "1"}).title == "fresh"
 
 
@@ -544,7 +546,7 @@ async def test_impatient_callers_never_fail_patient_ones(httpx_mock: HTTPXMock) 
                 await controller.fetch(get_post, {"id": post_id})
             cancelled += scope.cancelled_caught
 
-        with anyio.fail_after(10):
+        with anyio.fail_after(HANG):
             async with anyio.create_task_group() as tasks:
                 for index in range(1000):
                     post_id = str(index % 10)

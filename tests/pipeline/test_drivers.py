@@ -44,6 +44,7 @@ from restwire import (
 )
 from restwire._base.effects import TakeLease
 from restwire._base.library import Response
+from tests.waiting import HANG, cancel_once, until, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -156,7 +157,7 @@ class Leasing:
 
 
 async def _slowly(response: httpx.Response) -> httpx.Response:
-    await anyio.sleep(5)
+    await anyio.sleep(HANG)  # cancelled long before
     return response
 
 
@@ -201,12 +202,12 @@ async def test_locks_and_leases_are_given_back_when_a_call_is_cancelled(
 
         class SlowSleep:
             def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
-                yield Sleep(10)
+                yield Sleep(HANG)
                 return (yield from call_next(exchange))
 
         slow = endpoint.use(SlowSleep())
-        with anyio.move_on_after(0.1):
-            await controller.fetch(slow)  # cancelled in its sleep
+        # cancelled in its sleep, the lease taken just before it
+        await cancel_once(lambda: controller.fetch(slow), lambda: leases.held > 0)
     assert locking.free
     assert leases.held == 0
     await driver.close(controller)
@@ -272,9 +273,30 @@ async def test_an_error_is_thrown_back_into_the_flow_and_it_may_send_again(
 
 
 class Waiting:
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
+        self.reached.set()
         yield Sleep(30)
         return (yield from call_next(exchange))
+
+
+def _close_when(controller: Any, reached: Callable[[], bool]) -> threading.Thread:
+    """A thread that closes ``controller`` once ``reached()``, started."""
+
+    def close() -> None:
+        wait_until(reached)
+        controller.close()
+
+    closer = threading.Thread(target=close)
+    closer.start()
+    return closer
+
+
+async def _close_when_async(controller: Any, reached: Callable[[], bool]) -> None:
+    await until(reached)
+    await controller.close()
 
 
 async def test_closing_ends_a_call_that_waits_at_once(
@@ -282,12 +304,12 @@ async def test_closing_ends_a_call_that_waits_at_once(
 ) -> None:
     driver = kit()
     controller = driver.controller()
-    endpoint = RestEndpoint(url_prefix=API, path="/a").use(Waiting())
+    waiting = Waiting()
+    endpoint = RestEndpoint(url_prefix=API, path="/a").use(waiting)
     started = time.monotonic()
     errors: list[BaseException] = []
     if mode == "sync":
-        closer = threading.Timer(0.1, controller.close)
-        closer.start()
+        closer = _close_when(controller, waiting.reached.is_set)
         try:
             controller.fetch(endpoint)
         except ControllerClosed as error:
@@ -295,7 +317,7 @@ async def test_closing_ends_a_call_that_waits_at_once(
         closer.join()
     else:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_close_later, controller)
+            tasks.start_soon(_close_when_async, controller, waiting.reached.is_set)
             try:
                 await controller.fetch(endpoint)
             except ControllerClosed as error:
@@ -303,12 +325,7 @@ async def test_closing_ends_a_call_that_waits_at_once(
     assert [str(error) for error in errors] == [
         "GET https://api.example.com/a: the controller was closed while the call waited"
     ]
-    assert time.monotonic() - started < 5
-
-
-async def _close_later(controller: Any) -> None:
-    await anyio.sleep(0.1)
-    await controller.close()
+    assert time.monotonic() - started < 15  # not the 30 s of its wait
 
 
 async def test_closing_ends_a_poll_at_once(kit: Callable[..., Kit], mode: str) -> None:
@@ -318,16 +335,17 @@ async def test_closing_ends_a_poll_at_once(kit: Callable[..., Kit], mode: str) -
     started = time.monotonic()
     values: list[Any] = []
     if mode == "sync":
-        closer = threading.Timer(0.1, controller.close)
-        closer.start()
-        values.extend(controller.poll(endpoint))
+        closer = _close_when(controller, lambda: bool(values))  # the first poll
+        for value in controller.poll(endpoint):
+            values.append(value)
         closer.join()
     else:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_close_later, controller)
-            values.extend([value async for value in controller.poll(endpoint)])
+            tasks.start_soon(_close_when_async, controller, lambda: bool(values))
+            async for value in controller.poll(endpoint):
+                values.append(value)
     assert values == [{"path": "/a"}]
-    assert time.monotonic() - started < 5  # not the 30 s poll interval
+    assert time.monotonic() - started < 15  # not the 30 s poll interval
 
 
 # -- managers hear the end of every call they heard begin -------------------------------------
@@ -353,8 +371,11 @@ class Tally:
 async def test_on_done_follows_every_on_call_however_the_call_ends(
     kit: Callable[..., Kit], mode: str
 ) -> None:
+    sent_stuck = threading.Event()
+
     def answer(request: httpx.Request) -> Any:
         if request.url.path == "/stuck":
+            sent_stuck.set()
             if mode == "sync":
                 raise Interrupt
             return _slowly(httpx.Response(200, json={}))
@@ -372,8 +393,7 @@ async def test_on_done_follows_every_on_call_however_the_call_ends(
         with pytest.raises(Interrupt):
             controller.fetch(stuck)
     else:
-        with anyio.move_on_after(0.05):
-            await controller.fetch(stuck)
+        await cancel_once(lambda: controller.fetch(stuck), sent_stuck.is_set)
     assert tally.events == [
         "call",
         "value",

@@ -33,6 +33,7 @@ from restwire._wire.fast_transport import WHOLE_BODY
 from restwire.middlewares import CookieCredentials
 from tests.conftest import SSL_CONTEXT
 from tests.servers import RecordingServer, WireServer, ok_answer
+from tests.waiting import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -236,7 +237,7 @@ class Scripted:
     def __call__(self, connection: socket.socket) -> None:
         head = b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(self.body)
         connection.sendall(head + self.body[: self.first])
-        self.go.wait(10)
+        self.go.wait(HANG)
         self.rest_sent.set()
         connection.sendall(self.body[self.first :])
 
@@ -253,7 +254,7 @@ async def test_a_small_body_is_read_whole(wire: WireServer) -> None:
     assert script.rest_sent.is_set()
     wire.respond = ok_answer
     other = await transport.handle_async_request(
-        httpx.Request("GET", wire.url("/next"), extensions=_timeout(pool=2.0))
+        httpx.Request("GET", wire.url("/next"), extensions=_timeout(pool=HANG))
     )
     assert await other.aread() == b"ok"
     assert [chunk async for chunk in response.aiter_raw()] == [script.body]
@@ -266,7 +267,7 @@ async def test_a_large_body_comes_as_it_arrives(wire: WireServer) -> None:
     script = wire.respond = Scripted(WHOLE_BODY + 1, first=1000)
     transport = fast_transport(verify=SSL_CONTEXT)
     response = await asyncio.wait_for(
-        transport.handle_async_request(httpx.Request("GET", wire.url("/large"))), 5
+        transport.handle_async_request(httpx.Request("GET", wire.url("/large"))), HANG
     )
     assert not script.rest_sent.is_set()
     script.go.set()
@@ -397,7 +398,7 @@ async def test_no_free_connection_in_time_is_a_pool_timeout(wire: WireServer) ->
     await taking.aclose()  # before its end: the connection is closed
     script.go.set()
     answer = await transport.handle_async_request(
-        httpx.Request("GET", wire.url("/3"), extensions=_timeout(pool=2.0))
+        httpx.Request("GET", wire.url("/3"), extensions=_timeout(pool=HANG))
     )
     assert len(await answer.aread()) == len(script.body)
     await transport.aclose()

@@ -15,6 +15,7 @@ from pytest_httpx import HTTPXMock
 
 from restwire import AsyncController, Controller, RestEndpoint
 from tests.pipeline.entities import Ticker
+from tests.waiting import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -117,7 +118,7 @@ def test_close_stops_every_poller_thread(httpx_mock: HTTPXMock) -> None:
     controller = Controller()
     controller.subscribe(ticker, PARAMS, lambda t: seen.set())
     controller.subscribe(ticker, {"product_id": "ETH-USD"}, lambda t: None)
-    assert seen.wait(2)
+    assert seen.wait(HANG)
     controller.close()
     assert poller_threads() == []
     with pytest.raises(RuntimeError, match="closed"):
@@ -140,7 +141,7 @@ def test_poll_errors_go_to_on_error_and_polling_goes_on(httpx_mock: HTTPXMock) -
     with Controller() as controller:
         endpoint = ticker.extend(error_expiry_length=0)
         controller.subscribe(endpoint, PARAMS, got, on_error=errors.append)
-        assert done.wait(2)
+        assert done.wait(HANG)
     assert [type(e).__name__ for e in errors] == ["ServerError"]
     assert values[0].price == 1.0
 
@@ -158,7 +159,7 @@ def test_a_failing_callback_does_not_stop_the_poller(httpx_mock: HTTPXMock) -> N
 
     with Controller() as controller:
         controller.subscribe(ticker, PARAMS, flaky)
-        assert enough.wait(2)
+        assert enough.wait(HANG)
 
 
 async def test_async_subscribers_share_one_task_and_stop_on_exit(
@@ -177,13 +178,13 @@ async def test_async_subscribers_share_one_task_and_stop_on_exit(
         )
         two = controller.subscribe(ticker, PARAMS, record, frequency=0.01)
         assert controller.poll_interval(ticker, PARAMS) == 0.01
-        with anyio.fail_after(2):
+        with anyio.fail_after(HANG):
             while len(second) < 3:
                 await anyio.sleep(0.01)
         two.cancel()
         assert controller.poll_interval(ticker, PARAMS) == 5
         one.cancel()
-        with anyio.fail_after(2):
+        with anyio.fail_after(HANG):
             while controller.poll_interval(ticker, PARAMS) is not None:
                 await anyio.sleep(0.01)
         controller.subscribe(
@@ -230,7 +231,7 @@ def test_a_poller_keeps_every_value_of_a_repeated_param_sync(
         Controller() as controller,
         controller.subscribe(TAGGED, TAGS, lambda value: seen.set()),
     ):
-        assert seen.wait(2)
+        assert seen.wait(HANG)
     assert httpx_mock.get_requests()[0].url.query == b"tag=a&tag=b"
 
 
@@ -241,6 +242,6 @@ async def test_a_poller_keeps_every_value_of_a_repeated_param_async(
     seen = anyio.Event()
     async with AsyncController() as controller:
         with controller.subscribe(TAGGED, TAGS, lambda value: seen.set()):
-            with anyio.fail_after(2):
+            with anyio.fail_after(HANG):
                 await seen.wait()
     assert httpx_mock.get_requests()[0].url.query == b"tag=a&tag=b"

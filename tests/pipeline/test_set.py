@@ -23,6 +23,7 @@ from restwire import (
     RestEndpoint,
 )
 from restwire.middlewares import ContextToken
+from tests.waiting import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -151,7 +152,7 @@ def test_subscribers_hear_a_set_and_their_poller_waits_an_interval(
     with Controller() as controller:
         polled = price.extend(poll_frequency=60)
         controller.subscribe(polled, {"id": "p1"}, listen)
-        assert first.wait(5)
+        assert first.wait(HANG)
         controller.set(polled, {"id": "p1", "price": "3"}, {"id": "p1"})
         assert second.is_set()  # told at once, in the caller's thread
     assert heard == [Decimal("1.00"), Decimal(3)]
@@ -170,7 +171,7 @@ async def test_async_subscribers_hear_a_set(httpx_mock: HTTPXMock) -> None:
     async with AsyncController() as controller:
         polled = price.extend(poll_frequency=60)
         controller.subscribe(polled, {"id": "p1"}, listen)
-        with anyio.fail_after(5):
+        with anyio.fail_after(HANG):
             await first.wait()
         await controller.set(polled, {"id": "p1", "price": "3"}, {"id": "p1"})
         # another caller's set is not this subscriber's

@@ -182,7 +182,9 @@ async def test_a_problem_body_is_read_into_problem(
     assert caught.value.problem == Problem(
         title="Out of credit", status=403, extensions={"balance": 30}
     )
-    assert caught.value.data is None  # no error_schema
+    # no error_schema: the body as JSON
+    assert caught.value.data == {"title": "Out of credit", "status": 403, "balance": 30}
+    assert str(caught.value) == f"GET {API}/items/1: 403 Forbidden: Out of credit"
 
 
 async def test_problem_is_none_for_any_other_body(
@@ -225,27 +227,28 @@ async def test_an_entity_error_schema_builds_an_entity_and_stores_nothing(
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "data"),
     [
-        b'{"code": 1}',  # wrong type, missing field
-        b"[1, 2]",  # wrong shape
-        b"<html>Bad gateway</html>",  # not JSON
-        b"",
-        b"[" * 100_000 + b"]" * 100_000,  # nested past the stack
+        (b'{"code": 1}', {"code": 1}),  # wrong type, missing field
+        (b"[1, 2]", [1, 2]),  # wrong shape
+        (b"<html>Bad gateway</html>", None),  # not JSON
+        (b"", None),
+        (b"[" * 100_000 + b"]" * 100_000, None),  # nested past the stack
     ],
 )
-async def test_a_body_that_does_not_validate_leaves_data_none_and_raises_the_status(
+async def test_a_body_that_does_not_validate_leaves_data_the_json_and_raises_the_status(
     controller: Any,
     httpx_mock: HTTPXMock,
     caplog: pytest.LogCaptureFixture,
     body: bytes,
+    data: Any,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="restwire")
     httpx_mock.add_response(status_code=400, content=body, is_reusable=True)
     for schema in (Detail, Failure, [Failure]):
         with pytest.raises(BadRequestError) as caught:
             await controller.fetch(get_item.extend(error_schema=schema), {"id": 1})
-        assert caught.value.data is None
+        assert caught.value.data == data
     assert any(
         "does not validate as error_schema" in record.getMessage()
         for record in restwire_records(caplog)

@@ -38,6 +38,7 @@ from recipes.demo_providers import FASTAPI_USER  # noqa: E402
 from recipes.tour import Tour  # noqa: E402
 from restwire import UnauthorizedError, UnprocessableEntityError  # noqa: E402
 from tests.conftest import collect  # noqa: E402
+from tests.waiting import HANG  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
@@ -150,7 +151,7 @@ def origin() -> Iterator[str]:
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
-        thread.join(10)
+        thread.join(HANG)
         sock.close()
 
 

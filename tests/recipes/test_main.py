@@ -10,15 +10,17 @@ import socket
 import subprocess
 import sys
 import threading
+import tomllib
 from pathlib import Path
 
 import httpx
 import pytest
 
 from recipes import __main__ as tour_main
-from recipes.catalog import RECIPES, name_of
+from recipes.catalog import EXTRA_OF, RECIPES, find, name_of
 from recipes.demo_api import DemoApi
 from recipes.tour import Tour
+from tests.waiting import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,17 +152,20 @@ def test_serve_prints_its_urls_serves_them_and_stops_on_ctrl_c() -> None:
         lines: list[str] = []
         while not lines or lines[-1] != "Ctrl-C stops it.":
             line = server.stdout.readline()
-            assert line, "".join(lines) + server.communicate(timeout=10)[1]
+            assert line, "".join(lines) + server.communicate(timeout=HANG)[1]
             lines.append(line.rstrip("\n"))
         origin = lines[0].removeprefix("restwire demo API at ")
         assert origin.startswith("http://127.0.0.1:")
         assert f"  GET    {origin}/posts/<id>" in lines
         assert lines[-2] == f"try: python -m recipes run posts --base-url {origin}"
-        assert httpx.get(f"{origin}/posts/1").json()["title"] == "Hello, restwire"
+        assert (
+            httpx.get(f"{origin}/posts/1", timeout=HANG).json()["title"]
+            == "Hello, restwire"
+        )
         out = io.StringIO()
         assert tour_main.main(["run", "posts", "--base-url", origin], out) == 0
         server.send_signal(signal.SIGINT)
-        rest, errors = server.communicate(timeout=10)
+        rest, errors = server.communicate(timeout=HANG)
     finally:
         server.kill()
         server.wait()
@@ -184,7 +189,7 @@ def test_serve_stops_when_told() -> None:
     serving = threading.Thread(target=tour_main.serve, args=(0, out, stop))
     serving.start()
     stop.set()
-    serving.join(timeout=10)
+    serving.join(timeout=HANG)
     assert not serving.is_alive()
     assert out.getvalue().endswith("Ctrl-C stops it.\ndemo API stopped\n")
 
@@ -218,7 +223,83 @@ def test_a_recipe_whose_extra_is_missing_is_skipped_in_one_line() -> None:
         in done.stdout
     )
     assert "Traceback" not in done.stdout + done.stderr
-    assert "tour: 1 of 1 recipes ran" in done.stdout
+    assert done.stdout.endswith("tour: 0 of 1 recipes ran, 1 skipped\n")
+
+
+#: Every module an extra of restwire brings, made unimportable: a tour after
+#: a bare ``pip install -e .``.
+WITHOUT_EXTRAS = (
+    "import runpy, sys\n"
+    "for module in ('pydantic', 'hishel', 'redis', 'opentelemetry', 'aiohttp'):\n"
+    "    sys.modules[module] = None\n"
+    "sys.argv[1:] = {argv!r}\n"
+    "runpy.run_module('recipes', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def _place(name: str) -> int:
+    """Where the tour runs recipe ``name``, counting from 1."""
+    return [name_of(recipe) for recipe in RECIPES].index(name) + 1
+
+
+def test_the_tour_without_extras_skips_what_needs_them_and_exits_zero() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_EXTRAS.format(argv=[])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a bound on a hang: the tour takes about 10 s
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ""  # no traceback
+    lines = done.stdout.splitlines()
+    skipped = [
+        (lines[number - 2], line)
+        for number, line in enumerate(lines)
+        if line.startswith("  skipped")
+    ]
+    needs = {
+        "openai_chat": "models",
+        "anthropic_messages": "models",
+        "http_cache": "cache",
+        "slack": "models",
+        "fastapi_oauth": "models",
+    }
+    assert skipped == [
+        (
+            f"[{_place(name)}/{len(RECIPES)}] {name}: {find(name).TITLE}",
+            f'  skipped: needs restwire[{extra}]; install it with pip install -e ".[{extra}]"',
+        )
+        for name, extra in sorted(needs.items(), key=lambda item: _place(item[0]))
+    ]
+    total = len(RECIPES)
+    assert lines[-1] == f"tour: {total - 5} of {total} recipes ran, 5 skipped"
+
+
+def test_a_recipe_that_needs_an_extra_is_listed_and_skipped_without_it() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_EXTRAS.format(argv=["list"])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == [
+        name_of(recipe) for recipe in RECIPES
+    ]
+    assert f"fastapi_oauth   {find('fastapi_oauth').TITLE}\n" in done.stdout
+
+
+def test_the_catalog_knows_the_module_each_extra_brings() -> None:
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = options["project"]["optional-dependencies"]
+    for module, extra in EXTRA_OF.items():
+        assert any(need.startswith(module) for need in extras[extra]), module
+    for recipe in RECIPES:
+        assert set(getattr(recipe, "NEEDS", {}).items()) <= set(EXTRA_OF.items())
 
 
 def test_the_readme_first_command_installs_what_the_tour_needs() -> None:
@@ -272,7 +353,9 @@ def test_the_tour_skips_a_recipe_whose_redis_is_gone_in_one_line(
 
     monkeypatch.setenv("RESTWIRE_REDIS_URL", _closed_redis_url())
     out = io.StringIO()
-    assert tour_main.run_one(many_workers, "http://127.0.0.1:1", 3, 9, out)
+    assert tour_main.run_one(many_workers, "http://127.0.0.1:1", 3, 9, out) == (
+        "skipped"
+    )
     lines = out.getvalue().splitlines()
     assert lines[0] == f"[3/9] many_workers: {many_workers.TITLE}"
     assert lines[2].startswith("  skipped: needs the Redis at 127.0.0.1:")
@@ -287,9 +370,37 @@ def test_the_tour_skips_a_recipe_asked_for_redis_without_redis_py(
     monkeypatch.setenv("RESTWIRE_REDIS_URL", "redis://:s3cret@127.0.0.1:6379/0")
     monkeypatch.setitem(sys.modules, "redis", None)
     out = io.StringIO()
-    assert tour_main.run_one(many_workers, "http://127.0.0.1:1", 1, 1, out)
+    assert tour_main.run_one(many_workers, "http://127.0.0.1:1", 1, 1, out) == (
+        "skipped"
+    )
     assert out.getvalue().splitlines()[2] == (
         "  skipped: a Redis (RESTWIRE_REDIS_URL) needs redis, which is not "
         'installed: pip install "restwire[redis]"; or unset '
         "RESTWIRE_REDIS_URL to run the workers in this process"
     )
+
+
+def test_the_recipes_credentials_are_the_demos() -> None:
+    """Recipes hold their credentials as constants a reader replaces; they
+    are the ones the demo API accepts."""
+    from recipes import (
+        demo_api,
+        demo_providers,
+        demo_twilio,
+        github,
+        signing,
+        stripe,
+        twilio,
+    )
+
+    assert signing.SIGNING_KEY == demo_api.SIGNING_KEY
+    assert github.GITHUB_TOKEN == demo_providers.GITHUB_TOKEN
+    assert stripe.STRIPE_KEY == demo_providers.STRIPE_KEY
+    assert stripe.STRIPE_VERSION == demo_providers.STRIPE_VERSION
+    assert twilio.TWILIO_ACCOUNT == demo_twilio.TWILIO_ACCOUNT
+    assert twilio.TWILIO_TOKEN == demo_twilio.TWILIO_TOKEN
+    assert twilio.TWILIO_FROM == demo_twilio.TWILIO_FROM
+    pytest.importorskip("pydantic")
+    from recipes import fastapi_oauth
+
+    assert fastapi_oauth.FASTAPI_USER == demo_providers.FASTAPI_USER

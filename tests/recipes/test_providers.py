@@ -313,8 +313,8 @@ async def test_slack_ok_false_in_a_200_is_raised_with_its_code(
     assert raised.value.code == "no_text"
     assert raised.value.data == slack.SlackError(ok=False, error="no_text")
     assert str(raised.value) == (
-        f"POST {api.origin}/api/chat.postMessage: 200 OK "
-        "(the call failed: the body says: 'no_text')"
+        f"POST {api.origin}/api/chat.postMessage: 200 OK: no_text "
+        "(the body of this 2xx says the call failed)"
     )
     wrong = slack.slack_api(api.origin, "xoxb-not-the-token")
     with pytest.raises(BodyStatusError, match="invalid_auth") as raised:

@@ -1,9 +1,9 @@
 """How to test code that uses restwire: the docs' testing guide, run.
 
-The code under test is the ``posts`` recipe (``recipes/posts.py``). The
-guide (``docs/guides/testing.md``) shows blocks of this file verbatim
-(``tests/test_docs.py`` checks they are still here), so it cannot drift
-from what runs.
+The code under test is a ``posts`` resource defined here as a project would
+define it. The guide (``docs/guides/testing.md``) shows blocks of this file
+and of ``test_testing_guide_httpx2.py`` verbatim (``tests/test_docs.py``
+checks they are still here), so it cannot drift from what runs.
 """
 
 from __future__ import annotations
@@ -11,15 +11,32 @@ from __future__ import annotations
 import json
 
 import httpx
-import httpx2
 import pytest
 from pytest_httpx import HTTPXMock
-from pytest_httpx2 import HTTPXMock as HTTPX2Mock
 
-from recipes.posts import Post, posts
-from restwire import AsyncController, Controller, NetworkError
+from restwire import (
+    AsyncController,
+    Controller,
+    Entity,
+    NetworkError,
+    Resource,
+    RestEndpoint,
+    resource,
+)
 
 API = "https://api.example.com"
+
+
+class Post(Entity):
+    id: str = ""
+    title: str = ""
+
+
+def posts(base_url: str) -> Resource[Post]:
+    """The code under test (in your project, imported from where it is)."""
+    return resource(
+        path="/posts/:id", schema=Post, endpoint=RestEndpoint(url_prefix=base_url)
+    )
 
 
 # -- pytest-httpx ---------------------------------------------------------------
@@ -86,22 +103,3 @@ def test_a_stored_value_expires(httpx_mock: HTTPXMock) -> None:
         now[0] += 61  # past data_expiry_length (60 s)
         controller.get(posts(API).get, {"id": "1"})  # stale: fetched again
     assert len(httpx_mock.get_requests()) == 2
-
-
-# -- httpx2 ---------------------------------------------------------------------
-def test_on_httpx2_with_its_mock_transport() -> None:
-    def fake_api(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, json=[{"id": "1", "title": "Hi"}])
-
-    client = httpx2.Client(transport=httpx2.MockTransport(fake_api))
-    with Controller(client) as controller:
-        assert controller.fetch(posts(API).get_list) == [Post(id="1", title="Hi")]
-        response = controller.fetch_response(posts(API).get_list)
-        assert isinstance(response, httpx2.Response)  # the client's library
-
-
-def test_on_httpx2_with_httpx2_pytest(httpx2_mock: HTTPX2Mock) -> None:
-    httpx2_mock.add_response(json={"id": "7", "title": "Hi"})
-    with Controller(httpx2.Client()) as controller:
-        created = controller.fetch(posts(API).create, body={"title": "Hi"})
-    assert created.id == "7"

@@ -1,0 +1,211 @@
+"""What an error body says: the server's reason for a status error, in one
+short line, and the body as JSON.
+
+A 4xx or 5xx says why in its body, in one of a few shapes; the status
+error's message quotes the short text of the first that fits
+(:func:`reason_of`), in this order:
+
+| shape | who sends it | the reason |
+|---|---|---|
+| ``{"title": ..., "detail": ...}`` | RFC 9457 problem details | ``title: detail`` (the title left out when it is the status's own phrase) |
+| ``{"detail": "..."}`` | FastAPI's ``HTTPException``, Django REST framework | the text |
+| ``{"detail": [{"loc": [...], "msg": ...}, ...]}`` | FastAPI's 422 | ``body.name: Field required; ...`` |
+| ``{"error": {"message": ...}}`` | Google, OpenAI, Stripe | the message |
+| ``{"error": "...", "message": "..."}`` | Spring Boot, NestJS | ``error: message`` |
+| ``{"error": "...", "error_description": "..."}`` | OAuth 2.0 (RFC 6749, 5.2) | ``error: error_description`` |
+| ``{"error": "..."}`` | many | the text |
+| ``{"message": "..."}`` | GitHub, many | the text (or texts, ``; ``-joined) |
+| ``{"errors": [...]}`` | JSON:API, GraphQL, Rails | each error's ``detail``, ``message`` or ``title`` (or the text), ``; ``-joined; an object of field names to texts as ``name: text``; after the ``message``, if any |
+| a JSON string, or a ``text/plain`` body | plain servers | the text |
+
+Anything else (an HTML page, a JSON shape not above) gives no reason: the
+message says the status alone. The reason is made one line (control
+characters and line breaks become spaces, runs of spaces one), cut to
+:data:`REASON_LIMIT` characters, and redacted by the caller (``errors``):
+no credential the call sent appears in it, even when the server echoes
+one back. Reading is bounded: the body was read within the endpoint's
+``max_body_size``, at most :data:`_MOST_ITEMS` entries of a list are
+looked at, and a body nested past Python's stack is no reason.
+
+:func:`json_document` is the body as JSON, whatever its shape (a status
+error's ``data`` when no ``error_schema`` reads it), or :data:`NOT_JSON`.
+Nothing here runs unless a call failed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .http import is_json_type
+from .library import Response
+
+__all__ = ["NOT_JSON", "REASON_LIMIT", "json_document", "one_line", "reason_of"]
+
+#: The most characters of a server's reason a message quotes.
+REASON_LIMIT = 300
+#: The most entries of a list of errors (or of a ``loc``) looked at.
+_MOST_ITEMS = 20
+
+
+class _NotJson:
+    def __repr__(self) -> str:
+        return "NOT_JSON"
+
+
+#: What :func:`json_document` gives for a body that is not JSON.
+NOT_JSON: Any = _NotJson()
+
+
+def json_document(response: Response) -> Any:
+    """The body of ``response`` (read) as JSON, whatever its shape, or
+    :data:`NOT_JSON`: a body that does not parse, an empty one, or one
+    whose content type names something else (an HTML page) and that does
+    not start as a JSON object or array does."""
+    content = response.content
+    if not content:
+        return NOT_JSON
+    content_type = response.headers.get("content-type")
+    if content_type and not is_json_type(content_type):
+        start = content.lstrip()[:1]
+        if start not in (b"{", b"["):
+            return NOT_JSON
+    try:
+        return json.loads(content)
+    except (ValueError, RecursionError):  # not JSON, or nested past the stack
+        return NOT_JSON
+
+
+def reason_of(response: Response, document: Any) -> str | None:
+    """What the error body of ``response`` says (see the module), as the
+    server wrote it (not yet one line, nor redacted); ``None`` for no
+    reason, or one that only repeats the status's phrase. ``document``:
+    the body as :func:`json_document` read it."""
+    if document is NOT_JSON:
+        said = _plain_text(response)
+    else:
+        try:
+            said = _said(document)
+        except RecursionError:  # a list of lists of lists ...
+            said = None
+    if not said:
+        return None
+    phrase = response.reason_phrase.strip().lower()
+    if phrase and said[: len(phrase) + 2].lower() == f"{phrase}: ":
+        said = said[len(phrase) + 2 :]  # ("Not Found: no post 999")
+    if not said.strip() or said.strip().lower() == phrase:
+        return None
+    return said
+
+
+def one_line(text: str, limit: int = REASON_LIMIT) -> str:
+    """``text`` on one line (every character that is not printable a space,
+    runs of spaces one), at most ``limit`` characters (``...`` ends a text
+    cut short)."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else " " for c in text)
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 3].rstrip() + "..."
+    return text
+
+
+def _plain_text(response: Response) -> str | None:
+    """A ``text/plain`` body's text (at most a few times what is shown)."""
+    content_type = response.headers.get("content-type", "")
+    if content_type.partition(";")[0].strip().lower() != "text/plain":
+        return None
+    return response.content[: REASON_LIMIT * 8].decode("utf-8", "replace")
+
+
+def _said(document: Any) -> str | None:
+    """The reason a JSON ``document`` gives (see the module's table)."""
+    if isinstance(document, str):
+        return document
+    if isinstance(document, list):
+        return _each(document)
+    if not isinstance(document, dict):
+        return None
+    title = _text(document.get("title"))
+    detail = document.get("detail")
+    if isinstance(detail, list):
+        return _joined(title, _each(detail))
+    if title is not None or isinstance(detail, str):
+        return _joined(title, _text(detail))
+    error = document.get("error")
+    message = _message(document.get("message"))
+    if isinstance(error, dict):
+        inner = error.get("message")
+        if not isinstance(inner, str):
+            inner = error.get("detail")
+        return _message(inner) or _message(error.get("errors")) or message
+    if isinstance(error, str):
+        description = _text(document.get("error_description"))
+        return _joined(error, message or description)
+    errors = document.get("errors")
+    if isinstance(errors, list):
+        return _joined(message, _each(errors))
+    if isinstance(errors, dict):
+        return _joined(message, _fields(errors))
+    return message
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _message(value: Any) -> str | None:
+    """A ``message``: a text, or a list of them (NestJS's validation)."""
+    if isinstance(value, list):
+        return _each(value)
+    return _text(value)
+
+
+def _joined(title: str | None, detail: str | None) -> str | None:
+    """``title: detail``, or whichever there is."""
+    if title and detail and title.strip() != detail.strip():
+        return f"{title}: {detail}"
+    return detail or title
+
+
+def _each(items: list[Any]) -> str | None:
+    """The errors of a list, ``; ``-joined: each a text, or an object's
+    ``msg`` (FastAPI, after its ``loc``), ``detail``, ``message`` or
+    ``title``."""
+    texts: list[str] = []
+    for item in items[:_MOST_ITEMS]:
+        if isinstance(item, str):
+            if item.strip():
+                texts.append(item)
+        elif isinstance(item, dict):
+            text = next(
+                (
+                    value
+                    for name in ("msg", "detail", "message", "title")
+                    if (value := _text(item.get(name))) is not None
+                ),
+                None,
+            )
+            if text is None:
+                continue
+            where = _where(item.get("loc"))
+            texts.append(f"{where}: {text}" if where else text)
+    return "; ".join(texts) or None
+
+
+def _where(loc: Any) -> str | None:
+    """FastAPI's ``loc`` (``["body", "name"]``) as ``body.name``."""
+    if not isinstance(loc, list) or not loc:
+        return None
+    return ".".join(str(part) for part in loc[:_MOST_ITEMS])
+
+
+def _fields(errors: dict[Any, Any]) -> str | None:
+    """Rails' ``{"errors": {"name": ["can't be blank"]}}``: ``name: can't
+    be blank``, ``; ``-joined."""
+    texts: list[str] = []
+    for name, value in list(errors.items())[:_MOST_ITEMS]:
+        said = _message(value)
+        if said:
+            texts.append(f"{name}: {said}")
+    return "; ".join(texts) or None
