@@ -605,7 +605,7 @@ class NetworkError(RestwireError):
       whatever its shape (``None`` when it is not JSON).
 
     The message ends with what the server said of its reason, when its body
-    says it in one of the common shapes (``_base.error_bodies``): one line,
+    says it in one of the common shapes (see the errors page): one line,
     at most 300 characters, with no credential the request carried
     (:func:`sent_secrets`: every header not ``public``, and those
     ``marked``), even one the server echoes back.
