@@ -3,6 +3,7 @@ runs unchanged under ``Controller`` and ``AsyncController``."""
 
 from .access_token import AccessToken
 from .body_pagination import BodyPagination
+from .body_status import BodyStatus, BodyStatusError
 from .context_token import ContextToken
 from .cookie_credentials import CookieCredentials
 from .csrf_token import CsrfToken
@@ -21,6 +22,8 @@ from .shared_token import SharedToken, SharedTokenError
 __all__ = [
     "AccessToken",
     "BodyPagination",
+    "BodyStatus",
+    "BodyStatusError",
     "CamelCaseKeys",
     "ContextToken",
     "CookieCredentials",

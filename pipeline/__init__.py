@@ -67,6 +67,7 @@ from ._chain.exchange import CallNext, CallWatcher, EndpointView, Exchange
 from ._chain.identity import Sharing
 from ._chain.stack import (
     ErrorMiddleware,
+    EventMiddleware,
     FlowMiddleware,
     Middleware,
     RequestMiddleware,
@@ -78,6 +79,7 @@ from ._controller.managers import LogoutManager, Manager
 from ._controller.polling import Subscription
 from ._controller.sync_controller import Controller
 from ._endpoints.endpoint import RestEndpoint
+from ._endpoints.events import EventSchemas
 from ._endpoints.options import EndpointOptions
 from ._endpoints.pages import Page, page_total, paged
 from ._endpoints.resource import HookifiedResource, Resource, hookify_resource, resource
@@ -150,6 +152,8 @@ __all__ = [
     "Entity",
     "EntityError",
     "ErrorMiddleware",
+    "EventMiddleware",
+    "EventSchemas",
     "Exchange",
     "Flow",
     "FlowLock",

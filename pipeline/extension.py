@@ -18,6 +18,7 @@ yours can.
 | ``require`` | an optional package imported where your feature is made, or a ``MissingExtra`` naming what to install |
 | ``retry_after_seconds`` | a ``Retry-After`` value read as seconds to wait (RFC 9110) |
 | ``is_token``, ``TOKEN_CHARACTERS`` | whether a text is a header name or a method HTTP can send (an RFC 9110 token), and what one may hold, for a message |
+| ``error_data`` | an error body read by an endpoint's ``error_schema``, as a status error's ``data`` (``None`` when it does not validate) |
 | ``Envelope``, ``NextPage`` | the middleware that unwraps a listing's body into a ``Page``, and the protocol of a way to find the next page in it |
 """
 
@@ -31,6 +32,7 @@ from ._base.http import (
 )
 from ._base.library import INVALID_URL, URL, Headers, Request, Response
 from ._endpoints.pages import Envelope, NextPage
+from ._endpoints.status_errors import typed_error_data as error_data
 
 __all__ = [
     "INVALID_URL",
@@ -42,6 +44,7 @@ __all__ = [
     "Origin",
     "Request",
     "Response",
+    "error_data",
     "is_token",
     "origin_of",
     "redact_params",

@@ -31,6 +31,8 @@ _NAMES = (
     "exchange_price",
     "ticker",
     "live_prices",
+    "openai_chat",
+    "anthropic_messages",
     "pagination",
     "body_pagination",
     "download",
@@ -38,6 +40,7 @@ _NAMES = (
     "many_workers",
     "stripe",
     "github",
+    "slack",
     "twilio",
     "fastapi_oauth",
 )

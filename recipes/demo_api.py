@@ -23,6 +23,7 @@ against it; nothing in ``restwire`` imports it.
 | ``GET /catalog/?offset=<n>&limit=<m>`` | 8 products: ``{"total", "items"}`` (offset paging, no next) |
 | ``/stripe/customers``, ``/drf/customers/``, ``/fastapi/customers``, ``/jsonapi/customers``, ``/json-server/customers`` | customers, listed as Stripe, Django REST framework, fastapi-pagination, JSON:API and json-server list things (``demo_listings``) |
 | ``/v1/customers``, ``/repos/<owner>/<repo>/issues``, ``/fastapi/token`` and ``/fastapi/items`` | Stripe's, GitHub's and FastAPI's conventions, checked as they check them (``demo_providers``) |
+| ``POST /v1/chat/completions``, ``POST /v1/messages`` | OpenAI's and Anthropic's chat answers, streamed as server-sent events in each one's shape (``demo_llm``) |
 | ``/2010-04-01/Accounts/<AccountSid>/Messages.json``, ``.../Messages/<Sid>.json`` | Twilio's: Basic auth, PascalCase forms, ``next_page_uri`` pages (``demo_twilio``) |
 | ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
@@ -319,6 +320,9 @@ class DemoApi:
         self.routes += self.customers.routes()
         self.providers = Providers(self.lock)
         self.routes += self.providers.routes()
+        from .demo_llm import Llm
+
+        self.routes += Llm().routes()
         self.twilio = Twilio(self.lock)
         self.routes += self.twilio.routes()
         self.main = _Server(("127.0.0.1", port), _Handler)

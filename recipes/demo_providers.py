@@ -7,6 +7,7 @@ convention wrong fails here as it would there:
 |---|---|
 | ``GET /v1/customers``, ``GET /v1/customers/<id>``, ``POST /v1/customers`` | Stripe: ``Authorization: Bearer`` the secret key ``STRIPE_KEY``; ``Stripe-Version`` echoed back (a version it does not know is a 400); queries and form bodies in brackets (``expand[]=``, ``created[gte]=``, ``created[lte]=``, ``metadata[plan]=``); a customer's ``default_source`` is the card's ID unless ``expand[]`` names it; a POST's ``Idempotency-Key`` replays the first answer; errors as ``{"error": {"type", "code", "message", "param"}}`` |
 | ``GET /repos/<owner>/<repo>/issues``, ``GET /repos/<owner>/<repo>/issues/<n>`` | GitHub: ``Authorization: Bearer GITHUB_TOKEN``; ``X-GitHub-Api-Version: 2022-11-28`` (another is a 400); ``per_page``/``page`` with ``Link`` pages; an ``ETag`` per answer and 304 for a matching ``If-None-Match`` (not counted against the rate limit, as GitHub's); ``x-ratelimit-limit``/``remaining``/``used``/``reset``; ``Accept: application/vnd.github.html+json`` adds ``body_html`` |
+| ``POST /api/chat.postMessage``, ``GET /api/conversations.list`` | Slack's Web API: ``Authorization: Bearer SLACK_TOKEN``; every answer a 200 whose body says ``"ok": true`` or ``"ok": false`` with an ``error`` code (``not_authed``, ``invalid_auth``, ``channel_not_found``, ``no_text``); a message's body JSON or form; channels listed ``limit`` at a time, the next page's ``cursor`` in ``response_metadata.next_cursor`` (``""`` on the last) |
 | ``POST /fastapi/token``, ``GET /fastapi/items``, ``GET /fastapi/items/<id>``, ``POST /fastapi/items`` | FastAPI's tutorial: ``OAuth2PasswordRequestForm`` (form ``username``/``password``) answering ``{"access_token", "token_type": "bearer"}``; items in camelCase (pydantic's ``to_camel`` aliases); fastapi-pagination's ``Page``; no trailing slash (``/items/`` is a 307 to ``/items``); 401 ``{"detail": "Not authenticated"}``; 422 ``{"detail": [{"type", "loc", "msg", "input"}]}`` |
 """
 
@@ -25,6 +26,7 @@ from .demo_api import Answer, Request, Route
 __all__ = [
     "FASTAPI_USER",
     "GITHUB_TOKEN",
+    "SLACK_TOKEN",
     "STRIPE_KEY",
     "STRIPE_VERSION",
     "Providers",
@@ -35,6 +37,10 @@ STRIPE_KEY = "sk_test_demo"
 STRIPE_VERSION = "2024-06-20"
 #: The token the GitHub-like routes accept.
 GITHUB_TOKEN = "ghp_demo"
+#: The bot token the Slack-like routes accept.
+SLACK_TOKEN = "xoxb-demo"
+#: The Slack-like workspace's channels, in the order they are listed.
+SLACK_CHANNELS = ("general", "random", "releases", "support", "design")
 #: The one user of the FastAPI-like app: name and password.
 FASTAPI_USER = ("johndoe", "secret")
 
@@ -78,6 +84,7 @@ class Providers:
         ]
         self.rate_used = 0
         self.fastapi_tokens: set[str] = set()
+        self.slack_ts = 0
         self.items: dict[int, dict[str, Any]] = {
             n: {
                 "id": n,
@@ -97,12 +104,76 @@ class Providers:
             ("GET", re.compile(r"/v1/customers/(?P<id>[^/]+)"), self._stripe_get),
             ("GET", re.compile(repo), self._issues),
             ("GET", re.compile(repo + r"/(?P<number>\d+)"), self._issue),
+            ("POST", re.compile(r"/api/chat\.postMessage"), self._slack_post),
+            ("GET", re.compile(r"/api/conversations\.list"), self._slack_channels),
             ("POST", re.compile(r"/fastapi/token"), self._fastapi_token),
             ("GET", re.compile(r"/fastapi/items"), self._items),
             ("POST", re.compile(r"/fastapi/items"), self._create_item),
             ("GET", re.compile(r"/fastapi/items/"), self._slash_redirect),
             ("GET", re.compile(r"/fastapi/items/(?P<id>[^/]+)"), self._item),
         ]
+
+    # -- Slack -------------------------------------------------------------------
+
+    @staticmethod
+    def _slack_refused(request: Request) -> Answer | None:
+        """Slack's answer to a call without its token: still a 200."""
+        header = request.headers.get("authorization")
+        if header is None:
+            return Answer(200, {"ok": False, "error": "not_authed"})
+        if header != f"Bearer {SLACK_TOKEN}":
+            return Answer(200, {"ok": False, "error": "invalid_auth"})
+        return None
+
+    def _slack_post(self, request: Request, match: re.Match[str]) -> Answer:
+        refused = self._slack_refused(request)
+        if refused is not None:
+            return refused
+        if "form" in request.headers.get("content-type", ""):
+            fields: Any = dict(parse_qsl(request.body.decode()))
+        else:
+            fields = request.json()
+        if not isinstance(fields, dict):
+            return Answer(200, {"ok": False, "error": "invalid_arguments"})
+        channel = fields.get("channel")
+        ids = {f"C{n:04d}": name for n, name in enumerate(SLACK_CHANNELS, 1)}
+        if channel not in ids and channel not in SLACK_CHANNELS:
+            return Answer(200, {"ok": False, "error": "channel_not_found"})
+        if not fields.get("text"):
+            return Answer(200, {"ok": False, "error": "no_text"})
+        with self.lock:
+            self.slack_ts += 1
+            ts = f"1700000000.{self.slack_ts:06d}"
+        message = {"type": "message", "text": fields["text"], "ts": ts}
+        return Answer(
+            200, {"ok": True, "channel": channel, "ts": ts, "message": message}
+        )
+
+    def _slack_channels(self, request: Request, match: re.Match[str]) -> Answer:
+        refused = self._slack_refused(request)
+        if refused is not None:
+            return refused
+        try:
+            limit = int(request.query.get("limit", "100"))
+            start = int(request.query.get("cursor") or "0")
+        except ValueError:
+            return Answer(200, {"ok": False, "error": "invalid_cursor"})
+        if not 1 <= limit <= 1000 or not 0 <= start <= len(SLACK_CHANNELS):
+            return Answer(200, {"ok": False, "error": "invalid_limit"})
+        channels = [
+            {"id": f"C{n:04d}", "name": name, "is_channel": True}
+            for n, name in enumerate(SLACK_CHANNELS, 1)
+        ][start : start + limit]
+        end = start + limit
+        following = str(end) if end < len(SLACK_CHANNELS) else ""
+        return Answer(
+            200,
+            {
+                "ok": True,
+                "channels": channels,
+                "response_metadata": {"next_cursor": following},
+            },
+        )
 
     # -- Stripe ------------------------------------------------------------------
 

@@ -6,6 +6,10 @@ A middleware is any object with one or more of:
 - ``on_response(exchange)``: change ``exchange.value`` after a 2xx response;
 - ``on_error(exchange, error)``: see a :class:`RestwireError` on its way out
   (it is re-raised after);
+- ``on_event(exchange, event)``: see each event of a stream
+  (``controller.stream``) as it arrives, before it is typed and yielded,
+  and raise to end the stream with an error (a stream's body is read
+  after the chain, so ``on_response`` never sees it);
 - ``handle(exchange, call_next)``, the full form: a generator that runs
   ``response = yield from call_next(exchange)`` zero times (to answer
   itself), once, or several times (to retry or refresh), and may
@@ -61,11 +65,13 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 from .._base.effects import Flow
 from .._base.errors import RestwireError, UsageError
 from .._base.library import Response
+from .._wire.sse import ServerSentEvent
 from .exchange import CallNext, Exchange, Handler
 
 __all__ = [
     "CallNext",
     "ErrorMiddleware",
+    "EventMiddleware",
     "FlowMiddleware",
     "Handler",
     "Middleware",
@@ -75,7 +81,7 @@ __all__ = [
     "compile_handlers",
 ]
 
-_HOOKS = ("handle", "on_request", "on_response", "on_error")
+_HOOKS = ("handle", "on_request", "on_response", "on_error", "on_event")
 
 
 @runtime_checkable
@@ -106,6 +112,16 @@ class ErrorMiddleware(Protocol):
 
 
 @runtime_checkable
+class EventMiddleware(Protocol):
+    """A middleware that sees each event of a stream as it arrives."""
+
+    def on_event(self, exchange: Exchange, event: ServerSentEvent) -> object:
+        """Look at ``event`` (its ``data`` not yet parsed); raise a
+        :class:`RestwireError` to end the stream with it."""
+        ...
+
+
+@runtime_checkable
 class FlowMiddleware(Protocol):
     """The full form of a middleware (see the module docstring)."""
 
@@ -116,7 +132,13 @@ class FlowMiddleware(Protocol):
 
 #: A middleware: an object with one or more of the hooks above (no base
 #: class needed). A type checker accepts any object that has one.
-Middleware = RequestMiddleware | ResponseMiddleware | ErrorMiddleware | FlowMiddleware
+Middleware = (
+    RequestMiddleware
+    | ResponseMiddleware
+    | ErrorMiddleware
+    | EventMiddleware
+    | FlowMiddleware
+)
 
 
 class _Hooks(NamedTuple):

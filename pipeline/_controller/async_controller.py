@@ -19,7 +19,7 @@ and every lock and lease it still holds is given back.
 | ``download(endpoint, params, to=folder)`` | the body streamed to a file; its path |
 | ``subscribe(endpoint, params, callback)`` | shared polling; returns a ``Subscription`` |
 | ``set(endpoint, value, params)`` | ``value`` kept as this caller's answer, as if the endpoint had sent it; subscribers told |
-| ``stream(endpoint, params)`` | an iterator of server-sent events (or, with a schema, their typed values), reconnecting |
+| ``stream(endpoint, params, body)`` | an iterator of server-sent events (or, with a schema, their typed values); a GET reconnects, a POST is sent once |
 
 and the members of :class:`~restwire._controller.BaseController`. Given no
 client, a controller makes one (on ``transport``, if given) and closes it
@@ -109,7 +109,15 @@ from .controller import BaseController, Params, logger
 from .managers import Manager
 from .polling import ErrorCallback, Poller, Subscription, Wait, deliveries, frequency_of
 from .sender import read_body
-from .streams import open_connection, pushed, stream_endpoint
+from .streams import (
+    DONE,
+    END,
+    SKIP,
+    EventStream,
+    no_resend,
+    open_connection,
+    stream_endpoint,
+)
 
 __all__ = ["AsyncController", "run_async"]
 
@@ -550,7 +558,9 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         self,
         endpoint: RestEndpoint[ValueT],
         params: Params = None,
+        body: Any = None,
         *,
+        done: str | None = DONE,
         max_event_size: int | None = MAX_EVENT_SIZE,
         max_reconnects: int = 5,
         retry: float = DEFAULT_RETRY,
@@ -558,18 +568,28 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         """The server-sent events of ``endpoint``, as they come: each a
         :class:`ServerSentEvent`, or, when the endpoint has a schema, its
         JSON data validated, normalized into the store (a ``get`` of any
-        endpoint holding its entities shows it) and typed.
+        endpoint holding its entities shows it) and typed; with
+        :class:`EventSchemas`, by the schema of the event's name.
 
         The request goes through the endpoint's middleware (credentials,
-        refresh on 401) with ``Accept: text/event-stream``; the body is
-        read as it arrives, never whole, and nothing of the stream is kept
-        as a result or shared with another call. A stream that drops (the
-        server hangs up, a read fails or times out: the endpoint's read
-        timeout is the longest silence allowed) is opened again after the
-        server's ``retry:`` (else ``retry`` seconds; at most 60), sending
-        ``Last-Event-ID``; ``max_reconnects`` in a row with no event in
-        between, then the last error is raised. A 204 ends the stream; a
-        4xx or 5xx raises its status error, and a response that is not
+        casing, an idempotency key, refresh on 401) with ``Accept:
+        text/event-stream``, and ``body`` with it (a POST stream, as LLM
+        APIs answer); the body is read as it arrives, never whole, and
+        nothing of the stream is kept as a result or shared with another
+        call. An event whose data is ``done`` (OpenAI's ``[DONE]``; ``None``
+        for none) ends the stream and is not yielded. Each middleware's
+        ``on_event(exchange, event)`` sees every event first.
+
+        A GET stream that drops (the server hangs up, a read fails or
+        times out: the endpoint's read timeout is the longest silence
+        allowed) is opened again after the server's ``retry:`` (else
+        ``retry`` seconds; at most 60), sending ``Last-Event-ID``;
+        ``max_reconnects`` in a row with no event in between, then the
+        last error is raised. A stream of another method (a POST) is
+        never sent again by itself: when it drops, the caller has had
+        every event that came, then gets the :class:`TransportError`; the
+        end of its body ends it. A 204 ends the stream; a 4xx or 5xx
+        raises its status error, and a response that is not
         ``text/event-stream`` a :class:`ContentError`. An event larger
         than ``max_event_size`` decoded bytes (a line too, ended or not)
         is a :class:`BodyTooLarge`.
@@ -580,18 +600,24 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         the loop with ``break`` leaves closing to the generator's clean-up
         (at once in CPython, once nothing refers to the iterator).
         """
-        streamed = stream_endpoint(endpoint, max_event_size, max_reconnects, retry)
+        streamed = stream_endpoint(
+            endpoint, max_event_size, max_reconnects, retry, done
+        )
+        events = EventStream(streamed, done)
+        reconnects = not streamed.side_effect  # a POST is never sent again
         parser = EventParser(max_event_size)
         reconnection = Reconnection(parser, retry, max_reconnects)
         while not self._closing.is_set():
             job = open_connection(
-                self._job(streamed, params, None, RAW), parser.last_event_id
+                self._job(streamed, params, body, RAW), parser.last_event_id
             )
             try:
                 response = await self._run(job)
             except TransportError as error:
                 if self._closing.is_set():
                     return
+                if not reconnects:
+                    raise
                 if await asleep_or_close(self._closing, reconnection.delay(error)):
                     return
                 continue
@@ -601,6 +627,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
                 raise
             request = response.request
             parser.connected((request.method, request.url))
+            received = 0
             try:
                 if response.status_code == 204:
                     return  # the server says: no more, do not reconnect
@@ -629,16 +656,29 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
                             reader.end() if chunk is None else reader.events(chunk)
                         ):
                             reconnection.received()
-                            yield pushed(self._store_access, job, response, event)
+                            received += 1
+                            value = events.value(
+                                self._store_access, job, response, event
+                            )
+                            if value is END:
+                                return
+                            if value is not SKIP:
+                                yield value
                         if chunk is None:
                             break
                 finally:
                     with ashielded():
                         await chunks.aclose()
+                if not reconnects:
+                    return  # the whole answer came
                 dropped = Reconnection.ended(request.method, request.url)
             except TransportError as error:
                 if self._closing.is_set():
                     return
+                if not reconnects:
+                    raise no_resend(
+                        error, request.method, received
+                    ) from error.__cause__
                 dropped = error
             finally:
                 with ashielded():

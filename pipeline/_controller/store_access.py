@@ -288,12 +288,16 @@ class StoreAccess:
             newest=True,
         )
 
-    def pushed(self, job: Job[Any], value: Any) -> Any:
+    def pushed(
+        self, job: Job[Any], value: Any, endpoint: EndpointView | None = None
+    ) -> Any:
         """The value of an event ``job``'s stream pushed (its JSON data):
-        normalized, its entities merged into the records of the identity
-        the stream was opened as, read back. No result is kept: what a
-        stream says is seen through the results that hold its entities."""
-        endpoint = job.exchange.endpoint
+        normalized (by ``endpoint``'s schema: by default the job's), its
+        entities merged into the records of the identity the stream was
+        opened as, read back. No result is kept: what a stream says is
+        seen through the results that hold its entities."""
+        if endpoint is None:
+            endpoint = job.exchange.endpoint
         batch = Batch()
         normalized = _normalized(endpoint, job.label, value, batch, job.exchange.params)
         if endpoint.data_expiry_length > 0 and type(job.identity) is not Unshared:

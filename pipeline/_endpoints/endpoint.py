@@ -51,6 +51,7 @@ from .._wire.params import (
     query_pairs,
     styled_query,
 )
+from .events import EventSchemas
 from .options import (
     CarriedOver,
     EndpointOptions,
@@ -210,6 +211,13 @@ class RestEndpoint(Generic[ValueT]):
     ) -> None: ...
     @overload
     def __init__(
+        self: RestEndpoint[ItemT],
+        *,
+        schema: EventSchemas[ItemT],
+        **options: Unpack[EndpointOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
         self: RestEndpoint[list[ItemT]],
         *,
         schema: list[type[ItemT]],
@@ -260,6 +268,10 @@ class RestEndpoint(Generic[ValueT]):
     def extend(
         self, *, schema: PageSchema[ItemT], **options: Unpack[EndpointOptions]
     ) -> RestEndpoint[Page[ItemT]]: ...
+    @overload
+    def extend(
+        self, *, schema: EventSchemas[ItemT], **options: Unpack[EndpointOptions]
+    ) -> RestEndpoint[ItemT]: ...
     @overload
     def extend(
         self, *, schema: list[type[ItemT]], **options: Unpack[EndpointOptions]
@@ -367,6 +379,12 @@ class RestEndpoint(Generic[ValueT]):
         back: its ``schema``'s plan, made once."""
         plan: Plan | None = self.__dict__.get("_plan")
         if plan is None:
+            if isinstance(self.schema, EventSchemas):
+                raise UsageError(
+                    f"{self.label}: its schema reads a stream's events by "
+                    "their names (EventSchemas); call it with stream(), "
+                    "not fetch() or get(), which read one body"
+                )
             plan = self.__dict__["_plan"] = plan_of(self.schema)
         return plan
 
@@ -474,6 +492,8 @@ class RestEndpoint(Generic[ValueT]):
             built = self.__dict__["_shared_headers"] = {}
         prebuilt: Headers | None = built.get((json_body, library))
         if prebuilt is None:
+            if isinstance(self.schema, EventSchemas) and not self.content.streamed:
+                self.plan  # noqa: B018 - refused before the first request is built
             prebuilt = library.Headers(self.headers or {})
             kind = self.content
             if kind.accept is not None:

@@ -52,6 +52,7 @@ from .._store.schemas import Invalidate, check_schema
 from .._wire.adapter import header_problem
 from .._wire.content import ContentKind, ContentName, content_kind
 from .._wire.params import ParamStyle, check_param_style
+from .events import EventSchemas
 
 __all__ = [
     "CarriedOver",
@@ -217,7 +218,9 @@ def checked_options(
         values["method"] = _method(values["method"])
     _check_types(values)
     values["content"] = content_kind(values.get("content", defaults.content))
-    check_schema(values.get("schema", defaults.schema))
+    schema = values.get("schema", defaults.schema)
+    if not isinstance(schema, EventSchemas):  # (its schemas checked when made)
+        check_schema(schema)
     _check_error_schema(values.get("error_schema", defaults.error_schema))
     for name, convert in _CONVERSIONS.items():
         if name in values:

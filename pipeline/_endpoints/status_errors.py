@@ -50,6 +50,7 @@ __all__ = [
     "UnprocessableEntityError",
     "error_data",
     "status_error",
+    "typed_error_data",
 ]
 
 logger = logging.getLogger("restwire")
@@ -163,3 +164,11 @@ def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> An
             error,
         )
         return _UNREAD
+
+
+def typed_error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
+    """The error body of ``response`` as ``schema`` reads it (entities
+    built, models validated, not stored); ``None`` when it does not
+    validate (``restwire.extension.error_data``)."""
+    typed = error_data(schema, response, params)
+    return None if typed is _UNREAD else typed

@@ -117,7 +117,7 @@ def samples() -> dict[str, Callable[[], RestwireError]]:
         TooManyRedirects,
         UsageError,
     )
-    from restwire.middlewares import KeyCollision
+    from restwire.middlewares import BodyStatusError, KeyCollision
     from restwire.middlewares.opentelemetry import MissingOpenTelemetry
     from restwire.middlewares.rate_limit import RateLimited
     from restwire.middlewares.shared_token import SharedTokenError
@@ -149,6 +149,11 @@ def samples() -> dict[str, Callable[[], RestwireError]]:
         HeaderNameRefused: lambda: HeaderNameRefused("a middleware set 'Nämé'"),
         KeyCollision: lambda: KeyCollision("a_b", "aB", "aB", "POST /posts request"),
         RateLimited: lambda: RateLimited.too_long("GET /posts", "api", 9.0, 5.0),
+        BodyStatusError: lambda: BodyStatusError(
+            response(200, b'{"ok": false, "error": "no_text"}'),
+            "no_text",
+            {"ok": False, "error": "no_text"},
+        ),
     }
     for status in (400, 401, 403, 404, 409, 422, 429, 418, 503):
         made.setdefault(error_class(status), status_sample(status))

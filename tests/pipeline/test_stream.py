@@ -21,7 +21,6 @@ from restwire import (
     BodyTooLarge,
     ContentError,
     Entity,
-    InvalidRequest,
     RestEndpoint,
     ServerError,
     ServerSentEvent,
@@ -162,11 +161,6 @@ async def test_a_response_that_is_not_an_event_stream_is_refused(
         match=r"^GET https://api\.example\.com/live: expected an event stream",
     ):
         await events_of(controller, live)
-
-
-async def test_a_side_effect_endpoint_is_refused(controller: Any) -> None:
-    with pytest.raises(InvalidRequest, match=r"^publish: stream\(\)"):
-        await events_of(controller, live.extend(method="POST", name="publish"))
 
 
 async def test_bad_options_are_refused(controller: Any) -> None:

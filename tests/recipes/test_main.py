@@ -259,18 +259,22 @@ def test_the_tour_without_extras_skips_what_needs_them_and_exits_zero() -> None:
         for number, line in enumerate(lines)
         if line.startswith("  skipped")
     ]
+    needs = {
+        "openai_chat": "models",
+        "anthropic_messages": "models",
+        "http_cache": "cache",
+        "slack": "models",
+        "fastapi_oauth": "models",
+    }
     assert skipped == [
         (
-            f"[{_place('http_cache')}/{len(RECIPES)}] http_cache: {find('http_cache').TITLE}",
-            '  skipped: needs restwire[cache]; install it with pip install -e ".[cache]"',
-        ),
-        (
-            f"[{_place('fastapi_oauth')}/{len(RECIPES)}] fastapi_oauth: {find('fastapi_oauth').TITLE}",
-            '  skipped: needs restwire[models]; install it with pip install -e ".[models]"',
-        ),
+            f"[{_place(name)}/{len(RECIPES)}] {name}: {find(name).TITLE}",
+            f'  skipped: needs restwire[{extra}]; install it with pip install -e ".[{extra}]"',
+        )
+        for name, extra in sorted(needs.items(), key=lambda item: _place(item[0]))
     ]
     total = len(RECIPES)
-    assert lines[-1] == f"tour: {total - 2} of {total} recipes ran, 2 skipped"
+    assert lines[-1] == f"tour: {total - 5} of {total} recipes ran, 5 skipped"
 
 
 def test_a_recipe_that_needs_an_extra_is_listed_and_skipped_without_it() -> None:

@@ -5,6 +5,7 @@ over the wire is what each provider expects."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -15,9 +16,17 @@ from urllib.parse import parse_qsl
 import httpx
 import pytest
 
-from recipes import fastapi_oauth, github, stripe
+from recipes import (
+    anthropic_messages,
+    fastapi_oauth,
+    github,
+    openai_chat,
+    slack,
+    stripe,
+)
 from recipes.demo_api import DemoApi
-from recipes.demo_providers import FASTAPI_USER, GITHUB_TOKEN, STRIPE_KEY
+from recipes.demo_llm import ANTHROPIC_KEY, OPENAI_KEY
+from recipes.demo_providers import FASTAPI_USER, GITHUB_TOKEN, SLACK_TOKEN, STRIPE_KEY
 from restwire import (
     AsyncController,
     BadRequestError,
@@ -28,7 +37,7 @@ from restwire import (
     UnprocessableEntityError,
     resource,
 )
-from restwire.middlewares import BodyPagination
+from restwire.middlewares import BodyPagination, BodyStatusError
 from tests.conftest import collect
 
 pytestmark = pytest.mark.anyio
@@ -286,3 +295,93 @@ async def test_fastapi_bodies_go_in_camel_case_and_422s_are_read(
     assert [(issue.loc, issue.type) for issue in data.detail] == [
         (["body", "name"], "missing")
     ]
+
+
+# -- Slack -----------------------------------------------------------------------
+
+
+async def test_slack_ok_false_in_a_200_is_raised_with_its_code(
+    controller: Any, api: DemoApi
+) -> None:
+    base = slack.slack_api(api.origin, SLACK_TOKEN)
+    sent = await controller.fetch(
+        slack.post_message(base), body={"channel": "general", "text": "hi"}
+    )
+    assert sent["ok"] is True
+    with pytest.raises(BodyStatusError) as raised:
+        await controller.fetch(slack.post_message(base), body={"channel": "general"})
+    assert raised.value.code == "no_text"
+    assert raised.value.data == slack.SlackError(ok=False, error="no_text")
+    assert str(raised.value) == (
+        f"POST {api.origin}/api/chat.postMessage: 200 OK: no_text "
+        "(the body of this 2xx says the call failed)"
+    )
+    wrong = slack.slack_api(api.origin, "xoxb-not-the-token")
+    with pytest.raises(BodyStatusError, match="invalid_auth") as raised:
+        await controller.fetch(slack.list_channels(wrong))
+    assert "xoxb-not-the-token" not in str(raised.value) + repr(raised.value)
+
+
+async def test_slack_channels_page_by_next_cursor(
+    controller: Any, api: DemoApi
+) -> None:
+    listing = slack.list_channels(slack.slack_api(api.origin, SLACK_TOKEN))
+    pages = await collect(controller.paginate(listing, {"limit": 3}))
+    assert [[c.id for c in page["results"]] for page in pages] == [
+        ["C0001", "C0002", "C0003"],
+        ["C0004", "C0005"],
+    ]
+    sent = [r for r in api.requests if r.path == "/api/conversations.list"]
+    assert [r.query for r in sent] == [{"limit": "3"}, {"limit": "3", "cursor": "3"}]
+    assert {r.headers["authorization"] for r in sent} == {f"Bearer {SLACK_TOKEN}"}
+
+
+# -- OpenAI and Anthropic: POST streams ------------------------------------------
+
+
+async def stream_of(controller: Any, endpoint: Any, body: Any) -> list[Any]:
+    return await collect(controller.stream(endpoint, None, body))
+
+
+async def test_openai_chat_streams_chunks_until_done(
+    controller: Any, api: DemoApi
+) -> None:
+    chat = openai_chat.chat_endpoint(api.origin, OPENAI_KEY)
+    body = {"model": "m", "messages": [{"role": "user", "content": "a b"}]}
+    chunks = await stream_of(controller, chat, {**body, "stream": True})
+    assert all(isinstance(chunk, openai_chat.ChatChunk) for chunk in chunks)
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in chunks)
+    assert text == "You said: a b"
+    assert chunks[-1].choices[0].finish_reason == "stop"  # [DONE] not yielded
+    (sent,) = [r for r in api.requests if r.path == "/v1/chat/completions"]
+    assert sent.headers["authorization"] == f"Bearer {OPENAI_KEY}"
+    assert sent.headers["accept"] == "text/event-stream"
+    assert json.loads(sent.body) == {**body, "stream": True}
+    wrong = openai_chat.chat_endpoint(api.origin, "sk-wrong")
+    with pytest.raises(UnauthorizedError) as raised:
+        await stream_of(controller, wrong, {**body, "stream": True})
+    assert raised.value.json()["error"]["code"] == "invalid_api_key"
+    assert "sk-wrong" not in str(raised.value)
+
+
+async def test_anthropic_messages_are_typed_by_event_name(
+    controller: Any, api: DemoApi
+) -> None:
+    messages = anthropic_messages.messages_endpoint(api.origin, ANTHROPIC_KEY)
+    body = {
+        "model": "claude",
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "x"}],
+        "stream": True,
+    }
+    events = await stream_of(controller, messages, body)
+    assert [type(event).__name__ for event in events] == [
+        "MessageStart",
+        "ContentBlockDelta",
+        "ContentBlockDelta",
+        "ContentBlockDelta",
+        "MessageStop",
+    ]
+    (sent,) = [r for r in api.requests if r.path == "/v1/messages"]
+    assert sent.headers["x-api-key"] == ANTHROPIC_KEY
+    assert sent.headers["anthropic-version"] == "2023-06-01"

@@ -106,6 +106,26 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
         and r["answered"]
         in ("the server said 304 Not Modified; the cached body was used", "no cache")
     ),
+    "openai_chat": lambda r: (
+        r == {"answer": "You said: streams are neat", "chunks": 7, "finish": "stop"}
+    ),
+    "anthropic_messages": lambda r: (
+        r
+        == {
+            "text": "You said: events have names",
+            "kinds": ["MessageStart", *["ContentBlockDelta"] * 5, "MessageStop"],
+        }
+    ),
+    "slack": lambda r: (
+        r
+        == {
+            "channels": ["general", "random", "releases", "support", "design"],
+            "posted": True,
+            "error code": "channel_not_found",
+            "typed": True,
+            "wrong token": "invalid_auth",
+        }
+    ),
     "twilio": lambda r: (
         r
         == {
