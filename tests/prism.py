@@ -56,6 +56,7 @@ __all__ = [
     "PRISM_VERSION",
     "Prism",
     "missing",
+    "mounted",
     "offering",
     "unexpanded",
     "violations",
@@ -295,6 +296,24 @@ def referenced(spec: Mapping[str, Any]) -> set[str]:
             kind, name = ref.rsplit("/", 2)[1:]
             wanted.update(references(spec["components"][kind][name]))
     return seen
+
+
+def mounted(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """``spec`` with each path under its server's path: OpenAI's server
+    is ``https://api.openai.com/v1`` (Swagger 2.0, Slack's: ``basePath``
+    ``/api``) and its paths ``/chat/completions``, but Prism routes by the
+    paths as written, so it would refuse ``/v1/chat/completions`` with a
+    404. A copy; only the paths' keys change (and ``basePath`` goes, now
+    in them)."""
+    derived = copy.deepcopy(dict(spec))
+    if "swagger" in derived:
+        base = derived.pop("basePath", "")
+    else:
+        servers = derived.get("servers") or [{"url": ""}]
+        base = httpx.URL(servers[0]["url"]).path
+    base = base.rstrip("/")
+    derived["paths"] = {base + path: item for path, item in derived["paths"].items()}
+    return derived
 
 
 def in_ci() -> bool:

@@ -216,6 +216,8 @@ def undeclared(spec: Mapping[str, Any], request: httpx.Request) -> list[str]:
             spec, content.get("application/x-www-form-urlencoded", {}).get("schema", {})
         )
         fields = set(schema.get("properties", {}))
+        # (Swagger 2.0, Slack's: form fields are parameters)
+        fields.update(p["name"] for p in parameters if p["in"] == "formData")
         problems += [
             f"form field {name!r} is not in the description"
             for name, _ in parse_qsl(request.read().decode(), keep_blank_values=True)

@@ -1,11 +1,12 @@
-"""Stripe's, GitHub's and Twilio's own OpenAPI descriptions, cut to what
+"""Stripe's, GitHub's, Twilio's, OpenAI's and Slack's own OpenAPI descriptions, cut to what
 the recipes call, for the contract tests that run Stoplight Prism on them
 (``tests/recipes/test_prism.py``).
 
 Each ``<provider>.json`` here is the provider's text, not ours: the
 operations a recipe sends (``OPERATIONS``) and every ``components`` entry
 they reference, directly or through others, as ``extract.py`` copies them
-out of the full description in the npm package named in ``SOURCES``. The
+out of the full description in the npm package named in ``SOURCES``
+(OpenAI's and Slack's: in the repository and commit ``GIT_SOURCES`` names). The
 README beside this file says where each comes from and how to make it
 again.
 """
@@ -16,7 +17,15 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-__all__ = ["OPERATIONS", "SOURCES", "Source", "load", "path_of"]
+__all__ = [
+    "GIT_SOURCES",
+    "OPERATIONS",
+    "SOURCES",
+    "GitSource",
+    "Source",
+    "load",
+    "path_of",
+]
 
 HERE = Path(__file__).parent
 
@@ -61,6 +70,29 @@ SOURCES: dict[str, Source] = {
     ),
 }
 
+
+class GitSource(NamedTuple):
+    """Where a full description comes from: a file of a GitHub repository
+    at a commit (no npm package carries these two)."""
+
+    repository: str
+    commit: str
+    file: str
+
+
+GIT_SOURCES: dict[str, GitSource] = {
+    "openai": GitSource(
+        "openai/openai-openapi",
+        "f85dbe223d40e1a31cba812ab2d755c7e98a92a3",  # 2026-08-21
+        "openapi.json",  # the same text as its openapi.yaml, as JSON
+    ),
+    "slack": GitSource(
+        "slackapi/slack-api-specs",
+        "bc08db49625630e3585bf2f1322128ea04f2a7f3",  # 2021-09-07, the last
+        "web-api/slack_web_openapi_v2.json",  # Swagger 2.0, October 2020
+    ),
+}
+
 #: The operations each provider's recipe sends: path template -> methods.
 OPERATIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "stripe": {
@@ -79,6 +111,8 @@ OPERATIONS: dict[str, dict[str, tuple[str, ...]]] = {
             "delete",
         ),
     },
+    "openai": {"/chat/completions": ("post",)},
+    "slack": {"/chat.postMessage": ("post",), "/conversations.list": ("get",)},
 }
 
 
@@ -88,8 +122,8 @@ def path_of(provider: str) -> Path:
 
 
 def load(provider: str) -> dict[str, Any]:
-    """The vendored description of ``provider`` ("stripe", "github" or
-    "twilio")."""
+    """The vendored description of ``provider`` ("stripe", "github",
+    "twilio", "openai" or "slack")."""
     with path_of(provider).open(encoding="utf-8") as file:
         loaded: dict[str, Any] = json.load(file)
     return loaded

