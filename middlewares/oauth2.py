@@ -87,7 +87,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import quote, quote_plus, urlencode, urlsplit
+from urllib.parse import quote_plus, urlencode, urlsplit
 
 from restwire import (
     Flow,
@@ -98,7 +98,7 @@ from restwire import (
     SideCall,
     UsageError,
 )
-from restwire.extension import redact_url
+from restwire.extension import quoted_forms, redact_url
 
 from ._checks import check_seconds, check_text, sendable
 from .access_token import AccessToken
@@ -120,24 +120,6 @@ _REDACTED = "[redacted]"
 
 #: Names of form fields (``extra``) whose values are secrets.
 _SECRET_FIELD = re.compile(r"secret|passw|token|assertion|verifier|key|code")
-
-
-def _encodings(secret: str) -> set[str]:
-    """``secret`` as a provider may quote it back: as it is, form-encoded
-    (``quote_plus``), percent-encoded, the form quoted in a URL (an
-    ``error_uri``), JSON-escaped (ASCII or not, with ``/`` escaped or
-    not)."""
-    escaped = json.dumps(secret)[1:-1]
-    forms = {
-        secret,
-        quote_plus(secret),
-        quote(secret, safe=""),
-        quote(quote_plus(secret), safe=""),  # the form, quoted in a URL
-        escaped,
-        escaped.replace("/", "\\/"),
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-    }
-    return {each for each in forms if each}
 
 
 def _check_token_url(owner: str, token_url: object) -> None:
@@ -521,7 +503,7 @@ class _OAuth2Grant(AccessToken):
         words go into a message)."""
         quoted: set[str] = set(self._basic_credentials())
         for secret in (*self._secrets(), *sent):
-            quoted.update(_encodings(secret))
+            quoted.update(quoted_forms(secret))
         for each in sorted(quoted, key=len, reverse=True):  # longest first
             text = text.replace(each, _REDACTED)
         return "".join(c if c.isprintable() else " " for c in text)

@@ -14,6 +14,7 @@ yours can.
 | ``INVALID_URL`` | the exception classes a URL that cannot be parsed raises, in every installed library: ``except INVALID_URL`` |
 | ``Origin``, ``origin_of`` | a URL's origin (scheme, host, port), as restwire's credential policy compares them |
 | ``redact_url``, ``redact_params`` | a URL as text for a message or a span, its userinfo and credential params redacted |
+| ``quoted_forms`` | the forms a server may quote a secret back in (form-, percent- and JSON-encoded), to redact them all from a message |
 | ``redis_address`` | where a redis-py client connects, for a log line, without its password |
 | ``require`` | an optional package imported where your feature is made, or a ``MissingExtra`` naming what to install |
 | ``retry_after_seconds`` | a ``Retry-After`` value read as seconds to wait (RFC 9110) |
@@ -22,7 +23,13 @@ yours can.
 | ``Envelope``, ``NextPage`` | the middleware that unwraps a listing's body into a ``Page``, and the protocol of a way to find the next page in it |
 """
 
-from ._base.errors import redact_params, redact_url, redis_address, require
+from ._base.errors import (
+    quoted_forms,
+    redact_params,
+    redact_url,
+    redis_address,
+    require,
+)
 from ._base.http import (
     TOKEN_CHARACTERS,
     Origin,
@@ -47,6 +54,7 @@ __all__ = [
     "error_data",
     "is_token",
     "origin_of",
+    "quoted_forms",
     "redact_params",
     "redact_url",
     "redis_address",
