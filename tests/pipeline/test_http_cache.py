@@ -705,11 +705,13 @@ async def test_a_304_keeps_the_stored_object_for_fetch_too(
     )
     controller = make(cache=cache)
     first = await controller.fetch(endpoint, {"max_age": 1})
-    assert await controller.fetch(endpoint, {"max_age": 1}) is first  # fresh entry
+    # fresh (or, on a machine slow enough to pass the second, a 304): the
+    # same object either way
+    assert await controller.fetch(endpoint, {"max_age": 1}) is first
     time.sleep(1.1)  # the entry stale (its age in whole seconds): a 304
     assert await controller.fetch(endpoint, {"max_age": 1}) is first
     assert counting_server.counts["f:full"] == 1
-    assert counting_server.counts["f:not_modified"] == 1
+    assert counting_server.counts["f:not_modified"] in (1, 2)
     assert parsed == [1]
     assert await controller.get(endpoint, {"max_age": 1}) is first  # renewed
 
