@@ -27,6 +27,7 @@ object, or has no such field, or says ``ok: true``, is left as it is. An
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from restwire import Exchange, NetworkError, SettingError
@@ -42,8 +43,16 @@ class BodyStatusError(NetworkError):
     when it gave none; ``data`` the body, typed by the endpoint's
     ``error_schema`` where it has one."""
 
-    def __init__(self, response: Response, code: str | None, data: Any) -> None:
-        super().__init__(response)  # the body's reason, credentials redacted
+    def __init__(
+        self,
+        response: Response,
+        code: str | None,
+        data: Any,
+        marked: Collection[str] = (),
+    ) -> None:
+        # the body's reason, every credential the call sent redacted (the
+        # headers the endpoint marks sensitive too)
+        super().__init__(response, marked)
         self.code = code
         if data is not None:
             self.data = data
@@ -98,7 +107,7 @@ class BodyStatus:
             return
         schema = exchange.endpoint.error_schema
         data = None if schema is None else error_data(schema, response, exchange.params)
-        raise BodyStatusError(response, code, data)
+        raise BodyStatusError(response, code, data, exchange.sensitive)
 
     def __repr__(self) -> str:
         return (

@@ -414,8 +414,9 @@ class Identities:
         #: endpoint -> (the client's headers, the credentials of a call of
         #: it with those and no cookie), bounded
         self._plain: dict[Any, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]] = {}
-        #: id(url) -> (the URL, kept alive so that its id stays its own;
-        #: whether it has userinfo; its credential params), bounded: the
+        #: id(url) -> (the URL, kept alive by the entry so that no other
+        #: URL takes its id while it is there; whether it has userinfo; its
+        #: credential params), bounded: the
         #: URLs the controller's ``Targets`` remembers come again whole
         self._urls: dict[int, tuple[URL, bool, tuple[tuple[str, str], ...]]] = {}
 
@@ -466,7 +467,7 @@ class Identities:
         if client.auth is not None or client.event_hooks["request"]:
             return None
         facts = self._urls.get(id(url))
-        if facts is None or facts[0] is not url:
+        if facts is None:
             facts = (url, bool(url.userinfo), credential_params(url, self.sharing))
             if len(self._urls) >= _KEPT:
                 self._urls.clear()

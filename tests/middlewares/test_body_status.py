@@ -135,3 +135,23 @@ def test_bad_settings_are_refused_where_written() -> None:
     assert repr(BodyStatus(errors="errors")) == (
         "BodyStatus(ok='ok', error='error', errors='errors')"
     )
+
+
+async def test_a_header_the_endpoint_marks_sensitive_is_redacted_when_echoed(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """As in a 4xx's message: a header the endpoint marks sensitive (here
+    one otherwise public) that the body quotes back is never shown."""
+    secret = "tenant-secret-4711"
+    httpx_mock.add_response(json={"ok": False, "error": f"bad agent {secret}"})
+    endpoint = RestEndpoint(
+        url_prefix=SLACK,
+        path="/auth.test",
+        headers={"User-Agent": secret},
+        sensitive_headers={"user-agent"},
+    ).use(BodyStatus())
+    with pytest.raises(BodyStatusError) as raised:
+        await controller.fetch(endpoint)
+    assert secret not in str(raised.value)
+    assert "[redacted]" in str(raised.value)
+    assert secret not in repr(raised.value)

@@ -320,23 +320,20 @@ def test_a_get_from_the_store_tells_a_jar_of_the_user_s_by_its_cookies(
         assert controller.get(endpoint) == {"who": "alice"}
 
 
-def test_a_url_remembered_by_id_is_never_another_url_s() -> None:
-    """The shortcut keeps what it read of a URL by the URL object's id; a
-    new URL at a reused id is read again (userinfo: no shortcut)."""
+def test_what_the_shortcut_remembers_of_a_url_is_that_url_s() -> None:
+    """The shortcut keeps what it read of each URL (userinfo, credential
+    params), one entry per URL object, past its bound too: a URL with
+    userinfo is never answered from the store, and each query token is its
+    own caller, however many URLs came between."""
     client = httpx.Client()
     identities = Identities(client, None, Sharing())
     endpoint = RestEndpoint(url_prefix="https://api.test", path="/me")
-    plain = httpx.URL("https://api.test/me?access_token=one")
-    first = identities.without_chain(endpoint, plain)
+    one = httpx.URL("https://api.test/me?access_token=one")
+    first = identities.without_chain(endpoint, one)
     assert first is not None
-    assert identities.without_chain(endpoint, plain) == first
-    for _ in range(200):  # ids of dropped URLs are reused
-        assert (
-            identities.without_chain(endpoint, httpx.URL("https://u:p@api.test/me"))
-            is None
-        )
-        other = identities.without_chain(
-            endpoint, httpx.URL("https://api.test/me?access_token=two")
-        )
-        assert other is not None
-        assert other != first
+    for number in range(3000):  # past the bound (1,024): emptied, refilled
+        with_userinfo = httpx.URL(f"https://u:p@api.test/me?n={number}")
+        assert identities.without_chain(endpoint, with_userinfo) is None
+        other = httpx.URL(f"https://api.test/me?access_token=t{number}")
+        assert identities.without_chain(endpoint, other) not in (None, first)
+    assert identities.without_chain(endpoint, one) == first
