@@ -47,6 +47,7 @@ from types import TracebackType
 from typing import Any, Self
 
 import httpx
+import pytest
 
 from tests.httpbin import stop, wait_until_answers
 from tests.vectors.openapi.extract import cut, references
@@ -314,6 +315,16 @@ def mounted(spec: Mapping[str, Any]) -> dict[str, Any]:
     base = base.rstrip("/")
     derived["paths"] = {base + path: item for path, item in derived["paths"].items()}
     return derived
+
+
+def require() -> None:
+    """Skip the test (saying why) where Prism cannot run; fail it in CI,
+    which installs Prism first, wherever node is installed."""
+    reason = missing()
+    if reason is not None:
+        if in_ci() and shutil.which("node") is not None:
+            pytest.fail(f"{reason}; .ci/run installs it before the tests")
+        pytest.skip(reason)
 
 
 def in_ci() -> bool:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -44,10 +43,9 @@ from restwire import Entity, Form, NotFoundError, RestEndpoint
 from tests.prism import (
     GITHUB_MEDIA_TYPES,
     Prism,
-    in_ci,
-    missing,
     offering,
     referenced,
+    require,
     unexpanded,
     violations,
 )
@@ -252,11 +250,7 @@ def assert_typed(entity: Entity, data: Mapping[str, Any]) -> None:
 def prisms() -> Iterator[dict[str, Prism]]:
     """A Prism for Stripe's description and one for GitHub's, started at
     once (Prism's own start takes about 2 s of CPU)."""
-    reason = missing()
-    if reason is not None:
-        if in_ci() and shutil.which("node") is not None:
-            pytest.fail(f"{reason}; .ci/run installs it before the tests")
-        pytest.skip(reason)
+    require()
     servers = {
         "stripe": Prism(unexpanded(load("stripe"), EXPANDED), "stripe"),
         "github": Prism(offering(load("github"), GITHUB_MEDIA_TYPES), "github"),

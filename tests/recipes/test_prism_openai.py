@@ -23,7 +23,6 @@ OpenAI's description's to say, and is tested against a real server in
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +31,7 @@ import pytest
 from recipes import openai_chat
 from recipes.openai_chat import OPENAI_KEY
 from restwire import RestEndpoint, RestwireError
-from tests.prism import Prism, in_ci, missing, mounted, violations
+from tests.prism import Prism, mounted, require, violations
 from tests.prism_openai import EVENT_STREAM, chunks_as_json, null_for_nullable
 from tests.recipes.test_prism import (
     Wire,
@@ -72,11 +71,7 @@ def described() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[Prism]:
-    reason = missing()
-    if reason is not None:
-        if in_ci() and shutil.which("node") is not None:
-            pytest.fail(f"{reason}; .ci/run installs it before the tests")
-        pytest.skip(reason)
+    require()
     with Prism(described(), "openai") as server:
         yield server
 

@@ -18,7 +18,6 @@ reads it. ``conversations.list`` is checked as the recipe sends it.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl
@@ -28,7 +27,7 @@ import pytest
 from recipes import slack
 from recipes.slack import SLACK_TOKEN
 from restwire import Form, RestEndpoint, RestwireError
-from tests.prism import Prism, in_ci, missing, mounted
+from tests.prism import Prism, mounted, require
 from tests.recipes.test_prism import Wire, _AsyncRecording, _pages, _Recording
 from tests.vectors.openapi import OPERATIONS, load
 from tests.vectors.openapi.extract import cut
@@ -44,11 +43,7 @@ MESSAGE = {"channel": "C0001", "text": "Deployed 1.4"}
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[Prism]:
-    reason = missing()
-    if reason is not None:
-        if in_ci() and shutil.which("node") is not None:
-            pytest.fail(f"{reason}; .ci/run installs it before the tests")
-        pytest.skip(reason)
+    require()
     with Prism(mounted(load("slack")), "slack") as server:
         yield server
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import datetime
 import email.utils
-import shutil
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl
@@ -27,7 +26,7 @@ from recipes import twilio
 from recipes.demo_twilio import TWILIO_ACCOUNT, TWILIO_FROM, TWILIO_TOKEN
 from restwire import Form, RestEndpoint
 from restwire.middlewares import AccessToken
-from tests.prism import Prism, in_ci, missing
+from tests.prism import Prism, require
 from tests.prism_twilio import RFC_2822, twilio_shapes
 from tests.recipes.test_prism import (
     Wire,
@@ -53,11 +52,7 @@ SID = "SM" + "0123456789abcdef" * 2
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[Prism]:
-    reason = missing()
-    if reason is not None:
-        if in_ci() and shutil.which("node") is not None:
-            pytest.fail(f"{reason}; .ci/run installs it before the tests")
-        pytest.skip(reason)
+    require()
     with Prism(twilio_shapes(load("twilio")), "twilio") as server:
         yield server
 
