@@ -11,6 +11,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -26,7 +27,7 @@ from restwire import (
     RestEndpoint,
 )
 from restwire._store.schemas import Batch, normalize, plan_of
-from restwire._store.store import Store
+from restwire._store.store import Result, Store
 from restwire.middlewares import (
     AccessToken,
     CamelCaseKeys,
@@ -537,13 +538,16 @@ def price_payload(count: int) -> list[dict[str, Any]]:
 
 def normalize_and_read(data: Any, store: Store | None = None) -> Any:
     """``data`` as a fetch of ``[Price]`` keeps it: normalized, merged into
-    ``store`` (a new one unless given) and read back (``StoreAccess.value``'s
-    calls)."""
+    ``store`` (a new one unless given) under the fetch's key with its
+    ``Result``, and read back (``StoreAccess.value``'s calls)."""
     store = Store() if store is None else store
     batch = Batch()
+    plan = plan_of([Price])
     normalized = normalize([Price], data, batch, {})
+    now = time.monotonic()
+    result = Result(plan, normalized, now, now + 60.0, route="prices", params={})
     return store.commit_and_read(
-        (), batch, None, None, None, store.generation, plan_of([Price]), normalized
+        (), batch, "GET /prices", "shape", result, store.generation, plan, normalized
     )
 
 

@@ -27,6 +27,10 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
   made, ``Controller(httpx.Client(transport=MockTransport))`` fetching
   through six middleware into an ``Entity``, and bare httpx sending the
   same request on the same mock;
+- ``normalize`` and ``pydantic``: the benchmarks' case 6a, 20,000
+  ``Price`` records normalized and read back into a new store, and
+  pydantic's ``TypeAdapter`` validating the same list (one call is one
+  list of 20,000);
 - ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
   (aiohttp's pool) fetching a list of four ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
@@ -56,6 +60,8 @@ CALLS = {
     "six": 2000,
     "six-bare": 2000,
     "async": 2000,
+    "normalize": 4,
+    "pydantic": 4,
 }
 #: The cases that send to the load benchmark's server.
 SERVED = ("socket", "async")
@@ -130,6 +136,28 @@ def _six_calls(count: int, case: str) -> None:
             controller.fetch(endpoint, {"id": "1"})
 
 
+def _normalize_calls(count: int, case: str) -> None:
+    import datetime
+    from decimal import Decimal
+
+    import pydantic
+
+    from tests.benchmarks.cases import normalize_and_read, price_payload
+
+    class Model(pydantic.BaseModel):
+        id: str
+        pair: str
+        price: Decimal
+        updated_at: datetime.datetime
+        volume: int
+
+    adapter = pydantic.TypeAdapter(list[Model])
+    data = price_payload(20_000)
+    run: Any = adapter.validate_python if case == "pydantic" else normalize_and_read
+    for _ in range(-2, count):  # (two to warm: a list is many calls' worth)
+        run(data)
+
+
 def _async_calls(count: int, origin: str) -> None:
     from restwire import AsyncController, Entity, RestEndpoint
 
@@ -161,6 +189,8 @@ def _child(case: str, count: int, origin: str) -> None:
         _socket_calls(count, origin)
     elif case.startswith("six"):
         _six_calls(count, case)
+    elif case in ("normalize", "pydantic"):
+        _normalize_calls(count, case)
     else:
         _sync_calls(count, case)
 
@@ -220,7 +250,13 @@ def main(argv: list[str]) -> int:
     for case, count in rows:
         print(f"{case:8} {count / 1000:,.0f}k instructions per call")
     found = dict(rows)
-    for case, baseline in (("sync", "bare"), ("six", "six-bare"), ("stored", "socket")):
+    pairs = (
+        ("sync", "bare"),
+        ("six", "six-bare"),
+        ("stored", "socket"),
+        ("normalize", "pydantic"),
+    )
+    for case, baseline in pairs:
         if case in found and baseline in found:
             print(f"{case} / {baseline}: {found[case] / found[baseline]:.3f}")
     return 0
