@@ -78,7 +78,6 @@ from __future__ import annotations
 
 import collections
 import datetime
-import hashlib
 import itertools
 import logging
 import math
@@ -646,24 +645,17 @@ class RateLimit:
 
     @staticmethod
     def _caller(key: str, exchange: Exchange) -> str:
-        """``key``, and a digest of the credentials the call carries when it
-        reaches this middleware (every header marked sensitive:
-        ``Authorization``, ``Cookie``, what ``set_credential`` set), under
-        which the server's pauses are kept: one caller's spent quota never
-        pauses another's. A SHA-256 digest, equal in every process, as the
-        HTTP cache's keys are; it shows no credential."""
-        sensitive = exchange.sensitive
-        credentials = sorted(
-            (name.lower(), value)
-            for name, value in exchange.headers.items()
-            if name.lower() in sensitive
-        )
-        if not credentials:
-            return key  # no credentials: callers share the server's pauses
-        digest = hashlib.sha256(b"restwire-rate-limit-1\0")
-        for name, value in credentials:
-            digest.update(f"{name}\0{value}\0".encode())
-        return f"{key}:caller:{digest.hexdigest()[:32]}"
+        """``key``, and who the call says it is (``Exchange.caller_key``:
+        read deny by default, as the store reads it; every header not
+        public, the client's defaults, its jar's cookies, its auth, a
+        client restwire cannot see whole, or the caller ``identity=``
+        names), under which the server's pauses are kept: one caller's
+        spent quota never pauses another's. A SHA-256 digest, equal in
+        every process, as the HTTP cache's keys are; it shows no
+        credential. Calls that carry nothing to tell them apart share
+        the server's pauses."""
+        caller = exchange.caller_key()
+        return key if caller is None else f"{key}:caller:{caller[:32]}"
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         key = self._key(exchange)

@@ -49,6 +49,7 @@ a :class:`~restwire.CallWatcher` with :meth:`watch` (``_chain.watchers``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Hashable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, Literal, Protocol
@@ -225,6 +226,7 @@ class Exchange:
 
     __slots__ = (
         "_body",
+        "_caller_key",
         "_content",
         "_credentials",
         "_encoded",
@@ -257,8 +259,10 @@ class Exchange:
         cookies: Cookies,
         *,
         parse: bool = True,
+        caller_key: Callable[[Exchange], str | None] | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self._caller_key = caller_key
         self.params: Mapping[str, Any] = MappingProxyType(dict(params))
         self._body = body
         self._content: bytes | None = None
@@ -287,6 +291,31 @@ class Exchange:
         self.identity: Any = None
         #: What is told of each send and of the call's end (``_chain.watchers``).
         self.watchers: tuple[CallWatcher, ...] = ()
+
+    def caller_key(self) -> str | None:
+        """Who this call says it is, as it stands now, as a digest equal in
+        every process (a SHA-256; it shows no credential), for what a
+        middleware keeps per caller: ``None`` when nothing the call carries
+        tells callers apart. Read deny by default, as the store reads it:
+        every header not public that middleware set so far and the client
+        sends by default, the cookies the jar gives the URL, credential
+        query params, what the client's ``auth`` adds, a client restwire
+        cannot see whole, or the caller ``Controller(identity=...)`` names;
+        a call whose client has request hooks is a caller of its own.
+        (An exchange made outside a controller reads its own headers.)"""
+        if self._caller_key is not None:
+            return self._caller_key(self)
+        credentials = sorted(
+            (name.lower(), value)
+            for name, value in self.headers.items()
+            if is_credential(name.lower(), self.sensitive)
+        )
+        if not credentials:
+            return None
+        digest = hashlib.sha256(b"restwire-caller-headers-1\0")
+        for name, value in credentials:
+            digest.update(f"{name}\0{value}\0".encode())
+        return digest.hexdigest()
 
     @property
     def credentials(self) -> Credentials:

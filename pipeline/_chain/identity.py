@@ -55,6 +55,7 @@ few microseconds).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import threading
@@ -96,10 +97,12 @@ __all__ = [
     "client_mark",
     "credential_headers",
     "credential_params",
+    "identity_digest",
     "identity_of",
     "is_named",
     "named",
     "plain_url",
+    "sent_host",
 ]
 
 logger = logging.getLogger("restwire")
@@ -226,7 +229,9 @@ def identity_of(
     raw ``headers`` to ``url``): its credential headers (every one not
     public, and ``marked``), the credential params of its URL, its
     credentials mode ``mode``, the client's ``auth`` part, the ``caller``
-    (the name ``identity=`` gave, or the client's :class:`ClientMark`)."""
+    (the name ``identity=`` gave, or the client's :class:`ClientMark`); and
+    a ``Host`` header that names another host than the URL's
+    (:func:`sent_host`)."""
     if isinstance(request, Request):
         headers: Iterable[tuple[bytes, bytes]] = request.headers.raw
         url = request.url
@@ -234,7 +239,7 @@ def identity_of(
         headers = request
     return Identity(
         (
-            credential_headers(headers, marked, sharing),
+            credential_headers(headers, marked, sharing, url),
             credential_params(url, sharing),
             mode,
             auth,
@@ -243,19 +248,40 @@ def identity_of(
     )
 
 
+def sent_host(
+    headers: Iterable[tuple[bytes, bytes]], url: URL | None
+) -> tuple[tuple[bytes, bytes], ...]:
+    """``headers``' ``Host``, as an identity part, when it names another
+    host than ``url``'s own authority (virtual hosts, a tenant per host on
+    one address): two calls to one URL that ask for different hosts get
+    different answers, so nothing is shared between them. ``()`` when
+    there is none, or it is the URL's own (the one every request carries)."""
+    for name, value in headers:
+        if len(name) == 4 and name.lower() == b"host":
+            if url is not None and value == url.netloc:
+                return ()
+            return ((b"Host", value),)
+    return ()
+
+
 def credential_headers(
     headers: Iterable[tuple[bytes, bytes]],
     marked: Collection[str],
     sharing: Sharing = DEFAULT,
+    url: URL | None = None,
 ) -> tuple[tuple[bytes, bytes], ...]:
     """The headers of ``headers`` that are identity: every one not public,
-    and those ``marked``; a ``Cookie`` without its stickiness cookies."""
+    and those ``marked``; a ``Cookie`` without its stickiness cookies; with
+    ``url``, a ``Host`` that names another host than its own
+    (:func:`sent_host`)."""
     public = sharing.public_headers
     known = RAW_NAMES
     credentials: list[tuple[bytes, bytes]] = []
     for name, value in headers:
         lowered = known.get(name) or learn(name)
         if lowered in public and lowered not in marked:
+            if lowered == "host" and url is not None and value != url.netloc:
+                credentials.append((b"Host", value))  # (a virtual host)
             continue
         if lowered == "cookie":
             value = _without_sticky(value, sharing)
@@ -327,12 +353,38 @@ def auth_part(auth: Auth | None, request: Request) -> Hashable:
     return (auth, changed)
 
 
-def named(mode: str, caller: Hashable) -> Identity:
+def named(
+    mode: str, caller: Hashable, host: tuple[tuple[bytes, bytes], ...] = ()
+) -> Identity:
     """The identity of a call whose controller names its ``caller``
     (``identity=``): the name, not the credentials sent now, says who, so
     a caller's calls share across its rotating tokens (and across
-    processes, through a cache); its credentials mode ``mode`` kept."""
-    return Identity(((), (), mode, None, caller))
+    processes, through a cache); its credentials mode ``mode`` kept, and
+    the ``Host`` it asks for when not the URL's (``host``,
+    :func:`sent_host`)."""
+    return Identity((host, (), mode, None, caller))
+
+
+def identity_digest(identity: Identity, salt: bytes, tail: bytes = b"") -> str:
+    """A SHA-256 digest of ``identity`` (its credentials, what the client's
+    auth added, its credential params, its caller: a named caller's name, or
+    the random text of a client's :class:`ClientMark`; its credentials mode)
+    under ``salt``, then ``tail``: equal for equal identities in every
+    process (no per-process salt, so processes sharing a storage agree),
+    and showing no credential."""
+    credentials, params, mode, auth, caller = identity
+    digest = hashlib.sha256(salt + b"\0")
+    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
+    for name, value in (*credentials, *signed):  # type: ignore[misc]
+        digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
+    for param, text in params:  # type: ignore[attr-defined]
+        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
+    if type(caller) is ClientMark:  # a client restwire cannot see whole
+        digest.update(b"u\0" + caller.text.encode() + b"\0")
+    elif caller is not None:  # the name a controller gave its caller
+        digest.update(b"c\0" + repr(caller).encode() + b"\0")
+    digest.update(b"m\0" + str(mode).encode() + b"\0" + tail)
+    return digest.hexdigest()
 
 
 def is_named(identity: Hashable) -> bool:
@@ -411,9 +463,9 @@ class Identities:
         self._mark = client_mark(client, own_transport)
         self.sharing = sharing
         self._warned = False
-        #: endpoint -> (the client's headers, the credentials of a call of
-        #: it with those and no cookie), bounded
-        self._plain: dict[Any, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]] = {}
+        #: endpoint -> what ``without_chain`` needs of it
+        #: (``_endpoint_facts``), bounded
+        self._plain: dict[Any, tuple[Any, ...]] = {}
         #: id(url) -> (the URL, kept alive by the entry so that no other
         #: URL takes its id while it is there; whether it has userinfo; its
         #: credential params), bounded: the
@@ -424,7 +476,11 @@ class Identities:
         """Who the call whose first hop is ``request`` says it is."""
         caller = self._caller() if self._caller is not None else None
         if caller is not None:
-            return named(exchange.credentials, caller)
+            return named(
+                exchange.credentials,
+                caller,
+                sent_host(request.headers.raw, request.url),
+            )
         client = self._client
         if client.event_hooks["request"]:
             return self.unseen("request event hooks, which may change a request")
@@ -440,6 +496,48 @@ class Identities:
             self.sharing,
             caller=caller,
         )
+
+    def caller_key(self, exchange: Exchange) -> str | None:
+        """Who ``exchange``'s call says it is as it stands now (before its
+        first hop is built: the headers middleware set so far, the client's
+        defaults, the cookies the jar gives its URL, what the client's auth
+        adds, the client's mark, or the caller ``identity=`` names), as a
+        digest equal in every process; ``None`` when nothing in it tells
+        callers apart. A call restwire cannot see whole (request hooks, an
+        auth whose flow it cannot run) is a caller of its own: a key no
+        other call has. For what keeps per caller besides the store
+        (``RateLimit``'s pauses); shows no credential."""
+        caller = self._caller() if self._caller is not None else None
+        url = exchange.url
+        headers, _ = merged_headers(self._client.headers.raw, exchange.headers.raw)
+        if caller is not None:
+            found = named(exchange.credentials, caller, sent_host(headers, url))
+            return identity_digest(found, b"restwire-caller-1")
+        client = self._client
+        if client.event_hooks["request"]:
+            return f"unseen:{secrets.token_hex(16)}"
+        cookie = cookie_header(client.cookies.jar, exchange.method, url)
+        if cookie is not None:
+            headers.append((b"Cookie", cookie))
+        auth: Hashable = None
+        if client.auth is not None:
+            library = library_of(client)
+            probe = library.Request(exchange.method, url, headers=headers)
+            auth = auth_part(client.auth, probe)
+            if type(auth) is Unshared:
+                return f"unseen:{secrets.token_hex(16)}"
+        found = identity_of(
+            headers,
+            exchange.sensitive,
+            exchange.credentials,
+            auth,
+            self.sharing,
+            url=url,
+            caller=self._mark,
+        )
+        if found == Identity(((), (), exchange.credentials, None, None)):
+            return None  # nothing tells this caller from another
+        return identity_digest(found, b"restwire-caller-1")
 
     def unseen(self, what: str) -> Unshared:
         """A call restwire cannot see whole: shared with nobody (said once)."""
@@ -458,13 +556,24 @@ class Identities:
         """The identity of a call of ``endpoint`` to ``url`` whose middleware
         add no credential, read from the headers its first hop would carry;
         ``None`` where only the full path can tell (userinfo in the URL, a
-        ``Host`` or ``Cookie`` the endpoint sets itself, the client's auth or
-        request hooks)."""
+        ``Host`` or ``Cookie`` the endpoint or the client sets itself, the
+        client's auth or request hooks)."""
+        client = self._client
+        raw = client.headers.raw
+        # worked out once per endpoint while the client's headers stay as
+        # they were (compared whole each time)
+        kept = self._plain.get(endpoint)
+        if kept is None or kept[0] != raw:
+            kept = self._endpoint_facts(endpoint, raw)
         caller = self._caller() if self._caller is not None else None
         if caller is not None:
-            return named("same-origin", caller)
-        client = self._client
-        if client.auth is not None or client.event_hooks["request"]:
+            host = kept[2]
+            return named(
+                "same-origin",
+                caller,
+                () if host is None else sent_host(((b"Host", host),), url),
+            )
+        if kept[3] or client.auth is not None or client.event_hooks["request"]:
             return None
         facts = self._urls.get(id(url))
         if facts is None:
@@ -474,44 +583,31 @@ class Identities:
             self._urls[id(url)] = facts
         if facts[1]:
             return None
-        caller = self._mark
-        raw = client.headers.raw
+        credentials = kept[1]
         jar = client.cookies.jar
-        if _empty(jar):
-            # the common case, worked out once per endpoint while the
-            # client's headers stay as they were (compared whole each time)
-            kept = self._plain.get(endpoint)
-            if kept is not None and kept[0] == raw:
-                credentials = kept[1]
-            else:
-                headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
-                credentials = credential_headers(
-                    headers, endpoint.sensitive_headers, self.sharing
+        if not _empty(jar):
+            cookie = cookie_header(jar, endpoint.method, url)
+            if cookie is not None:  # (last, as the request carries it)
+                credentials += credential_headers(
+                    ((b"Cookie", cookie),), endpoint.sensitive_headers, self.sharing
                 )
-                if len(self._plain) >= _KEPT:
-                    self._plain.clear()
-                self._plain[endpoint] = (raw, credentials)
-            return Identity(
-                (
-                    credentials,
-                    facts[2],
-                    "same-origin",
-                    None,
-                    caller,
-                )
-            )
+        return Identity((credentials, facts[2], "same-origin", None, self._mark))
+
+    def _endpoint_facts(
+        self, endpoint: Endpoint, raw: list[tuple[bytes, bytes]]
+    ) -> tuple[Any, ...]:
+        """What :meth:`without_chain` needs of ``endpoint`` on a client
+        whose headers are ``raw``: ``raw``; the credentials of a call of it
+        with those and no cookie; the ``Host`` it sets (``None``: the
+        URL's); whether it sets a header only the full path can key
+        (``Host``, ``Cookie``). Kept, a bounded number."""
         headers, names = merged_headers(raw, endpoint.shared_headers(None).raw)
-        if not names.isdisjoint(_SET_BY_CALL):
-            return None
-        cookie = cookie_header(jar, endpoint.method, url)
-        if cookie is not None:
-            headers.append((b"Cookie", cookie))
-        return identity_of(
-            headers,
-            endpoint.sensitive_headers,
-            "same-origin",
-            None,
-            self.sharing,
-            url=url,
-            caller=caller,
+        credentials = credential_headers(
+            headers, endpoint.sensitive_headers, self.sharing
         )
+        host = next((value for name, value in headers if name.lower() == b"host"), None)
+        kept = (raw, credentials, host, not names.isdisjoint(_SET_BY_CALL))
+        if len(self._plain) >= _KEPT:
+            self._plain.clear()
+        self._plain[endpoint] = kept
+        return kept

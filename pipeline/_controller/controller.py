@@ -323,6 +323,7 @@ class BaseController(Generic[ClientT, EventT]):
             endpoint.initial_headers(body, self._adapter.library),
             self._client.cookies,
             parse=parse,
+            caller_key=self._identities.caller_key,
         )
         return exchange, plain
 
