@@ -137,21 +137,13 @@ def _six_calls(count: int, case: str) -> None:
 
 
 def _normalize_calls(count: int, case: str) -> None:
-    import datetime
-    from decimal import Decimal
+    from tests.benchmarks.cases import (
+        normalize_and_read,
+        price_payload,
+        pydantic_prices,
+    )
 
-    import pydantic
-
-    from tests.benchmarks.cases import normalize_and_read, price_payload
-
-    class Model(pydantic.BaseModel):
-        id: str
-        pair: str
-        price: Decimal
-        updated_at: datetime.datetime
-        volume: int
-
-    adapter = pydantic.TypeAdapter(list[Model])
+    adapter = pydantic_prices()
     data = price_payload(20_000)
     run: Any = adapter.validate_python if case == "pydantic" else normalize_and_read
     for _ in range(-2, count):  # (two to warm: a list is many calls' worth)
