@@ -16,11 +16,14 @@ the credential policy, so it is what would be sent, deny by default
 - the client's own ``auth``: the object, and the headers its flow puts on
   the request (so an ``httpx.Auth`` that signs as the current user tells
   users apart);
-- the client's mark, for a client restwire cannot see whole (below).
+- the client's mark, for a client restwire cannot see whole (below);
+- the ``Host`` that request names when it is not its URL's own authority
+  (a virtual host, a tenant per host): what it reaches, as much as its URL.
 
 A controller that names its callers (``Controller(identity=...)``, the
 function returning a name) says who is calling: then the name and the
-credentials mode alone are the identity (:func:`named`), not the
+credentials mode alone are the identity (:func:`named`), with the
+``Host`` it names if not its URL's own, not the
 credentials sent now, so a caller keeps what it shares across its rotating
 tokens (an OAuth2 refresh, a login of its own in each process); callers
 named apart share nothing. A call the function names ``None`` is told
@@ -96,6 +99,8 @@ __all__ = [
     "client_mark",
     "credential_headers",
     "credential_params",
+    "host_part",
+    "hosts_named",
     "identity_of",
     "is_named",
     "named",
@@ -226,7 +231,8 @@ def identity_of(
     raw ``headers`` to ``url``): its credential headers (every one not
     public, and ``marked``), the credential params of its URL, its
     credentials mode ``mode``, the client's ``auth`` part, the ``caller``
-    (the name ``identity=`` gave, or the client's :class:`ClientMark`)."""
+    (the name ``identity=`` gave, or the client's :class:`ClientMark`), and
+    the ``Host`` it names if not its URL's own (:func:`host_part`)."""
     if isinstance(request, Request):
         headers: Iterable[tuple[bytes, bytes]] = request.headers.raw
         url = request.url
@@ -234,7 +240,7 @@ def identity_of(
         headers = request
     return Identity(
         (
-            credential_headers(headers, marked, sharing),
+            credential_headers(headers, marked, sharing, url),
             credential_params(url, sharing),
             mode,
             auth,
@@ -247,20 +253,44 @@ def credential_headers(
     headers: Iterable[tuple[bytes, bytes]],
     marked: Collection[str],
     sharing: Sharing = DEFAULT,
+    url: URL | None = None,
 ) -> tuple[tuple[bytes, bytes], ...]:
     """The headers of ``headers`` that are identity: every one not public,
-    and those ``marked``; a ``Cookie`` without its stickiness cookies."""
+    and those ``marked``; a ``Cookie`` without its stickiness cookies. Given
+    the ``url`` they go to, first the ``Host`` they name if it is not that
+    URL's own authority (:func:`host_part`)."""
     public = sharing.public_headers
     known = RAW_NAMES
     credentials: list[tuple[bytes, bytes]] = []
+    hosts: list[bytes] = []
     for name, value in headers:
         lowered = known.get(name) or learn(name)
+        if lowered == "host":
+            hosts.append(value)
         if lowered in public and lowered not in marked:
             continue
         if lowered == "cookie":
             value = _without_sticky(value, sharing)
         credentials.append((name, value))
+    if url is not None and hosts and (len(hosts) > 1 or hosts[0] != url.netloc):
+        return host_part(hosts, url) + tuple(credentials)
     return tuple(credentials)
+
+
+def host_part(
+    hosts: Iterable[bytes], url: URL | None
+) -> tuple[tuple[bytes, bytes], ...]:
+    """The identity part of the ``Host`` values ``hosts`` a request to
+    ``url`` names: each that is not the URL's own authority (case aside),
+    as ``(b"host", value)``; ``()`` for a request that names its URL's own.
+    Two calls to one address for two virtual hosts reach two origins."""
+    own = url.netloc.lower() if url is not None else b""
+    return tuple((b"host", host.lower()) for host in hosts if host.lower() != own)
+
+
+def hosts_named(headers: Iterable[tuple[bytes, bytes]]) -> tuple[bytes, ...]:
+    """The values of the ``Host`` headers among ``headers``."""
+    return tuple(value for name, value in headers if name.lower() == b"host")
 
 
 def credential_params(
@@ -327,12 +357,15 @@ def auth_part(auth: Auth | None, request: Request) -> Hashable:
     return (auth, changed)
 
 
-def named(mode: str, caller: Hashable) -> Identity:
+def named(
+    mode: str, caller: Hashable, host: tuple[tuple[bytes, bytes], ...] = ()
+) -> Identity:
     """The identity of a call whose controller names its ``caller``
     (``identity=``): the name, not the credentials sent now, says who, so
     a caller's calls share across its rotating tokens (and across
-    processes, through a cache); its credentials mode ``mode`` kept."""
-    return Identity(((), (), mode, None, caller))
+    processes, through a cache); its credentials mode ``mode`` kept, and
+    the ``host`` it reaches if not its URL's own (:func:`host_part`)."""
+    return Identity((host, (), mode, None, caller))
 
 
 def is_named(identity: Hashable) -> bool:
@@ -412,8 +445,12 @@ class Identities:
         self.sharing = sharing
         self._warned = False
         #: endpoint -> (the client's headers, the credentials of a call of
-        #: it with those and no cookie), bounded
-        self._plain: dict[Any, tuple[list[tuple[bytes, bytes]], tuple[Any, ...]]] = {}
+        #: it with those and no cookie, the ``Host`` values it names),
+        #: bounded
+        self._plain: dict[
+            Any,
+            tuple[list[tuple[bytes, bytes]], tuple[Any, ...], tuple[bytes, ...]],
+        ] = {}
         #: id(url) -> (the URL, kept alive by the entry so that no other
         #: URL takes its id while it is there; whether it has userinfo; its
         #: credential params), bounded: the
@@ -424,7 +461,8 @@ class Identities:
         """Who the call whose first hop is ``request`` says it is."""
         caller = self._caller() if self._caller is not None else None
         if caller is not None:
-            return named(exchange.credentials, caller)
+            host = host_part(hosts_named(request.headers.raw), request.url)
+            return named(exchange.credentials, caller, host)
         client = self._client
         if client.event_hooks["request"]:
             return self.unseen("request event hooks, which may change a request")
@@ -458,12 +496,13 @@ class Identities:
         """The identity of a call of ``endpoint`` to ``url`` whose middleware
         add no credential, read from the headers its first hop would carry;
         ``None`` where only the full path can tell (userinfo in the URL, a
-        ``Host`` or ``Cookie`` the endpoint sets itself, the client's auth or
-        request hooks)."""
+        ``Host`` or ``Cookie`` the endpoint sets itself with cookies in the
+        jar, the client's auth or request hooks)."""
+        client = self._client
         caller = self._caller() if self._caller is not None else None
         if caller is not None:
-            return named("same-origin", caller)
-        client = self._client
+            hosts = self._plain_of(endpoint, client.headers.raw)[2]
+            return named("same-origin", caller, host_part(hosts, url) if hosts else ())
         if client.auth is not None or client.event_hooks["request"]:
             return None
         facts = self._urls.get(id(url))
@@ -481,16 +520,11 @@ class Identities:
             # the common case, worked out once per endpoint while the
             # client's headers stay as they were (compared whole each time)
             kept = self._plain.get(endpoint)
-            if kept is not None and kept[0] == raw:
-                credentials = kept[1]
-            else:
-                headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
-                credentials = credential_headers(
-                    headers, endpoint.sensitive_headers, self.sharing
-                )
-                if len(self._plain) >= _KEPT:
-                    self._plain.clear()
-                self._plain[endpoint] = (raw, credentials)
+            if kept is None or kept[0] != raw:
+                kept = self._plain_of(endpoint, raw)
+            credentials = kept[1]
+            if kept[2]:  # a Host named: part of the identity unless the URL's own
+                credentials = host_part(kept[2], url) + credentials
             return Identity(
                 (
                     credentials,
@@ -515,3 +549,20 @@ class Identities:
             url=url,
             caller=caller,
         )
+
+    def _plain_of(
+        self, endpoint: Endpoint, raw: list[tuple[bytes, bytes]]
+    ) -> tuple[list[tuple[bytes, bytes]], tuple[Any, ...], tuple[bytes, ...]]:
+        """The kept ``_plain`` entry of ``endpoint`` on a client sending the
+        headers ``raw``, worked out again if they changed."""
+        kept = self._plain.get(endpoint)
+        if kept is not None and kept[0] == raw:
+            return kept
+        headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
+        credentials = credential_headers(
+            headers, endpoint.sensitive_headers, self.sharing
+        )
+        if len(self._plain) >= _KEPT:
+            self._plain.clear()
+        kept = self._plain[endpoint] = (raw, credentials, hosts_named(headers))
+        return kept
