@@ -52,6 +52,8 @@ CREDENTIAL_TESTS = [
     "tests/middlewares/test_token_refusals.py",
     "tests/pipeline/test_marked_public_headers.py",
     "tests/pipeline/test_named_callers.py",
+    "tests/pipeline/test_host_header.py",
+    "tests/middlewares/test_rate_limit_callers.py",
     "tests/test_credential_rules.py",
 ]
 
@@ -241,8 +243,8 @@ MUTANTS = [
         "identity keys",
         "a named caller's identity leaves out its name",
         "pipeline/_chain/identity.py",
-        "    return Identity(((), (), mode, None, caller))",
-        "    return Identity(((), (), mode, None, None))",
+        "    return Identity((host, (), mode, None, caller))",
+        "    return Identity((host, (), mode, None, None))",
     ),
     Mutant(
         "identity keys",
@@ -279,6 +281,20 @@ MUTANTS = [
         "pipeline/_controller/sender.py",
         "self.start = start if home is None else home",
         "self.start = start",
+    ),
+    Mutant(
+        "identity keys",
+        "a virtual host is left out of the identity",
+        "pipeline/_chain/identity.py",
+        "    if url is not None and hosts and (len(hosts) > 1 or hosts[0] != url.netloc):",
+        "    if False:",
+    ),
+    Mutant(
+        "identity keys",
+        "RateLimit keeps the server's pauses for every caller alike",
+        "middlewares/rate_limit.py",
+        "        caller = exchange.caller()\n",
+        "        caller = None\n",
     ),
 ]
 

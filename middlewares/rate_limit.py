@@ -42,11 +42,13 @@ Two sources of waiting, both taken before a request is sent::
   is sent (not after a 429), but never more than ``max_pause`` seconds
   (300 by default: ``Retry-After: 999999999999`` pauses five minutes, not
   millennia; a longer ask is capped and said in one warning naming the
-  call); with Redis, every process does. The caller is the credentials a
-  call carries when it reaches ``RateLimit`` (every header marked
-  sensitive: ``Authorization``, ``Cookie``, those ``set_credential`` set),
-  as a SHA-256 digest: one API key's spent quota pauses that key's calls
-  alone, and calls with no credentials share the pauses of their scope.
+  call); with Redis, every process does. The caller is who the call is
+  when it reaches ``RateLimit`` (``exchange.caller()``: told apart as the
+  controller tells callers apart everywhere, deny by default: every header
+  not public, client defaults included, cookies, query tokens, userinfo,
+  the client's auth, the client's mark, the name ``identity=`` gives), as a
+  SHA-256 digest: one API key's spent quota pauses that key's calls
+  alone, and calls with no identity share the pauses of their scope.
   Put ``RateLimit`` after the middleware that sets the credentials.
   Pause records expire with their pause: in Redis by their time to live,
   in this process by a sweep. A response served from an HTTP cache is not
@@ -78,7 +80,6 @@ from __future__ import annotations
 
 import collections
 import datetime
-import hashlib
 import itertools
 import logging
 import math
@@ -646,24 +647,15 @@ class RateLimit:
 
     @staticmethod
     def _caller(key: str, exchange: Exchange) -> str:
-        """``key``, and a digest of the credentials the call carries when it
-        reaches this middleware (every header marked sensitive:
-        ``Authorization``, ``Cookie``, what ``set_credential`` set), under
-        which the server's pauses are kept: one caller's spent quota never
-        pauses another's. A SHA-256 digest, equal in every process, as the
-        HTTP cache's keys are; it shows no credential."""
-        sensitive = exchange.sensitive
-        credentials = sorted(
-            (name.lower(), value)
-            for name, value in exchange.headers.items()
-            if name.lower() in sensitive
-        )
-        if not credentials:
-            return key  # no credentials: callers share the server's pauses
-        digest = hashlib.sha256(b"restwire-rate-limit-1\0")
-        for name, value in credentials:
-            digest.update(f"{name}\0{value}\0".encode())
-        return f"{key}:caller:{digest.hexdigest()[:32]}"
+        """``key``, and who is calling (``exchange.caller()``: a SHA-256
+        digest of everything that tells callers apart, as restwire tells
+        them apart everywhere), under which the server's pauses are kept:
+        one caller's spent quota never pauses another's; calls that carry
+        nothing telling callers apart share the pauses of ``key``."""
+        caller = exchange.caller()
+        if caller is None:
+            return key  # no identity: callers share the server's pauses
+        return f"{key}:caller:{caller[:32]}"
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         key = self._key(exchange)

@@ -57,7 +57,9 @@ from .._base.credentials import (
     ALWAYS_SENSITIVE,
     CREDENTIALS,
     Credentials,
+    caller_hash,
     is_credential,
+    is_credential_param,
     splits_header,
 )
 from .._base.effects import Flow
@@ -229,6 +231,7 @@ class Exchange:
         "_credentials",
         "_encoded",
         "_jar",
+        "_who",
         "endpoint",
         "headers",
         "home",
@@ -267,6 +270,8 @@ class Exchange:
         self.url = url
         self.headers = headers
         self._jar = cookies
+        #: Who the call is (:meth:`caller`), as its controller works it out.
+        self._who: Callable[[Exchange], str | None] | None = None
         self.parse = parse
         self.page: int | None = None
         #: The URL whose origin the call's credentials belong to, when it
@@ -309,6 +314,36 @@ class Exchange:
         call's end (``restwire.CallWatcher``). Register it once per call:
         a middleware's request side runs again on every retry."""
         self.watchers = (*self.watchers, watcher)
+
+    def caller(self) -> str | None:
+        """Who is calling, as the call stands now, told apart as restwire
+        tells callers apart everywhere else: every header of its first hop
+        that is not public (the client's defaults too), the cookies it would
+        send, userinfo, credential query params, what the client's ``auth``
+        adds, the client's mark, or the name ``Controller(identity=...)``
+        gives. A SHA-256 hex digest, equal in every process for equal
+        credentials, wherever they were set, showing none of them; ``None``
+        for a call that carries nothing telling callers apart. A middleware
+        reads it once the credentials are set (after the middleware that
+        sets them), to keep something per caller (``RateLimit``'s pauses).
+        """
+        if self._who is not None:
+            return self._who(self)
+        # an exchange no controller made: its own headers, deny by default
+        sensitive = self.sensitive
+        headers = [
+            (name, value)
+            for name, value in self.headers.raw
+            if is_credential(name.decode("latin-1").lower(), sensitive)
+        ]
+        params = [
+            (name, value)
+            for name, value in self.url.params.multi_items()
+            if is_credential_param(name)
+        ]
+        if not headers and not params:
+            return None
+        return caller_hash(headers, params).hexdigest()
 
     def mark_sensitive(self, *names: str) -> None:
         """Keep these headers to the call's origin and out of every repr."""

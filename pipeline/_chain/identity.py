@@ -66,13 +66,14 @@ import weakref
 from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from .._base.credentials import (
     CREDENTIAL_PARAMS,
     PUBLIC_HEADERS,
     RAW_NAMES,
     STICKY_COOKIES,
+    caller_hash,
     is_sticky,
     learn,
     names_credential,
@@ -96,6 +97,7 @@ __all__ = [
     "Unshared",
     "auth_part",
     "auth_signs",
+    "caller_digest",
     "client_mark",
     "credential_headers",
     "credential_params",
@@ -384,6 +386,58 @@ def auth_signs(identity: Hashable) -> bool:
     return isinstance(part, tuple) and bool(part[1])
 
 
+def caller_digest(identity: Hashable) -> str | None:
+    """Who ``identity`` says is calling, as text to keep something per
+    caller by (``Exchange.caller``): a SHA-256 hex digest of its credential
+    headers (sorted: the same wherever they were set), credential params,
+    what the client's auth adds (or, for an auth that adds nothing first,
+    that auth object's own mark), and its caller (the random text of a
+    :class:`ClientMark`, or the name ``identity=`` gave); its credentials
+    mode left out. Equal in every process for equal credentials, showing
+    none. ``None`` for an identity with nothing in it (callers that cannot
+    be told apart); an :class:`Unshared` one has none of its own (the
+    caller gives its client's)."""
+    if type(identity) is not Identity:
+        return None
+    parts = cast(
+        tuple[
+            tuple[tuple[bytes, bytes], ...],
+            tuple[tuple[str, str], ...],
+            str,
+            object,
+            object,
+        ],
+        identity,
+    )
+    credentials, params, _, auth, caller = parts
+    signed: tuple[tuple[bytes, bytes], ...] = ()
+    if isinstance(auth, tuple):
+        signed = auth[1]
+    if not (credentials or params or auth is not None or caller is not None):
+        return None
+    digest = caller_hash((*credentials, *signed), params)
+    if isinstance(auth, tuple) and not signed:  # the auth object tells apart
+        digest.update(b"a\0" + _mark_of(auth[0]).encode() + b"\0")
+    if type(caller) is ClientMark:
+        digest.update(b"u\0" + caller.text.encode() + b"\0")
+    elif caller is not None:
+        digest.update(b"c\0" + repr(caller).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _mark_of(thing: object) -> str:
+    """A random text standing for ``thing`` as long as it lives (its
+    :class:`ClientMark`'s)."""
+    try:
+        with _MARKS_LOCK:
+            mark = _MARKS.get(thing)
+            if mark is None:
+                mark = _MARKS[thing] = ClientMark()
+            return mark.text
+    except TypeError:  # not weakly referable: its id, in this process
+        return f"id-{id(thing)}"
+
+
 # -- a controller's identities ----------------------------------------------------
 
 
@@ -478,6 +532,24 @@ class Identities:
             self.sharing,
             caller=caller,
         )
+
+    def caller(self, request: Request, exchange: Exchange) -> str | None:
+        """Who the call whose first hop would be ``request`` is, as text
+        (:func:`caller_digest`); a call restwire cannot see whole
+        (:class:`Unshared`) is its client's own caller, equal to no other
+        client's."""
+        identity = self.of(request, exchange)
+        if type(identity) is Unshared:
+            return caller_digest(Identity(((), (), "", None, self._own_mark())))
+        return caller_digest(identity)
+
+    def _own_mark(self) -> ClientMark:
+        """The mark standing for this controller's client (its own)."""
+        with _MARKS_LOCK:
+            mark = _MARKS.get(self._client)
+            if mark is None:
+                mark = _MARKS[self._client] = ClientMark()
+            return mark
 
     def unseen(self, what: str) -> Unshared:
         """A call restwire cannot see whole: shared with nobody (said once)."""

@@ -119,6 +119,8 @@ class BaseController(Generic[ClientT, EventT]):
         if cache is not None:
             cache.attach()
         self._sender = Sender(adapter, cache, self._sharing.public_headers)
+        #: Who a call is, for ``Exchange.caller`` (bound once, not per call).
+        self._who: Callable[[Exchange], str | None] = self._caller
         self._managers = ManagerHooks.of(managers)
         self._clock = clock
         self._store = Store(max_store_bytes)
@@ -324,7 +326,13 @@ class BaseController(Generic[ClientT, EventT]):
             self._client.cookies,
             parse=parse,
         )
+        exchange._who = self._who
         return exchange, plain
+
+    def _caller(self, exchange: Exchange) -> str | None:
+        """Who ``exchange`` is as it stands now (``Exchange.caller``): the
+        identity of its first hop, built without its body, sending nothing."""
+        return self._identities.caller(self._sender.probe(exchange), exchange)
 
     def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
         """A middleware's ``SideCall`` as a flow: the endpoint's own chain
