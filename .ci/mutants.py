@@ -286,7 +286,7 @@ MUTANTS = [
         "identity keys",
         "a virtual host is left out of the identity",
         "pipeline/_chain/identity.py",
-        "    if url is not None and hosts and (len(hosts) > 1 or hosts[0] != url.netloc):",
+        "    if url is not None and hosts and _names_another(hosts, url):",
         "    if False:",
     ),
     Mutant(

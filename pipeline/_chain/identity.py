@@ -274,9 +274,19 @@ def credential_headers(
         if lowered == "cookie":
             value = _without_sticky(value, sharing)
         credentials.append((name, value))
-    if url is not None and hosts and (len(hosts) > 1 or hosts[0] != url.netloc):
+    if url is not None and hosts and _names_another(hosts, url):
         return host_part(hosts, url) + tuple(credentials)
     return tuple(credentials)
+
+
+def _names_another(hosts: list[bytes], url: URL) -> bool:
+    """Whether ``hosts`` (a request's ``Host`` values) name other than
+    ``url``'s own authority; the usual one, set from the URL, is told
+    cheaply (a port-less host first: ``netloc`` is built on each read)."""
+    if len(hosts) > 1:
+        return True
+    host = hosts[0]
+    return host != url.raw_host and host != url.netloc
 
 
 def host_part(

@@ -119,8 +119,6 @@ class BaseController(Generic[ClientT, EventT]):
         if cache is not None:
             cache.attach()
         self._sender = Sender(adapter, cache, self._sharing.public_headers)
-        #: Who a call is, for ``Exchange.caller`` (bound once, not per call).
-        self._who: Callable[[Exchange], str | None] = self._caller
         self._managers = ManagerHooks.of(managers)
         self._clock = clock
         self._store = Store(max_store_bytes)
@@ -326,7 +324,7 @@ class BaseController(Generic[ClientT, EventT]):
             self._client.cookies,
             parse=parse,
         )
-        exchange._who = self._who
+        exchange._who = self._caller
         return exchange, plain
 
     def _caller(self, exchange: Exchange) -> str | None:
