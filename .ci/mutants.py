@@ -52,8 +52,6 @@ CREDENTIAL_TESTS = [
     "tests/middlewares/test_token_refusals.py",
     "tests/pipeline/test_marked_public_headers.py",
     "tests/pipeline/test_named_callers.py",
-    "tests/pipeline/test_host_header.py",
-    "tests/middlewares/test_rate_limit_callers.py",
     "tests/test_credential_rules.py",
 ]
 
@@ -243,8 +241,8 @@ MUTANTS = [
         "identity keys",
         "a named caller's identity leaves out its name",
         "pipeline/_chain/identity.py",
-        "    return Identity((host, (), mode, None, caller))",
-        "    return Identity((host, (), mode, None, None))",
+        "    return Identity(((), (), mode, None, caller))",
+        "    return Identity(((), (), mode, None, None))",
     ),
     Mutant(
         "identity keys",
@@ -281,20 +279,6 @@ MUTANTS = [
         "pipeline/_controller/sender.py",
         "self.start = start if home is None else home",
         "self.start = start",
-    ),
-    Mutant(
-        "identity keys",
-        "a virtual host is left out of the identity",
-        "pipeline/_chain/identity.py",
-        "    if url is not None and hosts and _names_another(hosts, url):",
-        "    if False:",
-    ),
-    Mutant(
-        "identity keys",
-        "RateLimit keeps the server's pauses for every caller alike",
-        "middlewares/rate_limit.py",
-        "        caller = exchange.caller()\n",
-        "        caller = None\n",
     ),
 ]
 

@@ -42,13 +42,11 @@ Two sources of waiting, both taken before a request is sent::
   is sent (not after a 429), but never more than ``max_pause`` seconds
   (300 by default: ``Retry-After: 999999999999`` pauses five minutes, not
   millennia; a longer ask is capped and said in one warning naming the
-  call); with Redis, every process does. The caller is who the call is
-  when it reaches ``RateLimit`` (``exchange.caller()``: told apart as the
-  controller tells callers apart everywhere, deny by default: every header
-  not public, client defaults included, cookies, query tokens, userinfo,
-  the client's auth, the client's mark, the name ``identity=`` gives), as a
-  SHA-256 digest: one API key's spent quota pauses that key's calls
-  alone, and calls with no identity share the pauses of their scope.
+  call); with Redis, every process does. The caller is the credentials a
+  call carries when it reaches ``RateLimit`` (every header marked
+  sensitive: ``Authorization``, ``Cookie``, those ``set_credential`` set),
+  as a SHA-256 digest: one API key's spent quota pauses that key's calls
+  alone, and calls with no credentials share the pauses of their scope.
   Put ``RateLimit`` after the middleware that sets the credentials.
   Pause records expire with their pause: in Redis by their time to live,
   in this process by a sweep. A response served from an HTTP cache is not
@@ -647,15 +645,17 @@ class RateLimit:
 
     @staticmethod
     def _caller(key: str, exchange: Exchange) -> str:
-        """``key``, and who is calling (``exchange.caller()``: a SHA-256
-        digest of everything that tells callers apart, as restwire tells
-        them apart everywhere), under which the server's pauses are kept:
-        one caller's spent quota never pauses another's; calls that carry
-        nothing telling callers apart share the pauses of ``key``."""
-        caller = exchange.caller()
-        if caller is None:
-            return key  # no identity: callers share the server's pauses
-        return f"{key}:caller:{caller[:32]}"
+        """``key``, and who the call says it is (``Exchange.caller_key``:
+        read deny by default, as the store reads it; every header not
+        public, the client's defaults, its jar's cookies, its auth, a
+        client restwire cannot see whole, or the caller ``identity=``
+        names), under which the server's pauses are kept: one caller's
+        spent quota never pauses another's. A SHA-256 digest, equal in
+        every process, as the HTTP cache's keys are; it shows no
+        credential. Calls that carry nothing to tell them apart share
+        the server's pauses."""
+        caller = exchange.caller_key()
+        return key if caller is None else f"{key}:caller:{caller[:32]}"
 
     def handle(self, exchange: Exchange, call_next: CallNext) -> Flow[Response]:
         key = self._key(exchange)

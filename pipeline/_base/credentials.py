@@ -32,7 +32,6 @@ stickiness cookies (:data:`STICKY_COOKIES`: ``AWSALB``, ``BIGipServer*``,
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Collection
 from functools import lru_cache
@@ -40,14 +39,12 @@ from typing import Literal
 
 __all__ = [
     "ALWAYS_SENSITIVE",
-    "CALLER_DIGEST",
     "CREDENTIALS",
     "CREDENTIAL_PARAMS",
     "PUBLIC_HEADERS",
     "RAW_NAMES",
     "STICKY_COOKIES",
     "Credentials",
-    "caller_hash",
     "is_credential",
     "is_credential_param",
     "is_sticky",
@@ -203,22 +200,3 @@ def splits_header(value: str) -> bool:
     """Whether a header value holds a line break or another control
     character (which could split the header and inject another)."""
     return _CONTROL.search(value) is not None
-
-
-#: What a caller's digest starts from (``caller_hash``), versioned.
-CALLER_DIGEST = b"restwire-caller-1\0"
-
-
-def caller_hash(
-    headers: Collection[tuple[bytes, bytes]], params: Collection[tuple[str, str]]
-) -> hashlib._Hash:
-    """A SHA-256 digest begun with a caller's credential ``headers`` (names
-    lower-cased, sorted: the same wherever they were set) and credential
-    query ``params``, for the rest of who it is to be added to. Equal in
-    every process for equal credentials; it shows none."""
-    digest = hashlib.sha256(CALLER_DIGEST)
-    for name, value in sorted((name.lower(), value) for name, value in headers):
-        digest.update(b"h\0" + name + b"\0" + value + b"\0")
-    for param, text in sorted(params):
-        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
-    return digest

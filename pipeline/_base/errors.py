@@ -94,6 +94,7 @@ __all__ = [
     "fresh_error",
     "header_names",
     "quoted_forms",
+    "redact_error",
     "redact_params",
     "redact_secrets",
     "redact_url",
@@ -242,6 +243,40 @@ def sent_secrets(
     if url.userinfo:
         found.extend((url.username, url.password or ""))
     return [each for each in found if len(each) >= SHORTEST_SECRET]
+
+
+def redact_error(error: BaseException, secrets: Collection[str]) -> None:
+    """``error`` with each of ``secrets`` (what the call sent:
+    :func:`sent_secrets`) replaced, in every form a server may quote it,
+    wherever it shows text a server sent: its message, its text attributes
+    (an entity's value at fault), and the same of each error it was raised
+    from or during (a traceback prints them). For errors built from what a
+    server answered: a 2xx body or event that echoes the call's token. What
+    an error holds for a program to read (a status error's ``data`` and
+    ``response``, an event) stays as the server sent it, as a response
+    does."""
+    forms: set[str] = set()
+    for secret in secrets:
+        forms.update(quoted_forms(secret))
+    if not forms:
+        return
+    ordered = sorted(forms, key=len, reverse=True)
+    pattern = re.compile("|".join(map(re.escape, ordered)))
+
+    def clean(value: Any) -> Any:
+        return pattern.sub(REDACTED, value) if isinstance(value, str) else value
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(map(clean, current.args))
+        attributes = getattr(current, "__dict__", None)
+        if attributes is not None:
+            for name, value in list(attributes.items()):
+                if isinstance(value, str):
+                    attributes[name] = clean(value)
+        current = current.__cause__ or current.__context__
 
 
 def _basic_pair(encoded: str) -> list[str]:

@@ -23,11 +23,11 @@ from typing import Any, cast
 from .._base.credentials import PUBLIC_HEADERS
 from .._chain.exchange import Exchange
 from .._chain.identity import (
-    ClientMark,
     Identity,
     Sharing,
     Unshared,
     auth_signs,
+    identity_digest,
     is_named,
     plain_url,
 )
@@ -80,25 +80,7 @@ def cache_key(identity: Identity, url: str) -> str:
     (without userinfo). Equal for equal credentials in every process (no
     per-process salt), so processes sharing a storage share entries; the
     key shows neither."""
-    credentials, params, mode, auth, caller = cast(_IdentityParts, identity)
-    digest = hashlib.sha256(b"restwire-cache-3\0")
-    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
-    for name, value in (*credentials, *signed):
-        digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
-    for param, text in params:
-        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
-    if type(caller) is ClientMark:  # a client restwire cannot see whole
-        digest.update(b"u\0" + caller.text.encode() + b"\0")
-    elif caller is not None:  # the name a controller gave its caller
-        digest.update(b"c\0" + repr(caller).encode() + b"\0")
-    digest.update(b"m\0" + mode.encode() + b"\0" + url.encode())
-    return digest.hexdigest()
-
-
-#: What ``_chain.identity.identity_of`` puts in an identity.
-_IdentityParts = tuple[
-    tuple[tuple[bytes, bytes], ...], tuple[tuple[str, str], ...], str, object, object
-]
+    return identity_digest(identity, b"restwire-cache-3", url.encode())
 
 
 def body_digest(content: bytes) -> bytes:

@@ -49,6 +49,7 @@ a :class:`~restwire.CallWatcher` with :meth:`watch` (``_chain.watchers``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Hashable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, Literal, Protocol
@@ -57,9 +58,7 @@ from .._base.credentials import (
     ALWAYS_SENSITIVE,
     CREDENTIALS,
     Credentials,
-    caller_hash,
     is_credential,
-    is_credential_param,
     splits_header,
 )
 from .._base.effects import Flow
@@ -227,11 +226,11 @@ class Exchange:
 
     __slots__ = (
         "_body",
+        "_caller_key",
         "_content",
         "_credentials",
         "_encoded",
         "_jar",
-        "_who",
         "endpoint",
         "headers",
         "home",
@@ -260,8 +259,10 @@ class Exchange:
         cookies: Cookies,
         *,
         parse: bool = True,
+        caller_key: Callable[[Exchange], str | None] | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self._caller_key = caller_key
         self.params: Mapping[str, Any] = MappingProxyType(dict(params))
         self._body = body
         self._content: bytes | None = None
@@ -270,8 +271,6 @@ class Exchange:
         self.url = url
         self.headers = headers
         self._jar = cookies
-        #: Who the call is (:meth:`caller`), as its controller works it out.
-        self._who: Callable[[Exchange], str | None] | None = None
         self.parse = parse
         self.page: int | None = None
         #: The URL whose origin the call's credentials belong to, when it
@@ -292,6 +291,31 @@ class Exchange:
         self.identity: Any = None
         #: What is told of each send and of the call's end (``_chain.watchers``).
         self.watchers: tuple[CallWatcher, ...] = ()
+
+    def caller_key(self) -> str | None:
+        """Who this call says it is, as it stands now, as a digest equal in
+        every process (a SHA-256; it shows no credential), for what a
+        middleware keeps per caller: ``None`` when nothing the call carries
+        tells callers apart. Read deny by default, as the store reads it:
+        every header not public that middleware set so far and the client
+        sends by default, the cookies the jar gives the URL, credential
+        query params, what the client's ``auth`` adds, a client restwire
+        cannot see whole, or the caller ``Controller(identity=...)`` names;
+        a call whose client has request hooks is a caller of its own.
+        (An exchange made outside a controller reads its own headers.)"""
+        if self._caller_key is not None:
+            return self._caller_key(self)
+        credentials = sorted(
+            (name.lower(), value)
+            for name, value in self.headers.items()
+            if is_credential(name.lower(), self.sensitive)
+        )
+        if not credentials:
+            return None
+        digest = hashlib.sha256(b"restwire-caller-headers-1\0")
+        for name, value in credentials:
+            digest.update(f"{name}\0{value}\0".encode())
+        return digest.hexdigest()
 
     @property
     def credentials(self) -> Credentials:
@@ -314,36 +338,6 @@ class Exchange:
         call's end (``restwire.CallWatcher``). Register it once per call:
         a middleware's request side runs again on every retry."""
         self.watchers = (*self.watchers, watcher)
-
-    def caller(self) -> str | None:
-        """Who is calling, as the call stands now, told apart as restwire
-        tells callers apart everywhere else: every header of its first hop
-        that is not public (the client's defaults too), the cookies it would
-        send, userinfo, credential query params, what the client's ``auth``
-        adds, the client's mark, or the name ``Controller(identity=...)``
-        gives. A SHA-256 hex digest, equal in every process for equal
-        credentials, wherever they were set, showing none of them; ``None``
-        for a call that carries nothing telling callers apart. A middleware
-        reads it once the credentials are set (after the middleware that
-        sets them), to keep something per caller (``RateLimit``'s pauses).
-        """
-        if self._who is not None:
-            return self._who(self)
-        # an exchange no controller made: its own headers, deny by default
-        sensitive = self.sensitive
-        headers = [
-            (name, value)
-            for name, value in self.headers.raw
-            if is_credential(name.decode("latin-1").lower(), sensitive)
-        ]
-        params = [
-            (name, value)
-            for name, value in self.url.params.multi_items()
-            if is_credential_param(name)
-        ]
-        if not headers and not params:
-            return None
-        return caller_hash(headers, params).hexdigest()
 
     def mark_sensitive(self, *names: str) -> None:
         """Keep these headers to the call's origin and out of every repr."""

@@ -16,14 +16,11 @@ the credential policy, so it is what would be sent, deny by default
 - the client's own ``auth``: the object, and the headers its flow puts on
   the request (so an ``httpx.Auth`` that signs as the current user tells
   users apart);
-- the client's mark, for a client restwire cannot see whole (below);
-- the ``Host`` that request names when it is not its URL's own authority
-  (a virtual host, a tenant per host): what it reaches, as much as its URL.
+- the client's mark, for a client restwire cannot see whole (below).
 
 A controller that names its callers (``Controller(identity=...)``, the
 function returning a name) says who is calling: then the name and the
-credentials mode alone are the identity (:func:`named`), with the
-``Host`` it names if not its URL's own, not the
+credentials mode alone are the identity (:func:`named`), not the
 credentials sent now, so a caller keeps what it shares across its rotating
 tokens (an OAuth2 refresh, a login of its own in each process); callers
 named apart share nothing. A call the function names ``None`` is told
@@ -58,6 +55,7 @@ few microseconds).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import threading
@@ -66,14 +64,13 @@ import weakref
 from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from .._base.credentials import (
     CREDENTIAL_PARAMS,
     PUBLIC_HEADERS,
     RAW_NAMES,
     STICKY_COOKIES,
-    caller_hash,
     is_sticky,
     learn,
     names_credential,
@@ -97,16 +94,15 @@ __all__ = [
     "Unshared",
     "auth_part",
     "auth_signs",
-    "caller_digest",
     "client_mark",
     "credential_headers",
     "credential_params",
-    "host_part",
-    "hosts_named",
+    "identity_digest",
     "identity_of",
     "is_named",
     "named",
     "plain_url",
+    "sent_host",
 ]
 
 logger = logging.getLogger("restwire")
@@ -233,8 +229,9 @@ def identity_of(
     raw ``headers`` to ``url``): its credential headers (every one not
     public, and ``marked``), the credential params of its URL, its
     credentials mode ``mode``, the client's ``auth`` part, the ``caller``
-    (the name ``identity=`` gave, or the client's :class:`ClientMark`), and
-    the ``Host`` it names if not its URL's own (:func:`host_part`)."""
+    (the name ``identity=`` gave, or the client's :class:`ClientMark`); and
+    a ``Host`` header that names another host than the URL's
+    (:func:`sent_host`)."""
     if isinstance(request, Request):
         headers: Iterable[tuple[bytes, bytes]] = request.headers.raw
         url = request.url
@@ -251,6 +248,22 @@ def identity_of(
     )
 
 
+def sent_host(
+    headers: Iterable[tuple[bytes, bytes]], url: URL | None
+) -> tuple[tuple[bytes, bytes], ...]:
+    """``headers``' ``Host``, as an identity part, when it names another
+    host than ``url``'s own authority (virtual hosts, a tenant per host on
+    one address): two calls to one URL that ask for different hosts get
+    different answers, so nothing is shared between them. ``()`` when
+    there is none, or it is the URL's own (the one every request carries)."""
+    for name, value in headers:
+        if len(name) == 4 and name.lower() == b"host":
+            if url is not None and value == url.netloc:
+                return ()
+            return ((b"Host", value),)
+    return ()
+
+
 def credential_headers(
     headers: Iterable[tuple[bytes, bytes]],
     marked: Collection[str],
@@ -258,51 +271,22 @@ def credential_headers(
     url: URL | None = None,
 ) -> tuple[tuple[bytes, bytes], ...]:
     """The headers of ``headers`` that are identity: every one not public,
-    and those ``marked``; a ``Cookie`` without its stickiness cookies. Given
-    the ``url`` they go to, first the ``Host`` they name if it is not that
-    URL's own authority (:func:`host_part`)."""
+    and those ``marked``; a ``Cookie`` without its stickiness cookies; with
+    ``url``, a ``Host`` that names another host than its own
+    (:func:`sent_host`)."""
     public = sharing.public_headers
     known = RAW_NAMES
     credentials: list[tuple[bytes, bytes]] = []
-    hosts: list[bytes] = []
     for name, value in headers:
         lowered = known.get(name) or learn(name)
-        if lowered == "host":
-            hosts.append(value)
         if lowered in public and lowered not in marked:
+            if lowered == "host" and url is not None and value != url.netloc:
+                credentials.append((b"Host", value))  # (a virtual host)
             continue
         if lowered == "cookie":
             value = _without_sticky(value, sharing)
         credentials.append((name, value))
-    if url is not None and hosts and _names_another(hosts, url):
-        return host_part(hosts, url) + tuple(credentials)
     return tuple(credentials)
-
-
-def _names_another(hosts: list[bytes], url: URL) -> bool:
-    """Whether ``hosts`` (a request's ``Host`` values) name other than
-    ``url``'s own authority; the usual one, set from the URL, is told
-    cheaply (a port-less host first: ``netloc`` is built on each read)."""
-    if len(hosts) > 1:
-        return True
-    host = hosts[0]
-    return host != url.raw_host and host != url.netloc
-
-
-def host_part(
-    hosts: Iterable[bytes], url: URL | None
-) -> tuple[tuple[bytes, bytes], ...]:
-    """The identity part of the ``Host`` values ``hosts`` a request to
-    ``url`` names: each that is not the URL's own authority (case aside),
-    as ``(b"host", value)``; ``()`` for a request that names its URL's own.
-    Two calls to one address for two virtual hosts reach two origins."""
-    own = url.netloc.lower() if url is not None else b""
-    return tuple((b"host", host.lower()) for host in hosts if host.lower() != own)
-
-
-def hosts_named(headers: Iterable[tuple[bytes, bytes]]) -> tuple[bytes, ...]:
-    """The values of the ``Host`` headers among ``headers``."""
-    return tuple(value for name, value in headers if name.lower() == b"host")
 
 
 def credential_params(
@@ -376,8 +360,31 @@ def named(
     (``identity=``): the name, not the credentials sent now, says who, so
     a caller's calls share across its rotating tokens (and across
     processes, through a cache); its credentials mode ``mode`` kept, and
-    the ``host`` it reaches if not its URL's own (:func:`host_part`)."""
+    the ``Host`` it asks for when not the URL's (``host``,
+    :func:`sent_host`)."""
     return Identity((host, (), mode, None, caller))
+
+
+def identity_digest(identity: Identity, salt: bytes, tail: bytes = b"") -> str:
+    """A SHA-256 digest of ``identity`` (its credentials, what the client's
+    auth added, its credential params, its caller: a named caller's name, or
+    the random text of a client's :class:`ClientMark`; its credentials mode)
+    under ``salt``, then ``tail``: equal for equal identities in every
+    process (no per-process salt, so processes sharing a storage agree),
+    and showing no credential."""
+    credentials, params, mode, auth, caller = identity
+    digest = hashlib.sha256(salt + b"\0")
+    signed = auth[1] if isinstance(auth, tuple) else ()  # what the client's auth added
+    for name, value in (*credentials, *signed):  # type: ignore[misc]
+        digest.update(b"h\0" + name.lower() + b"\0" + value + b"\0")
+    for param, text in params:  # type: ignore[attr-defined]
+        digest.update(b"q\0" + param.encode() + b"\0" + text.encode() + b"\0")
+    if type(caller) is ClientMark:  # a client restwire cannot see whole
+        digest.update(b"u\0" + caller.text.encode() + b"\0")
+    elif caller is not None:  # the name a controller gave its caller
+        digest.update(b"c\0" + repr(caller).encode() + b"\0")
+    digest.update(b"m\0" + str(mode).encode() + b"\0" + tail)
+    return digest.hexdigest()
 
 
 def is_named(identity: Hashable) -> bool:
@@ -394,58 +401,6 @@ def auth_signs(identity: Hashable) -> bool:
     adds none at first (Digest answers a challenge) passes by the cache."""
     part = identity[3] if isinstance(identity, tuple) else None
     return isinstance(part, tuple) and bool(part[1])
-
-
-def caller_digest(identity: Hashable) -> str | None:
-    """Who ``identity`` says is calling, as text to keep something per
-    caller by (``Exchange.caller``): a SHA-256 hex digest of its credential
-    headers (sorted: the same wherever they were set), credential params,
-    what the client's auth adds (or, for an auth that adds nothing first,
-    that auth object's own mark), and its caller (the random text of a
-    :class:`ClientMark`, or the name ``identity=`` gave); its credentials
-    mode left out. Equal in every process for equal credentials, showing
-    none. ``None`` for an identity with nothing in it (callers that cannot
-    be told apart); an :class:`Unshared` one has none of its own (the
-    caller gives its client's)."""
-    if type(identity) is not Identity:
-        return None
-    parts = cast(
-        tuple[
-            tuple[tuple[bytes, bytes], ...],
-            tuple[tuple[str, str], ...],
-            str,
-            object,
-            object,
-        ],
-        identity,
-    )
-    credentials, params, _, auth, caller = parts
-    signed: tuple[tuple[bytes, bytes], ...] = ()
-    if isinstance(auth, tuple):
-        signed = auth[1]
-    if not (credentials or params or auth is not None or caller is not None):
-        return None
-    digest = caller_hash((*credentials, *signed), params)
-    if isinstance(auth, tuple) and not signed:  # the auth object tells apart
-        digest.update(b"a\0" + _mark_of(auth[0]).encode() + b"\0")
-    if type(caller) is ClientMark:
-        digest.update(b"u\0" + caller.text.encode() + b"\0")
-    elif caller is not None:
-        digest.update(b"c\0" + repr(caller).encode() + b"\0")
-    return digest.hexdigest()
-
-
-def _mark_of(thing: object) -> str:
-    """A random text standing for ``thing`` as long as it lives (its
-    :class:`ClientMark`'s)."""
-    try:
-        with _MARKS_LOCK:
-            mark = _MARKS.get(thing)
-            if mark is None:
-                mark = _MARKS[thing] = ClientMark()
-            return mark.text
-    except TypeError:  # not weakly referable: its id, in this process
-        return f"id-{id(thing)}"
 
 
 # -- a controller's identities ----------------------------------------------------
@@ -508,13 +463,9 @@ class Identities:
         self._mark = client_mark(client, own_transport)
         self.sharing = sharing
         self._warned = False
-        #: endpoint -> (the client's headers, the credentials of a call of
-        #: it with those and no cookie, the ``Host`` values it names),
-        #: bounded
-        self._plain: dict[
-            Any,
-            tuple[list[tuple[bytes, bytes]], tuple[Any, ...], tuple[bytes, ...]],
-        ] = {}
+        #: endpoint -> what ``without_chain`` needs of it
+        #: (``_endpoint_facts``), bounded
+        self._plain: dict[Any, tuple[Any, ...]] = {}
         #: id(url) -> (the URL, kept alive by the entry so that no other
         #: URL takes its id while it is there; whether it has userinfo; its
         #: credential params), bounded: the
@@ -525,8 +476,11 @@ class Identities:
         """Who the call whose first hop is ``request`` says it is."""
         caller = self._caller() if self._caller is not None else None
         if caller is not None:
-            host = host_part(hosts_named(request.headers.raw), request.url)
-            return named(exchange.credentials, caller, host)
+            return named(
+                exchange.credentials,
+                caller,
+                sent_host(request.headers.raw, request.url),
+            )
         client = self._client
         if client.event_hooks["request"]:
             return self.unseen("request event hooks, which may change a request")
@@ -543,23 +497,47 @@ class Identities:
             caller=caller,
         )
 
-    def caller(self, request: Request, exchange: Exchange) -> str | None:
-        """Who the call whose first hop would be ``request`` is, as text
-        (:func:`caller_digest`); a call restwire cannot see whole
-        (:class:`Unshared`) is its client's own caller, equal to no other
-        client's."""
-        identity = self.of(request, exchange)
-        if type(identity) is Unshared:
-            return caller_digest(Identity(((), (), "", None, self._own_mark())))
-        return caller_digest(identity)
-
-    def _own_mark(self) -> ClientMark:
-        """The mark standing for this controller's client (its own)."""
-        with _MARKS_LOCK:
-            mark = _MARKS.get(self._client)
-            if mark is None:
-                mark = _MARKS[self._client] = ClientMark()
-            return mark
+    def caller_key(self, exchange: Exchange) -> str | None:
+        """Who ``exchange``'s call says it is as it stands now (before its
+        first hop is built: the headers middleware set so far, the client's
+        defaults, the cookies the jar gives its URL, what the client's auth
+        adds, the client's mark, or the caller ``identity=`` names), as a
+        digest equal in every process; ``None`` when nothing in it tells
+        callers apart. A call restwire cannot see whole (request hooks, an
+        auth whose flow it cannot run) is a caller of its own: a key no
+        other call has. For what keeps per caller besides the store
+        (``RateLimit``'s pauses); shows no credential."""
+        caller = self._caller() if self._caller is not None else None
+        url = exchange.url
+        headers, _ = merged_headers(self._client.headers.raw, exchange.headers.raw)
+        if caller is not None:
+            found = named(exchange.credentials, caller, sent_host(headers, url))
+            return identity_digest(found, b"restwire-caller-1")
+        client = self._client
+        if client.event_hooks["request"]:
+            return f"unseen:{secrets.token_hex(16)}"
+        cookie = cookie_header(client.cookies.jar, exchange.method, url)
+        if cookie is not None:
+            headers.append((b"Cookie", cookie))
+        auth: Hashable = None
+        if client.auth is not None:
+            library = library_of(client)
+            probe = library.Request(exchange.method, url, headers=headers)
+            auth = auth_part(client.auth, probe)
+            if type(auth) is Unshared:
+                return f"unseen:{secrets.token_hex(16)}"
+        found = identity_of(
+            headers,
+            exchange.sensitive,
+            exchange.credentials,
+            auth,
+            self.sharing,
+            url=url,
+            caller=self._mark,
+        )
+        if found == Identity(((), (), exchange.credentials, None, None)):
+            return None  # nothing tells this caller from another
+        return identity_digest(found, b"restwire-caller-1")
 
     def unseen(self, what: str) -> Unshared:
         """A call restwire cannot see whole: shared with nobody (said once)."""
@@ -578,14 +556,24 @@ class Identities:
         """The identity of a call of ``endpoint`` to ``url`` whose middleware
         add no credential, read from the headers its first hop would carry;
         ``None`` where only the full path can tell (userinfo in the URL, a
-        ``Host`` or ``Cookie`` the endpoint sets itself with cookies in the
-        jar, the client's auth or request hooks)."""
+        ``Host`` or ``Cookie`` the endpoint or the client sets itself, the
+        client's auth or request hooks)."""
         client = self._client
+        raw = client.headers.raw
+        # worked out once per endpoint while the client's headers stay as
+        # they were (compared whole each time)
+        kept = self._plain.get(endpoint)
+        if kept is None or kept[0] != raw:
+            kept = self._endpoint_facts(endpoint, raw)
         caller = self._caller() if self._caller is not None else None
         if caller is not None:
-            hosts = self._plain_of(endpoint, client.headers.raw)[2]
-            return named("same-origin", caller, host_part(hosts, url) if hosts else ())
-        if client.auth is not None or client.event_hooks["request"]:
+            host = kept[2]
+            return named(
+                "same-origin",
+                caller,
+                () if host is None else sent_host(((b"Host", host),), url),
+            )
+        if kept[3] or client.auth is not None or client.event_hooks["request"]:
             return None
         facts = self._urls.get(id(url))
         if facts is None:
@@ -595,56 +583,31 @@ class Identities:
             self._urls[id(url)] = facts
         if facts[1]:
             return None
-        caller = self._mark
-        raw = client.headers.raw
+        credentials = kept[1]
         jar = client.cookies.jar
-        if _empty(jar):
-            # the common case, worked out once per endpoint while the
-            # client's headers stay as they were (compared whole each time)
-            kept = self._plain.get(endpoint)
-            if kept is None or kept[0] != raw:
-                kept = self._plain_of(endpoint, raw)
-            credentials = kept[1]
-            if kept[2]:  # a Host named: part of the identity unless the URL's own
-                credentials = host_part(kept[2], url) + credentials
-            return Identity(
-                (
-                    credentials,
-                    facts[2],
-                    "same-origin",
-                    None,
-                    caller,
+        if not _empty(jar):
+            cookie = cookie_header(jar, endpoint.method, url)
+            if cookie is not None:  # (last, as the request carries it)
+                credentials += credential_headers(
+                    ((b"Cookie", cookie),), endpoint.sensitive_headers, self.sharing
                 )
-            )
-        headers, names = merged_headers(raw, endpoint.shared_headers(None).raw)
-        if not names.isdisjoint(_SET_BY_CALL):
-            return None
-        cookie = cookie_header(jar, endpoint.method, url)
-        if cookie is not None:
-            headers.append((b"Cookie", cookie))
-        return identity_of(
-            headers,
-            endpoint.sensitive_headers,
-            "same-origin",
-            None,
-            self.sharing,
-            url=url,
-            caller=caller,
-        )
+        return Identity((credentials, facts[2], "same-origin", None, self._mark))
 
-    def _plain_of(
+    def _endpoint_facts(
         self, endpoint: Endpoint, raw: list[tuple[bytes, bytes]]
-    ) -> tuple[list[tuple[bytes, bytes]], tuple[Any, ...], tuple[bytes, ...]]:
-        """The kept ``_plain`` entry of ``endpoint`` on a client sending the
-        headers ``raw``, worked out again if they changed."""
-        kept = self._plain.get(endpoint)
-        if kept is not None and kept[0] == raw:
-            return kept
-        headers, _ = merged_headers(raw, endpoint.shared_headers(None).raw)
+    ) -> tuple[Any, ...]:
+        """What :meth:`without_chain` needs of ``endpoint`` on a client
+        whose headers are ``raw``: ``raw``; the credentials of a call of it
+        with those and no cookie; the ``Host`` it sets (``None``: the
+        URL's); whether it sets a header only the full path can key
+        (``Host``, ``Cookie``). Kept, a bounded number."""
+        headers, names = merged_headers(raw, endpoint.shared_headers(None).raw)
         credentials = credential_headers(
             headers, endpoint.sensitive_headers, self.sharing
         )
+        host = next((value for name, value in headers if name.lower() == b"host"), None)
+        kept = (raw, credentials, host, not names.isdisjoint(_SET_BY_CALL))
         if len(self._plain) >= _KEPT:
             self._plain.clear()
-        kept = self._plain[endpoint] = (raw, credentials, hosts_named(headers))
+        self._plain[endpoint] = kept
         return kept

@@ -42,7 +42,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from .._base.effects import Flow, SideCall, _Answer, answered
-from .._base.errors import RestwireError, UsageError
+from .._base.errors import RestwireError, UsageError, redact_error, sent_secrets
 from .._base.library import URL, AsyncClient, Client, QueryParams, Response
 from .._cache.http_cache import HttpCache
 from .._cache.keys import Ticket, ticket_for
@@ -323,14 +323,9 @@ class BaseController(Generic[ClientT, EventT]):
             endpoint.initial_headers(body, self._adapter.library),
             self._client.cookies,
             parse=parse,
+            caller_key=self._identities.caller_key,
         )
-        exchange._who = self._caller
         return exchange, plain
-
-    def _caller(self, exchange: Exchange) -> str | None:
-        """Who ``exchange`` is as it stands now (``Exchange.caller``): the
-        identity of its first hop, built without its body, sending nothing."""
-        return self._identities.caller(self._sender.probe(exchange), exchange)
 
     def _side_call(self, call: SideCall) -> Flow[tuple[Any, Response]]:
         """A middleware's ``SideCall`` as a flow: the endpoint's own chain
@@ -382,6 +377,16 @@ class BaseController(Generic[ClientT, EventT]):
         flight the call leads landed and its waiters woken, the managers
         that heard it begin told it ended, then the call's watchers."""
         if isinstance(error, RestwireError):
+            response = job.exchange.response
+            if response is not None:  # (what it says may echo what was sent)
+                redact_error(
+                    error,
+                    sent_secrets(
+                        response.request,
+                        job.exchange.sensitive,
+                        self._sharing.public_headers,
+                    ),
+                )
             self._store_access.error(job, error)
             if job.sent and self._managers.on_error:
                 run_hooks(

@@ -239,37 +239,6 @@ class Sender:
         store_cookies = policy.prepare(request, self.adapter.client.cookies)
         return FirstHop(request, policy, store_cookies)
 
-    def probe(self, exchange: Exchange) -> Request:
-        """The request of the call's first hop as the call stands now, its
-        body left out, fitted to its credential policy: who the call is,
-        before it is sent (``Exchange.caller``). Changes nothing."""
-        headers = exchange.headers.copy()
-        url = userinfo_as_basic(exchange.url, headers)
-        try:
-            request = build_request(
-                self.adapter.client,
-                exchange.method,
-                url,
-                headers,
-                exchange.endpoint.timeout,
-                {},
-                library=self.adapter.library,
-                checked=self.adapter.checked,
-            )
-        except INVALID_URL as error:
-            label = exchange.endpoint.label
-            raise InvalidRequest(f"{label}: invalid URL: {error}") from None
-        policy = HopPolicy(
-            exchange.url,
-            exchange.credentials,
-            exchange.sensitive,
-            self.public,
-            exchange.home,
-            exchange.shared_with,
-        )
-        policy.prepare(request, self.adapter.client.cookies)
-        return request
-
     def __call__(
         self,
         exchange: Exchange,

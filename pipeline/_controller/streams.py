@@ -30,7 +30,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._base.errors import SettingError, TransportError, UsageError
+from .._base.errors import (
+    RestwireError,
+    SettingError,
+    TransportError,
+    UsageError,
+    redact_error,
+    sent_secrets,
+)
 from .._base.library import Response
 from .._chain.exchange import Exchange
 from .._endpoints.endpoint import RestEndpoint
@@ -163,17 +170,22 @@ class EventStream:
         :data:`SKIP`."""
         if event.data == self.done:
             return END
-        for hook in self.hooks:
-            hook(job.exchange, event)
-        if not self.typed:
-            return event
-        reader = None  # the stream's own endpoint
-        if self.by_name is not None:
-            reader = self.by_name.get(event.event)
-            if reader is None:
-                return SKIP if self.others == "skip" else event
         try:
-            data = event.json()
-        except (ValueError, RecursionError):
-            raise EventDataError(job.label, response, event) from None
-        return store.pushed(job, data, reader)
+            for hook in self.hooks:
+                hook(job.exchange, event)
+            if not self.typed:
+                return event
+            reader = None  # the stream's own endpoint
+            if self.by_name is not None:
+                reader = self.by_name.get(event.event)
+                if reader is None:
+                    return SKIP if self.others == "skip" else event
+            try:
+                data = event.json()
+            except (ValueError, RecursionError):
+                raise EventDataError(job.label, response, event) from None
+            return store.pushed(job, data, reader)
+        except RestwireError as error:
+            # (an event may echo what the call sent: its token)
+            redact_error(error, sent_secrets(response.request, job.exchange.sensitive))
+            raise

@@ -1,265 +1,167 @@
-"""RateLimit keeps a server's pause per caller, told apart as restwire tells
-callers apart everywhere (issue 41): every header that is not public, the
-cookies, query tokens, userinfo, the client's own auth, the client's mark,
-the caller ``identity=`` names. One caller's 429 never pauses another;
-the calls of one caller share their pause; calls that carry nothing share
-the origin's. In this process and in a real redis-server, both drivers,
-against the counting server on 127.0.0.1 (``/busy``: a 429 asking for a
-minute)."""
+"""RateLimit keeps a server's pause (a 429's ``Retry-After``) per caller,
+read deny by default as the store reads callers (``Exchange.caller_key``):
+one caller's spent quota never pauses another, whether its key travels in
+a header nobody marked (``X-Api-Key``), in the client's default
+``Authorization``, in the jar, or the controller names its callers with
+``identity=``; one caller's calls keep their pause; calls that carry
+nothing to tell them apart share it. In this process and in a real
+redis-server; under both drivers."""
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from restwire import RestEndpoint, RestwireError
+from restwire import RestEndpoint, TooManyRequestsError
 from restwire.middlewares import RateLimit, RateLimited
-from tests.counting_server import CountingServer
 
 pytestmark = pytest.mark.anyio
 
 Make = Callable[..., Any]
-#: What ``/busy`` is asked: a 429 asking for a minute.
-AFTER = {"after": "60"}
-#: A way callers are told apart: for a caller's name, that caller's call.
-Way = Callable[[Make, CountingServer, RateLimit, str], Callable[[str], Awaitable[Any]]]
+API = "https://api.example.com"
+SPENT = {"key-of-alice-123", "Bearer alice-token", "alice"}
 
 
-@pytest.fixture(params=["process", "redis"])
-def window(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+def quota_server() -> httpx.MockTransport:
+    """A 429 asking for two minutes to the caller whose quota is spent
+    (alice, by key, token, cookie or name); 200 to every other."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent = {
+            request.headers.get("x-api-key"),
+            request.headers.get("authorization"),
+            request.headers.get("x-user"),
+        }
+        cookie = request.headers.get("cookie", "")
+        if SPENT & sent or "session=alice" in cookie:
+            return httpx.Response(429, headers={"Retry-After": "120"})
+        return httpx.Response(200, json={"ok": True})
+
+    return httpx.MockTransport(answer)
 
 
-def limit_of(window: str, request: pytest.FixtureRequest) -> RateLimit:
-    if window == "redis":
+@pytest.fixture(params=["in this process", "in redis"])
+def limit(request: pytest.FixtureRequest) -> RateLimit:
+    if request.param == "in redis":
         return RateLimit(max_wait=1, redis=request.getfixturevalue("redis_url"))
     return RateLimit(max_wait=1)
 
 
-def busy(prefix: str, limit: RateLimit, **options: Any) -> RestEndpoint:
-    return RestEndpoint(url_prefix=prefix, path="/busy", **options).use(limit)
+async def spend(controller: Any, endpoint: RestEndpoint) -> None:
+    """Alice's call: the 429 reaches her, and her next call is paused."""
+    with pytest.raises(TooManyRequestsError):  # the 429 itself
+        await controller.fetch(endpoint)
+    with pytest.raises(RateLimited):
+        await controller.fetch(endpoint)
 
 
-def by_endpoint_header(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    controller, endpoint = make(), busy(server.origin, limit)
-    return lambda who: controller.fetch(
-        endpoint.extend(headers={"X-Api-Key": f"key-of-{who}"}), AFTER
+async def test_a_key_in_a_header_nobody_marked_is_a_caller(
+    own_controller_factory: Make, limit: RateLimit
+) -> None:
+    controller = own_controller_factory(transport=quota_server())
+    base = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    await spend(controller, base.extend(headers={"X-Api-Key": "key-of-alice-123"}))
+    bob = base.extend(headers={"X-Api-Key": "key-of-bob-456"})
+    assert await controller.fetch(bob) == {"ok": True}
+
+
+async def test_the_client_s_default_authorization_is_a_caller(
+    own_controller_factory: Make, limit: RateLimit
+) -> None:
+    """One client (one controller), its default header changed between
+    callers, as a per-user client factory would."""
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    controller = own_controller_factory(transport=quota_server())
+    controller.client.headers["Authorization"] = "Bearer alice-token"
+    await spend(controller, endpoint)
+    controller.client.headers["Authorization"] = "Bearer bob-token"
+    assert await controller.fetch(endpoint) == {"ok": True}
+
+
+async def test_the_jar_s_cookies_are_a_caller(
+    own_controller_factory: Make, limit: RateLimit
+) -> None:
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    controller = own_controller_factory(transport=quota_server())
+    controller.client.cookies.set("session", "alice", domain="api.example.com")
+    await spend(controller, endpoint)
+    controller.client.cookies.set("session", "bob", domain="api.example.com")
+    assert await controller.fetch(endpoint) == {"ok": True}
+
+
+async def test_a_named_caller_is_a_caller_whatever_it_sends(
+    own_controller_factory: Make, limit: RateLimit
+) -> None:
+    """The server counts by the ``X-User`` a middleware would add; the
+    controller names the same users: the name keys the pause."""
+    user = {"name": "alice"}
+    controller = own_controller_factory(
+        transport=quota_server(), identity=lambda: user["name"]
     )
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    alice = endpoint.extend(headers={"X-User": "alice"})
+    await spend(controller, alice)
+    user["name"] = "bob"
+    assert await controller.fetch(endpoint.extend(headers={"X-User": "bob"})) == {
+        "ok": True
+    }
 
 
-def by_client_authorization(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    controller, endpoint = make(), busy(server.origin, limit)
-
-    def call(who: str) -> Any:
-        controller.client.headers["Authorization"] = f"Bearer {who}-token"
-        return controller.fetch(endpoint, AFTER)
-
-    return call
-
-
-def by_cookie(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    controller, endpoint = make(), busy(server.origin, limit)
-
-    def call(who: str) -> Any:
-        controller.client.cookies.set("session", f"{who}-session")
-        return controller.fetch(endpoint, AFTER)
-
-    return call
+async def test_one_caller_by_client_default_or_endpoint_header_is_one(
+    own_controller_factory: Make, limit: RateLimit
+) -> None:
+    """The same credential keys the same pause wherever it is set."""
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    controller = own_controller_factory(transport=quota_server())
+    controller.client.headers["Authorization"] = "Bearer alice-token"
+    await spend(controller, endpoint)
+    del controller.client.headers["Authorization"]
+    with pytest.raises(RateLimited):
+        await controller.fetch(
+            endpoint.extend(headers={"Authorization": "Bearer alice-token"})
+        )
 
 
-def by_query_token(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    controller, endpoint = make(), busy(server.origin, limit)
-    return lambda who: controller.fetch(
-        endpoint, {**AFTER, "access_token": f"{who}-token"}
-    )
+async def test_calls_that_carry_nothing_share_the_server_s_pause(
+    own_controller_factory: Make, limit: RateLimit
+) -> None:
+    answers = iter([429, 200])
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(next(answers), headers={"Retry-After": "120"})
+
+    controller = own_controller_factory(transport=httpx.MockTransport(answer))
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    with pytest.raises(TooManyRequestsError):
+        await controller.fetch(endpoint)
+    with pytest.raises(RateLimited):
+        await controller.fetch(endpoint.extend(path="/y"))  # same origin, paused
 
 
-def by_userinfo(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    controller = make()
-    return lambda who: controller.fetch(
-        busy(server.origin.replace("://", f"://{who}:pw@"), limit), AFTER
-    )
+async def test_a_client_with_request_hooks_is_a_caller_of_its_own(
+    controller_factory: Make, mode: str, limit: RateLimit
+) -> None:
+    """A hook may add a token restwire never sees: its calls pause no one,
+    not even each other."""
+    statuses = iter([429, 200])
 
-
-def by_client_auth(
-    kind: Callable[[str, str], httpx.Auth],
-) -> Way:
-    """The client's own ``auth``, one client: Basic adds a header; Digest
-    adds nothing before a challenge, so the auth object tells apart."""
-
-    def way(
-        make: Make, server: CountingServer, limit: RateLimit, mode: str
-    ) -> Callable[[str], Any]:
-        controller, endpoint = make(), busy(server.origin, limit)
-        auths: dict[str, httpx.Auth] = {}
-
-        def call(who: str) -> Any:
-            controller.client.auth = auths.setdefault(who, kind(who, "pw"))
-            return controller.fetch(endpoint, AFTER)
-
-        return call
-
-    way.__name__ = f"by_client_auth_{kind.__name__}"
-    return way
-
-
-def by_name(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    user: contextvars.ContextVar[str] = contextvars.ContextVar("user")
-    controller, endpoint = make(identity=user.get), busy(server.origin, limit)
-
-    def call(who: str) -> Any:
-        user.set(who)
-        return controller.fetch(endpoint, AFTER)
-
-    return call
-
-
-def by_client(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    """Clients of the user's, each a caller of its own (its mark), with no
-    credential restwire can see (a certificate, a transport adding one)."""
-    controllers: dict[str, Any] = {}
-    endpoint = busy(server.origin, limit)
-
-    def call(who: str) -> Any:
-        if who not in controllers:
-            controllers[who] = make()
-        return controllers[who].fetch(endpoint, AFTER)
-
-    return call
-
-
-def by_unseen_client(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    """Clients with request event hooks: restwire cannot see their calls
-    whole; each client's calls share its own pauses."""
-    controllers: dict[str, Any] = {}
-    endpoint = busy(server.origin, limit)
-
-    def hook(request: httpx.Request) -> None:
-        pass
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(next(statuses), headers={"Retry-After": "120"}, json={})
 
     async def async_hook(request: httpx.Request) -> None:
-        pass
+        return None
 
-    def call(who: str) -> Any:
-        if who not in controllers:
-            hooks = {"request": [hook if mode == "sync" else async_hook]}
-            controllers[who] = make(event_hooks=hooks)
-        return controllers[who].fetch(endpoint, AFTER)
+    def hook(request: httpx.Request) -> None:
+        return None
 
-    return call
-
-
-WAYS: list[Way] = [
-    by_endpoint_header,
-    by_client_authorization,
-    by_cookie,
-    by_query_token,
-    by_userinfo,
-    by_client_auth(httpx.BasicAuth),
-    by_client_auth(httpx.DigestAuth),
-    by_name,
-    by_client,
-    by_unseen_client,
-]
-
-
-async def sent(call: Awaitable[Any]) -> None:
-    """The call reached the server (its 429), not paused."""
-    with pytest.raises(RestwireError) as raised:
-        await call
-    assert not isinstance(raised.value, RateLimited), raised.value
-
-
-async def paused(call: Awaitable[Any]) -> None:
-    with pytest.raises(RateLimited, match="asks to wait"):
-        await call
-
-
-@pytest.mark.parametrize("way", WAYS, ids=lambda way: way.__name__)
-async def test_one_caller_s_429_never_pauses_another(
-    controller_factory: Make,
-    counting_server: CountingServer,
-    window: str,
-    request: pytest.FixtureRequest,
-    mode: str,
-    way: Way,
-) -> None:
-    call = way(controller_factory, counting_server, limit_of(window, request), mode)
-    await sent(call("alice"))
-    await sent(call("bob"))  # alice's spent quota is hers
-    await paused(call("alice"))  # her calls share her pause
-    await paused(call("bob"))
-    assert counting_server.counts["busy"] == 2
-
-
-async def test_calls_with_no_identity_share_the_origin_s_pause(
-    own_controller_factory: Make,
-    counting_server: CountingServer,
-    window: str,
-    request: pytest.FixtureRequest,
-) -> None:
-    endpoint = busy(counting_server.origin, limit_of(window, request))
-    await sent(own_controller_factory().fetch(endpoint, AFTER))
-    await paused(own_controller_factory().fetch(endpoint, AFTER))
-    assert counting_server.counts["busy"] == 1
-
-
-async def test_a_credential_is_one_caller_wherever_it_is_set(
-    controller_factory: Make,
-    counting_server: CountingServer,
-    window: str,
-    request: pytest.FixtureRequest,
-) -> None:
-    limit = limit_of(window, request)
-    controller = controller_factory(headers={"Authorization": "Bearer alice-token"})
-    await sent(controller.fetch(busy(counting_server.origin, limit), AFTER))
-    del controller.client.headers["Authorization"]
-    header = {"Authorization": "Bearer alice-token"}
-    await paused(
-        controller.fetch(busy(counting_server.origin, limit, headers=header), AFTER)
+    controller = controller_factory(
+        transport=httpx.MockTransport(answer),
+        event_hooks={"request": [hook if mode == "sync" else async_hook]},
     )
-    other = {"Authorization": "Bearer bob-token"}
-    await sent(
-        controller.fetch(busy(counting_server.origin, limit, headers=other), AFTER)
-    )
-
-
-async def test_a_caller_s_pause_in_redis_holds_it_in_every_process(
-    own_controller_factory: Make, counting_server: CountingServer, redis_url: str
-) -> None:
-    """Two controllers and two limits on one Redis, as two processes: the
-    caller's digest is the same in both; another caller's is not."""
-    alice = {"X-Api-Key": "key-of-alice"}
-    one, two = (
-        RateLimit(max_wait=1, redis=redis_url),
-        RateLimit(max_wait=1, redis=redis_url),
-    )
-    await sent(
-        own_controller_factory().fetch(
-            busy(counting_server.origin, one, headers=alice), AFTER
-        )
-    )
-    there = own_controller_factory()
-    await paused(there.fetch(busy(counting_server.origin, two, headers=alice), AFTER))
-    bob = {"X-Api-Key": "key-of-bob"}
-    await sent(there.fetch(busy(counting_server.origin, two, headers=bob), AFTER))
+    endpoint = RestEndpoint(url_prefix=API, path="/x").use(limit)
+    with pytest.raises(TooManyRequestsError):
+        await controller.fetch(endpoint)
+    assert await controller.fetch(endpoint) == {}

@@ -170,29 +170,3 @@ def test_encode_says_what_it_encoded() -> None:
     with pytest.raises(RequestBodyError, match="body changed after it was encoded"):
         exchange.body = {"b": 2}
     assert exchange.body == {"a": 1}
-
-
-def test_the_caller_of_an_exchange_no_controller_made() -> None:
-    """Read from its own headers and URL, deny by default: nothing but
-    public headers is nobody; any other header or a query token is a
-    caller, the same whatever the order or case of the names."""
-
-    def caller(headers: dict[str, str], query: str = "") -> str | None:
-        endpoint = RestEndpoint(url_prefix=API, path="/x")
-        url = httpx.URL(f"{API}/x{query}")
-        exchange = Exchange(
-            endpoint, {}, None, url, httpx.Headers(headers), httpx.Cookies()
-        )
-        return exchange.caller()
-
-    assert caller({"Accept": "application/json"}) is None
-    alice = caller({"X-Api-Key": "key-of-alice", "X-Tenant": "t1"})
-    assert alice is not None
-    assert len(alice) == 64
-    assert "alice" not in alice
-    assert caller({"x-tenant": "t1", "x-api-key": "key-of-alice"}) == alice
-    assert caller({"X-Api-Key": "key-of-bob", "X-Tenant": "t1"}) != alice
-    by_query = caller({}, "?access_token=alice")
-    assert by_query is not None
-    assert by_query != caller({}, "?access_token=bob")
-    assert caller({}, "?page=2") is None

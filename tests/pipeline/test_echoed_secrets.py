@@ -1,0 +1,135 @@
+"""A server that echoes the call's token in a successful answer (a 2xx body,
+an event) never gets it shown: every error built from what it sent
+(``EntityError`` from an entity or a pydantic model, a deserializer's
+failure, ``EventDataError``, an entity error in a typed stream) has the
+credentials the call carried redacted (``_base.errors.redact_error``, from
+``sent_secrets``) in its message, its attributes and the errors it was
+raised from, so a traceback in a log shows none; and the message still
+says what was wrong and where. Both drivers."""
+
+from __future__ import annotations
+
+import datetime
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pydantic
+import pytest
+
+from restwire import ContentError, Entity, EntityError, RestEndpoint, RestwireError
+from restwire.middlewares import AccessToken
+from tests.conftest import collect
+
+pytestmark = pytest.mark.anyio
+
+Make = Callable[..., Any]
+API = "https://api.example.com"
+TOKEN = "sk-live-secret-998877"
+
+
+class Me(pydantic.BaseModel):
+    id: int
+
+
+class Stamp(Entity):
+    id: str = ""
+    at: datetime.datetime | None = None
+
+    schema = {"at": datetime.datetime.fromisoformat}  # noqa: RUF012
+
+
+def echoing(
+    status: int, body: bytes, kind: str = "application/json"
+) -> httpx.MockTransport:
+    return httpx.MockTransport(
+        lambda request: httpx.Response(
+            status, content=body, headers={"content-type": kind}
+        )
+    )
+
+
+def shown(error: BaseException) -> str:
+    """Everything an error shows: its message, repr, text attributes (an
+    entity's value at fault), and the traceback a log would print (causes
+    included). (What it holds for a program, an event or a status error's
+    ``data``, is the server's, as a response is.)"""
+    parts = [str(error), repr(error), "".join(traceback.format_exception(error))]
+    parts += [value for value in vars(error).values() if isinstance(value, str)]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize(
+    ("schema", "body", "says"),
+    [
+        (Me, b'{"id": "' + TOKEN.encode() + b'"}', "Me.id"),
+        (Stamp, b'{"id": "1", "at": "' + TOKEN.encode() + b'"}', "Stamp.at"),
+        ([Stamp], b'[{"id": "1", "at": "' + TOKEN.encode() + b'"}]', "Stamp.at"),
+        (
+            [Stamp],
+            b"["
+            + b",".join(
+                b'{"id": "%d", "at": "%s"}' % (n, TOKEN.encode()) for n in range(20)
+            )
+            + b"]",
+            "Stamp.at",
+        ),
+    ],
+    ids=["pydantic model", "entity deserializer", "short list", "long list"],
+)
+async def test_a_token_echoed_in_a_2xx_body_is_not_shown(
+    controller_factory: Make, schema: Any, body: bytes, says: str
+) -> None:
+    controller = controller_factory(transport=echoing(200, body))
+    endpoint = RestEndpoint(url_prefix=API, path="/me", schema=schema).use(
+        AccessToken.bearer(TOKEN)
+    )
+    with pytest.raises(EntityError) as caught:
+        await controller.fetch(endpoint)
+    error = caught.value
+    assert says in str(error)  # still says where
+    assert TOKEN not in shown(error)
+    assert "[redacted]" in str(error)
+
+
+async def test_a_token_echoed_in_an_event_is_not_shown(
+    controller_factory: Make,
+) -> None:
+    events = b"data: {" + TOKEN.encode() + b"\n\n"
+    controller = controller_factory(transport=echoing(200, events, "text/event-stream"))
+    endpoint = RestEndpoint(
+        url_prefix=API, path="/events", method="POST", schema=Me
+    ).use(AccessToken.bearer(TOKEN))
+    with pytest.raises(ContentError) as caught:
+        await collect(controller.stream(endpoint, body={"q": 1}))
+    assert "is not JSON" in str(caught.value)
+    assert TOKEN not in shown(caught.value)
+
+
+async def test_an_entity_error_in_a_typed_stream_does_not_show_it(
+    controller_factory: Make,
+) -> None:
+    events = b'data: {"id": "1", "at": "' + TOKEN.encode() + b'"}\n\n'
+    controller = controller_factory(transport=echoing(200, events, "text/event-stream"))
+    endpoint = RestEndpoint(
+        url_prefix=API, path="/events", method="POST", schema=Stamp
+    ).use(AccessToken.bearer(TOKEN))
+    with pytest.raises(EntityError) as caught:
+        await collect(controller.stream(endpoint, body={"q": 1}))
+    assert "Stamp.at" in str(caught.value)
+    assert TOKEN not in shown(caught.value)
+
+
+async def test_a_cookie_and_a_query_token_echoed_are_not_shown(
+    controller_factory: Make,
+) -> None:
+    cookie, key = "cookie-value-4455", "query-key-6677"
+    body = b'{"id": "' + f"{cookie} {key}".encode() + b'"}'
+    controller = controller_factory(transport=echoing(200, body))
+    controller.client.cookies.set("session", cookie, domain="api.example.com")
+    endpoint = RestEndpoint(url_prefix=API, path="/me", schema=Me)
+    with pytest.raises(RestwireError) as caught:
+        await controller.fetch(endpoint, {"api_key": key})
+    assert cookie not in shown(caught.value)
+    assert key not in shown(caught.value)
