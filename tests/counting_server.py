@@ -88,6 +88,11 @@ class _Handler(QuietHandler):
             if query.get("vary"):
                 headers["vary"] = query["vary"]
             self._json(200, json.dumps({"user": user}).encode(), headers)
+        elif route == "host":  # a virtual host per tenant: answers with its Host
+            host = self.headers.get("host", "")
+            owner.count(f"host:{host}")
+            headers = {"cache-control": query.get("cc", "private, max-age=60")}
+            self._json(200, json.dumps({"host": host}).encode(), headers)
         elif route == "token":
             owner.count("token")
             time.sleep(0.2)

@@ -65,6 +65,7 @@ from .._base.errors import (
     UsageError,
     redact_url,
 )
+from .._base.http import origin_of
 from .._base.library import (
     INVALID_URL,
     REQUEST_ERRORS,
@@ -821,7 +822,8 @@ def redirect_request(request: Request, response: Response) -> Request:
     method = _redirect_method(request, response.status_code)
     url = _location(request, response)
     headers = type(request.headers)(request.headers)
-    headers["host"] = url.netloc.decode("ascii")
+    if origin_of(url) != origin_of(request.url):  # a Host set stays with its origin
+        headers["host"] = url.netloc.decode("ascii")
     headers.pop("cookie", None)
     stream: Any = request.stream
     if method != request.method and method == "GET":
