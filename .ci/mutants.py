@@ -53,6 +53,9 @@ CREDENTIAL_TESTS = [
     "tests/pipeline/test_marked_public_headers.py",
     "tests/pipeline/test_named_callers.py",
     "tests/test_credential_rules.py",
+    "tests/pipeline/test_virtual_hosts.py",
+    "tests/middlewares/test_rate_limit_callers.py",
+    "tests/pipeline/test_echoed_secrets.py",
 ]
 
 
@@ -191,35 +194,35 @@ MUTANTS = [
         "redaction",
         "OAuth2 scrubs the raw secret only",
         "middlewares/oauth2.py",
-        "            quoted.update(_encodings(secret))",
+        "            quoted.update(quoted_forms(secret))",
         "            quoted.add(secret)",
     ),
     # -- identity keys
     Mutant(
         "identity keys",
-        "the cache key leaves out the credential headers",
-        "pipeline/_cache/keys.py",
+        "the caller's digest (cache key, RateLimit) leaves out the credential headers",
+        "pipeline/_chain/identity.py",
         "for name, value in (*credentials, *signed):",
         "for name, value in signed:",
     ),
     Mutant(
         "identity keys",
         "the cache key leaves out the credential params",
-        "pipeline/_cache/keys.py",
+        "pipeline/_chain/identity.py",
         "for param, text in params:",
         "for param, text in ():",
     ),
     Mutant(
         "identity keys",
         "the cache key leaves out a client's mark",
-        "pipeline/_cache/keys.py",
+        "pipeline/_chain/identity.py",
         '        digest.update(b"u\\0" + caller.text.encode() + b"\\0")',
         "        pass",
     ),
     Mutant(
         "identity keys",
         "the cache key leaves out the named caller",
-        "pipeline/_cache/keys.py",
+        "pipeline/_chain/identity.py",
         '        digest.update(b"c\\0" + repr(caller).encode() + b"\\0")',
         "        pass",
     ),
@@ -279,6 +282,27 @@ MUTANTS = [
         "pipeline/_controller/sender.py",
         "self.start = start if home is None else home",
         "self.start = start",
+    ),
+    Mutant(
+        "identity keys",
+        "a Host naming another host is left out of the identity",
+        "pipeline/_chain/identity.py",
+        'if lowered == "host" and url is not None and value != url.netloc:',
+        "if False:",
+    ),
+    Mutant(
+        "identity keys",
+        "RateLimit keys every caller's pause alike",
+        "middlewares/rate_limit.py",
+        "caller = exchange.caller_key()",
+        "caller = None",
+    ),
+    Mutant(
+        "redaction",
+        "an error from a 2xx answer keeps an echoed token",
+        "pipeline/_base/errors.py",
+        "        current.args = tuple(map(clean, current.args))",
+        "        break",
     ),
 ]
 

@@ -147,6 +147,15 @@ _MARKS: weakref.WeakKeyDictionary[Any, ClientMark] = weakref.WeakKeyDictionary()
 _MARKS_LOCK = threading.Lock()
 
 
+def _object_mark(thing: Any) -> ClientMark:
+    """The mark of ``thing`` (a client, an auth), made once per object."""
+    with _MARKS_LOCK:
+        mark = _MARKS.get(thing)
+        if mark is None:
+            mark = _MARKS[thing] = ClientMark()
+        return mark
+
+
 def client_mark(client: Client | AsyncClient, own_transport: bool) -> ClientMark | None:
     """The mark of ``client`` (made once per client), or ``None`` when
     restwire sees it whole: it made the client on a transport of its own
@@ -154,11 +163,7 @@ def client_mark(client: Client | AsyncClient, own_transport: bool) -> ClientMark
     environment carries credentials."""
     if own_transport and not _proxy_credentials():
         return None
-    with _MARKS_LOCK:
-        mark = _MARKS.get(client)
-        if mark is None:
-            mark = _MARKS[client] = ClientMark()
-        return mark
+    return _object_mark(client)
 
 
 def _proxy_credentials() -> bool:
@@ -519,6 +524,8 @@ class Identities:
         cookie = cookie_header(client.cookies.jar, exchange.method, url)
         if cookie is not None:
             headers.append((b"Cookie", cookie))
+        if url.userinfo:  # (the Authorization it stands for, once sent)
+            headers.append((b"X-Restwire-Userinfo", url.userinfo))
         auth: Hashable = None
         if client.auth is not None:
             library = library_of(client)
@@ -526,6 +533,11 @@ class Identities:
             auth = auth_part(client.auth, probe)
             if type(auth) is Unshared:
                 return f"unseen:{secrets.token_hex(16)}"
+            if not auth[1]:  # type: ignore[index]
+                # an auth that adds nothing before a challenge (Digest):
+                # the object says who, as a client's mark does
+                mark = _object_mark(client.auth).text.encode()
+                headers.append((b"X-Restwire-Auth", mark))
         found = identity_of(
             headers,
             exchange.sensitive,

@@ -32,7 +32,7 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
   pydantic's ``TypeAdapter`` validating the same list (one call is one
   list of 20,000);
 - ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
-  (aiohttp's pool) fetching a list of four ``Entity`` records, 64 calls at
+  (aiohttp's pool) fetching a list of sixteen ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
   not counted).
 

@@ -147,47 +147,16 @@ def by_client(
     return call
 
 
-def by_unseen_client(
-    make: Make, server: CountingServer, limit: RateLimit, mode: str
-) -> Callable[[str], Awaitable[Any]]:
-    """Clients with request event hooks: restwire cannot see their calls
-    whole; each client's calls share its own pauses."""
-    controllers: dict[str, Any] = {}
-    endpoint = busy(server.origin, limit)
-
-    def hook(request: httpx.Request) -> None:
-        pass
-
-    async def async_hook(request: httpx.Request) -> None:
-        pass
-
-    def call(who: str) -> Any:
-        if who not in controllers:
-            hooks = {"request": [hook if mode == "sync" else async_hook]}
-            controllers[who] = make(event_hooks=hooks)
-        return controllers[who].fetch(endpoint, AFTER)
-
-    return call
-
-
-def gap(way: Way, reason: str) -> Any:
-    """A way main's ``Exchange.caller_key`` does not tell apart yet."""
-    return pytest.param(
-        way, marks=pytest.mark.xfail(strict=True, reason=reason), id=way.__name__
-    )
-
-
 WAYS: list[Any] = [
     by_endpoint_header,
     by_client_authorization,
     by_cookie,
     by_query_token,
-    gap(by_userinfo, "userinfo is not read before the first hop is built"),
+    by_userinfo,
     by_client_auth(httpx.BasicAuth),
-    gap(by_client_auth(httpx.DigestAuth), "an auth adding nothing first"),
+    by_client_auth(httpx.DigestAuth),
     by_name,
     by_client,
-    gap(by_unseen_client, "a client with request hooks keeps no pause at all"),
 ]
 
 
