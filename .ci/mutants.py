@@ -244,8 +244,8 @@ MUTANTS = [
         "identity keys",
         "a named caller's identity leaves out its name",
         "pipeline/_chain/identity.py",
-        "    return Identity(((), (), mode, None, caller))",
-        "    return Identity(((), (), mode, None, None))",
+        "    return Identity((host, (), mode, None, caller))",
+        "    return Identity((host, (), mode, None, None))",
     ),
     Mutant(
         "identity keys",
