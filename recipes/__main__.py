@@ -30,7 +30,7 @@ import threading
 import traceback
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 from restwire import RestwireError
 
@@ -114,13 +114,19 @@ def serve(port: int, out: TextIO, stop: threading.Event | None = None) -> int:
         out.write(f"cannot serve the demo API on port {port}: {error.strerror}\n")
         return 1
     on_main_thread = threading.current_thread() is threading.main_thread()
+    before: dict[signal.Signals, Any] = {}
     if on_main_thread:
-        before = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        # Ctrl-C and SIGTERM set ``stop`` rather than raise where the main
+        # thread happens to be: a KeyboardInterrupt inside a lock's wait or
+        # the servers' shutdown could leave them half done (and the process
+        # hanging on exit)
+        for number in (signal.SIGINT, signal.SIGTERM):
+            before[number] = signal.signal(number, lambda *_: stop.set())
     try:
         return _serving(api, stop, out)
     finally:
-        if on_main_thread:
-            signal.signal(signal.SIGTERM, before)  # the caller's, as it was
+        for number, handler in before.items():
+            signal.signal(number, handler)  # the caller's, as it was
 
 
 def _serving(api: DemoApi, stop: threading.Event, out: TextIO) -> int:
@@ -136,10 +142,7 @@ def _serving(api: DemoApi, stop: threading.Event, out: TextIO) -> int:
             "Ctrl-C stops it.\n"
         )
         out.flush()
-        try:
-            while not stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
+        while not stop.wait(0.5):
             pass
     out.write("demo API stopped\n")
     return 0
