@@ -16,6 +16,7 @@ import ssl
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -259,6 +260,15 @@ def _redis_server() -> Iterator[RedisServer]:
         )
     with RedisServer() as server:
         yield server
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
+    """An ``HttpCache`` on each storage: a SQLite file of this test's, and
+    the shared real redis-server (emptied for this test)."""
+    if request.param == "sqlite":
+        return HttpCache.sqlite(tmp_path / "cache.db")
+    return HttpCache.redis(request.getfixturevalue("redis_url"))
 
 
 @pytest.fixture

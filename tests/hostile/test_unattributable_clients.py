@@ -130,13 +130,6 @@ def tenant_context(ca: trustme.CA, tenant: str) -> ssl.SSLContext:
     return context
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
-    if request.param == "sqlite":
-        return HttpCache.sqlite(tmp_path / "cache.db")
-    return HttpCache.redis(request.getfixturevalue("redis_url"))
-
-
 Make = Callable[..., Any]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -90,13 +89,6 @@ async def test_named_callers_are_told_apart_by_host_as_well(
     assert await controller.get(b) == {"host": "tenant-b.example"}
     assert await controller.get(a) == {"host": "tenant-a.example"}
     assert counting_server.counts["host:tenant-b.example"] == 1
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
-    if request.param == "sqlite":
-        return HttpCache.sqlite(tmp_path / "cache.db")
-    return HttpCache.redis(request.getfixturevalue("redis_url"))
 
 
 @pytest.mark.parametrize("named", [False, True])

@@ -51,14 +51,6 @@ pytestmark = pytest.mark.anyio
 Make = Callable[..., Any]
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
-    if request.param == "sqlite":
-        return HttpCache.sqlite(tmp_path / "cache.db")
-    redis_url: str = request.getfixturevalue("redis_url")
-    return HttpCache.redis(redis_url)
-
-
 @pytest.fixture
 def make(own_controller_factory: Make) -> Make:
     """``make(cache=..., clock=...)``: a controller of this test's driver

@@ -29,13 +29,6 @@ pytestmark = pytest.mark.anyio
 Make = Callable[..., Any]
 
 
-@pytest.fixture(params=["sqlite", "redis"])
-def cache(request: pytest.FixtureRequest, tmp_path: Path) -> HttpCache:
-    if request.param == "sqlite":
-        return HttpCache.sqlite(tmp_path / "cache.db")
-    return HttpCache.redis(request.getfixturevalue("redis_url"))
-
-
 def whoami(server: CountingServer, auth: AccessToken, expiry: float) -> RestEndpoint:
     return RestEndpoint(
         url_prefix=server.origin, path="/whoami", data_expiry_length=expiry

@@ -25,15 +25,24 @@ from tests.waiting import HANG
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_tour_runs_every_recipe_and_exits_zero() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "recipes"],
+def python(
+    *argv: str, timeout: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python *argv`` run in the checkout, its output captured as text;
+    ``timeout`` bounds a hang."""
+    return subprocess.run(
+        [sys.executable, *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
+        env=env,
     )
+
+
+def test_the_tour_runs_every_recipe_and_exits_zero() -> None:
+    done = python("-m", "recipes", timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     for number, recipe in enumerate(RECIPES, start=1):
         assert (
@@ -209,14 +218,7 @@ def test_a_recipe_whose_extra_is_missing_is_skipped_in_one_line() -> None:
         "import sys; sys.modules['hishel'] = None; "
         "from recipes.__main__ import main; sys.exit(main(['run', 'http_cache']))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = python("-c", script, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         '  skipped: needs restwire[cache]; install it with pip install -e ".[cache]"'
@@ -243,14 +245,8 @@ def _place(name: str) -> int:
 
 
 def test_the_tour_without_extras_skips_what_needs_them_and_exits_zero() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", WITHOUT_EXTRAS.format(argv=[])],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,  # a bound on a hang: the tour takes about 10 s
-        check=False,
-    )
+    # (the timeout bounds a hang: the tour takes about 10 s)
+    done = python("-c", WITHOUT_EXTRAS.format(argv=[]), timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""  # no traceback
     lines = done.stdout.splitlines()
@@ -278,14 +274,7 @@ def test_the_tour_without_extras_skips_what_needs_them_and_exits_zero() -> None:
 
 
 def test_a_recipe_that_needs_an_extra_is_listed_and_skipped_without_it() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", WITHOUT_EXTRAS.format(argv=["list"])],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = python("-c", WITHOUT_EXTRAS.format(argv=["list"]), timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line.split()[0] for line in done.stdout.splitlines()] == [
         name_of(recipe) for recipe in RECIPES
@@ -323,13 +312,12 @@ def _closed_redis_url() -> str:
 
 def test_a_recipe_run_alone_with_its_redis_gone_says_so_in_one_line_and_fails() -> None:
     url = _closed_redis_url()
-    done = subprocess.run(
-        [sys.executable, "-m", "recipes", "run", "many_workers"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    done = python(
+        "-m",
+        "recipes",
+        "run",
+        "many_workers",
         timeout=60,
-        check=False,
         env={**os.environ, "RESTWIRE_REDIS_URL": url},
     )
     assert done.returncode == 1, done.stdout + done.stderr
