@@ -35,6 +35,7 @@ from operator import contains, itemgetter
 from typing import Any, NamedTuple
 
 from .entity import _MUTABLE, Entity, EntityKey, _maker, data_check, deserializer_failed
+from .retention import columns_size
 
 __all__ = ["SMALLEST", "ColumnRecords", "records_by_column", "records_from_columns"]
 
@@ -47,12 +48,14 @@ _NONE = type(None)
 
 class ColumnRecords(NamedTuple):
     """What :func:`records_by_column` made of a list: the records, their
-    references in the same order, and whether every item held every field
-    of the class and nothing else (then a store may take the list whole)."""
+    references in the same order, and, when every item held every field
+    of the class and nothing else (then a store may take the list whole),
+    the bytes the records hold (``retention.records_size``'s count, taken
+    from the columns they were made of), else ``None``."""
 
     instances: list[Entity]
     keys: list[EntityKey]
-    complete: bool
+    size: int | None
 
 
 def records_by_column(
@@ -86,7 +89,9 @@ def records_by_column(
     if made is None:
         return None
     instances, keys = made
-    return ColumnRecords(instances, keys, taken is not None)
+    # (the columns are the records' values now: deserialized in place)
+    size = None if taken is None else columns_size(instances, columns)
+    return ColumnRecords(instances, keys, size)
 
 
 def _whole_columns(

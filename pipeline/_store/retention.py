@@ -49,7 +49,15 @@ from msgspec.structs import astuple
 
 from .._base.errors import SettingError
 
-__all__ = ["DEFAULT_MAX_BYTES", "ENTRY", "Retention", "Slot", "records_size", "size_of"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "ENTRY",
+    "Retention",
+    "Slot",
+    "columns_size",
+    "records_size",
+    "size_of",
+]
 
 #: The store's bound when a controller is given none.
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -68,6 +76,7 @@ OVERHEAD = 2000
 ENTRY = 100
 
 _getsizeof = sys.getsizeof
+_OBJECT_SIZEOF: Any = object.__sizeof__
 
 # -- sizes: every object counted -----------------------------------------------
 
@@ -156,14 +165,6 @@ def _by_type(level: list[Any]) -> Iterable[tuple[type, list[Any]]]:
     return groups.items()
 
 
-def _text_size(texts: list[str]) -> int:
-    """The bytes of ``texts``: an ASCII text's are its length and a fixed
-    head (what ``getsizeof`` says, three times as fast)."""
-    if all(map(str.isascii, texts)):
-        return sum(map(len, texts)) + _ASCII_HEAD * len(texts)
-    return sum(map(str.__sizeof__, texts))
-
-
 def _level(level: list[Any], seen: set[int] | None) -> tuple[int, list[Any]]:
     """The bytes of the objects of ``level``, and what they hold (the
     next level). With ``seen``, a container or a dict's key already met is
@@ -176,10 +177,7 @@ def _level(level: list[Any], seen: set[int] | None) -> tuple[int, list[Any]]:
             continue
         if how != _ALONE and seen is not None:
             group = _unseen(group, seen)
-        if kind is str:
-            total += _text_size(group)
-        else:
-            total += sum(map(sizeof, group)) + head * len(group)
+        total += sum(map(sizeof, group)) + head * len(group)
         if how == _HOLDS:
             below.extend(gc.get_referents(*group))
         elif how == _DICT:
@@ -224,8 +222,6 @@ def _unseen(objects: list[Any], seen: set[int]) -> list[Any]:
 #: no record from JSON does, is cut there rather than walked for ever).
 _RECORD_DEPTH = 64
 
-#: What an ASCII text takes besides its characters (one byte each).
-_ASCII_HEAD = _getsizeof("")
 #: Field values that hold nothing (``None`` and booleans, shared, count
 #: nothing): counted as a column of them is.
 _PLAIN = frozenset((str, int, float, bytes, bool, type(None)))
@@ -272,25 +268,49 @@ def records_size(records: list[Any]) -> int:
                 )
     for kind, group in _by_type(records):
         if issubclass(kind, msgspec.Struct):
-            own = _sizer(kind, group[0])  # the records themselves
-            total += sum(map(own.sizeof, group)) + own.head * len(group)
             # the walk sums per object (no object remembered): a column at a
             # time (one type each, a C loop) for many records; for a few,
             # every field's values in one level (fewer levels to walk)
             if len(group) > _FEW:
                 # (a column a C loop; zip(*records) would make an iterator
                 # per record: 20,000 records of five fields, 18 ms vs 2.5)
-                total += sum(
-                    _walked(list(map(attrgetter(name), group)))
+                columns = [
+                    list(map(attrgetter(name), group))
                     for name in kind.__struct_fields__
-                )
+                ]
+                total += _struct_size(group, columns)
             else:
+                own = _sizer(kind, group[0])  # the records themselves
+                total += sum(map(own.sizeof, group)) + own.head * len(group)
                 total += _walked(list(chain.from_iterable(map(astuple, group))))
             if "_extras_made" in kind.__dict__:  # (an Entity's extra keys)
                 total += _walked([vars(each) for each in group if each.extra_fields])
         else:
             total += _walked(group)
     return total
+
+
+def columns_size(records: list[Any], columns: list[list[Any]]) -> int:
+    """What :func:`records_size` says of ``records`` (of one struct class,
+    keeping no extra keys), whose fields' values are ``columns`` (each
+    field's values, in field order): the same sum, from the columns that
+    normalizing a list made already."""
+    return ENTRY * len(records) + _struct_size(records, columns)
+
+
+def _struct_size(records: list[Any], columns: list[list[Any]]) -> int:
+    """The bytes of ``records`` (of one struct class) and of their fields'
+    values, ``columns``; extra keys apart. A struct's own size is the same
+    for every record of its class, unless the class counts it otherwise."""
+    first = records[0]
+    kind = type(first)
+    sizeof: Any = kind.__sizeof__
+    if sizeof is _OBJECT_SIZEOF:
+        own = _getsizeof(first) * len(records)
+    else:
+        sizer = _sizer(kind, first)
+        own = sum(map(sizer.sizeof, records)) + sizer.head * len(records)
+    return own + sum(map(_walked, columns))
 
 
 def _walked(level: list[Any], depth: int = _RECORD_DEPTH) -> int:

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from itertools import compress
+from itertools import chain, compress
 from operator import is_
 from typing import Any, NamedTuple, NoReturn
 
@@ -140,21 +140,45 @@ class Batch:
         #: Lists of keys whose data held every field of their entity class
         #: (and nothing else), by class: merged in one step (``store._merge``).
         self.complete: list[tuple[type[Entity], list[EntityKey]]] = []
-        #: For each list of ``complete``: ``id`` of its keys -> the keys and
-        #: the records made for them, in order (what reading the list back
-        #: gives, while the store holds these very records: ``Store.commit``).
-        self.made: dict[int, tuple[list[EntityKey], list[Entity]]] = {}
+        #: For each list of ``complete``: ``id`` of its keys -> the keys, the
+        #: records made for them, in order (what reading the list back
+        #: gives, while the store holds these very records: ``Store.commit``),
+        #: and the bytes those records hold (``retention.records_size``'s
+        #: count: ``records_bytes``).
+        self.made: dict[int, tuple[list[EntityKey], list[Entity], int]] = {}
         #: Set once a store has taken the batch (it may then hold ``records``
         #: itself: the batch is not to be changed, nor committed again).
         self.committed: bool | None = None
 
     def took_whole(
-        self, cls: type[Entity], keys: list[EntityKey], instances: list[Entity]
+        self,
+        cls: type[Entity],
+        keys: list[EntityKey],
+        instances: list[Entity],
+        size: int,
     ) -> None:
         """``keys`` (new to this batch) are a list whose data held every
-        field of ``cls`` and nothing else, made into ``instances``."""
+        field of ``cls`` and nothing else, made into ``instances``, which
+        hold ``size`` bytes."""
         self.complete.append((cls, keys))
-        self.made[id(keys)] = (keys, instances)
+        self.made[id(keys)] = (keys, instances, size)
+
+    def records_bytes(self, records: list[Any]) -> int | None:
+        """The bytes ``records`` hold, when they are the very records the
+        lists taken whole made, in order (a list's records, filed and
+        stored as they were made); else ``None``: counting them is the
+        store's work (``retention.records_size``)."""
+        made = self.made
+        if not made:
+            return None
+        if len(made) == 1:
+            ((_, instances, size),) = made.values()
+        else:
+            instances = list(chain.from_iterable(each[1] for each in made.values()))
+            size = sum(each[2] for each in made.values())
+        if len(instances) != len(records) or not all(map(is_, records, instances)):
+            return None
+        return size
 
     @property
     def data(self) -> dict[EntityKey, Mapping[str, Any]]:
@@ -398,7 +422,7 @@ def entities_by_column(
     made: ColumnRecords | None = records_by_column(cls, values)
     if made is None:
         return None
-    instances, keys, complete = made
+    instances, keys, size = made
     records, deleted = batch.records, batch.deleted
     before = len(records)
     records.update(zip(keys, instances, strict=True))
@@ -406,8 +430,8 @@ def entities_by_column(
         # every key new to the batch and none repeated (the usual case):
         # the items are its raw data, never mutated (a repeat makes a copy)
         batch.defer(keys, values)
-        if complete:
-            batch.took_whole(cls, keys, instances)
+        if size is not None:
+            batch.took_whole(cls, keys, instances, size)
     else:
         # Rewrite every one of these records the record path's way: the
         # first of a key as it is, a repeat merged over what came before

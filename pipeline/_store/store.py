@@ -343,7 +343,7 @@ class Store:
             if not all(changed):
                 stored = list(compress(stored, changed))
             gone = [*filter(_held, compress(before, changed)), *deleted]
-        self._count_in(partition, stored)
+        self._count_in(partition, stored, batch.records_bytes(stored))
         self._count_out(partition, gone)
         return whole
 
@@ -371,12 +371,16 @@ class Store:
                     loose.pop(entity_key, None)
         return whole
 
-    def _count_in(self, partition: Partition, stored: list[Any]) -> None:
-        """``stored`` (records now held) counted in: their bytes, and the
-        uses their nested entity fields make."""
+    def _count_in(
+        self, partition: Partition, stored: list[Any], size: int | None = None
+    ) -> None:
+        """``stored`` (records now held) counted in: their bytes (``size``
+        when known: ``Batch.records_bytes``), and the uses their nested
+        entity fields make."""
         if not stored:
             return
-        size = records_size(stored)
+        if size is None:
+            size = records_size(stored)
         partition.record_bytes += size
         self.retention.records_changed(size)
         nested = _nested_refs(stored)

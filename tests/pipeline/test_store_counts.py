@@ -7,7 +7,10 @@ evictions. Under both drivers."""
 
 from __future__ import annotations
 
-from typing import Any
+import datetime
+import json
+from decimal import Decimal
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -19,8 +22,10 @@ from restwire import (
     Entity,
     Invalidate,
     RestEndpoint,
+    Unparsed,
     resource,
 )
+from restwire._store.columns import records_by_column
 from restwire._store.retention import OVERHEAD, records_size
 from restwire._store.schemas import Batch, plan_of
 from restwire._store.store import Result, Store
@@ -265,3 +270,92 @@ def test_a_records_bytes_are_its_own_alone_or_with_others() -> None:
         assert records_size(records) == records_size(records[:13]) + records_size(
             records[13:]
         )
+
+
+class Priced(Entity):
+    """Every kind of value a column may hold: text in and out of ASCII,
+    numbers of any size, ``None``, lists, and deserialized values."""
+
+    id: str = ""
+    title: str = ""
+    n: int = 0
+    f: float = 0.0
+    ok: bool = False
+    x: str | None = None
+    tags: list[str] = []  # noqa: RUF012
+    price: Decimal = Decimal(0)
+    at: datetime.datetime | None = None
+
+    schema: ClassVar[dict[str, Any]] = {
+        "price": Decimal,
+        "at": datetime.datetime.fromisoformat,
+    }
+
+
+def priced(count: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": str(n),
+            "title": "é" * n if n % 3 else "t" * n,
+            "n": n**40,
+            "f": n / 3,
+            "ok": bool(n % 2),
+            "x": None if n % 2 else "x" * n,
+            "tags": ["a", "bc" * n] if n % 4 else [],
+            "price": "1" * (n + 1) + ".5",
+            "at": f"2024-05-01T12:00:{n % 60:02d}+0{n % 10}:00",
+        }
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("count", [8, 9, 40])
+def test_a_list_made_by_column_is_counted_as_its_records_are(count: int) -> None:
+    """What a list normalized column by column says its records hold (no
+    record looked at) is what counting the records says."""
+    made = records_by_column(Priced, priced(count))
+    assert made is not None
+    assert made.size is not None
+    assert made.size == records_size(made.instances)
+    assert made.size == sum(records_size([each]) for each in made.instances)
+
+
+def test_a_list_read_from_the_bytes_is_counted_as_its_records_are() -> None:
+    body = json.dumps(priced(30)).encode()
+    response = httpx.Response(
+        200, content=body, headers={"content-type": "application/json"}
+    )
+    batch = Batch()
+    keys = Unparsed(RestEndpoint(url_prefix=API, schema=[Priced]), response).entities(
+        Priced, batch
+    )
+    assert keys is not None
+    ((_, instances, size),) = batch.made.values()
+    assert size == records_size(instances)
+
+
+def test_a_list_whose_record_a_later_one_replaced_is_counted_afresh() -> None:
+    """Two lists of one response sharing a key: the second's record is
+    merged over the first's, so the first list's count no longer says
+    what is held; the store counts the records themselves."""
+    plan = plan_of({"a": [Priced], "b": [Priced]})
+    data = priced(20)
+    later = [{**each, "title": "longer " * 50} for each in data[5:15]]
+    batch = Batch()
+    value = plan.normalize({"a": data, "b": later}, batch, {})
+    assert batch.records_bytes(list(batch.records.values())) is None
+    store = Store(max_bytes=None)
+    store.commit("me", batch, "GET /two", None, Result(plan, value, 0.0, 1e9), 0)
+    counted_as_held(store)
+
+
+async def test_a_fetched_list_is_counted_as_held(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    httpx_mock.add_response(url=f"{API}/priced/", json=priced(30))
+    httpx_mock.add_response(url=f"{API}/priced/", json=priced(12))
+    listed = RestEndpoint(url_prefix=API, path="/priced/", schema=[Priced])
+    await controller.fetch(listed)
+    counted_as_held(controller.store)
+    await controller.fetch(listed)
+    counted_as_held(controller.store)
