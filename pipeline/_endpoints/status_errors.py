@@ -34,7 +34,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from .._base.credentials import PUBLIC_HEADERS
-from .._base.errors import NetworkError, redact_url
+from .._base.errors import NetworkError, redact_secrets, redact_url, sent_secrets
 from .._base.library import Response
 from .._store.schemas import Batch, denormalize, normalize
 
@@ -130,7 +130,7 @@ def status_error(
     headers are credentials, never shown in its message."""
     error = error_class(response.status_code)(response, marked, public)
     if error_schema is not None:
-        typed = error_data(error_schema, response, params or {})
+        typed = error_data(error_schema, response, params or {}, marked, public)
         if typed is not _UNREAD:
             error.data = typed
     return error
@@ -140,13 +140,27 @@ class _Unread:
     pass
 
 
+#: How much of a validation error a debug line quotes (a model's error
+#: lists every field at fault, each with its input).
+_LOGGED = 2000
+
+
 #: What :func:`error_data` gives for a body its schema cannot read.
 _UNREAD: Any = _Unread()
 
 
-def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
+def error_data(
+    schema: Any,
+    response: Response,
+    params: Mapping[str, Any],
+    marked: Collection[str] = (),
+    public: Collection[str] = PUBLIC_HEADERS,
+) -> Any:
     """The error body of ``response`` as ``schema`` reads it (entities built,
-    models validated, not stored); ``_UNREAD`` when it does not validate."""
+    models validated, not stored); ``_UNREAD`` when it does not validate,
+    said in a debug line that quotes no credential the request carried
+    (``marked`` and ``public`` as for the error), even one the body
+    echoes."""
     try:
         document = json.loads(response.content)
         batch = Batch()
@@ -161,7 +175,9 @@ def error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> An
             redact_url(request.url),
             response.status_code,
             type(error).__name__,
-            error,
+            redact_secrets(
+                str(error), sent_secrets(request, marked, public), end=_LOGGED
+            ),
         )
         return _UNREAD
 

@@ -10,6 +10,7 @@ says what was wrong and where. Both drivers."""
 from __future__ import annotations
 
 import datetime
+import logging
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -136,3 +137,31 @@ async def test_a_cookie_and_a_query_token_echoed_are_not_shown(
         await controller.fetch(endpoint, {"api_key": key})
     assert cookie not in shown(caught.value)
     assert key not in shown(caught.value)
+
+
+class Reason(pydantic.BaseModel):
+    code: int
+
+
+async def test_a_token_echoed_in_an_error_body_is_not_in_the_debug_line(
+    controller_factory: Make, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An error body that does not fit ``error_schema`` is said in a debug
+    line, with the validation error; the token the body echoes is not."""
+    caplog.set_level(logging.DEBUG, logger="restwire")
+    body = b'{"code": "' + TOKEN.encode() + b'"}'
+    controller = controller_factory(transport=echoing(401, body))
+    endpoint = RestEndpoint(url_prefix=API, path="/me", error_schema=Reason).use(
+        AccessToken.bearer(TOKEN)
+    )
+    with pytest.raises(RestwireError):
+        await controller.fetch(endpoint)
+    lines = [
+        record.getMessage()
+        for record in caplog.records
+        if "does not validate as error_schema" in record.getMessage()
+    ]
+    assert len(lines) == 1
+    assert "Reason" in lines[0]  # still says what did not fit
+    assert "[redacted]" in lines[0]
+    assert TOKEN not in "\n".join(record.getMessage() for record in caplog.records)

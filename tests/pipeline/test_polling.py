@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
 import itertools
+import logging
 import threading
 import time
 from typing import Any
@@ -245,3 +249,38 @@ async def test_a_poller_keeps_every_value_of_a_repeated_param_async(
             with anyio.fail_after(HANG):
                 await seen.wait()
     assert httpx_mock.get_requests()[0].url.query == b"tag=a&tag=b"
+
+
+async def test_a_query_token_shows_in_no_poll_log_repr_or_thread_name(
+    controller_factory: Any, httpx_mock: HTTPXMock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A poll's request key holds its query (it keys what is stored), with
+    a credential param's value redacted (the caller's identity holds it):
+    so its log line, its subscription's repr and its thread's or task's
+    name show none."""
+    caplog.set_level(logging.DEBUG)
+    secret = "query-key-31337"
+    httpx_mock.add_response(status_code=503, is_reusable=True)
+    controller = controller_factory()
+    async with contextlib.AsyncExitStack() as stack:
+        if isinstance(controller, AsyncController):  # pollers need its task group
+            await stack.enter_async_context(controller)
+        made = controller.subscribe(
+            ticker, {**PARAMS, "api_key": secret}, print, frequency=60
+        )
+        subscription = await made if inspect.isawaitable(made) else made
+        names = [
+            *(thread.name for thread in threading.enumerate()),
+            *(task.get_name() for task in asyncio.all_tasks()),
+        ]
+        deadline = time.monotonic() + HANG
+        while not any("poll of" in each.getMessage() for each in caplog.records):
+            assert time.monotonic() < deadline, "the poll never failed"
+            await anyio.sleep(0.01)
+        subscription.cancel()
+    shown = "\n".join(
+        [repr(subscription), *names, *(each.getMessage() for each in caplog.records)]
+    )
+    assert "restwire poll GET https://api.example.com/products/BTC-USD/ticker" in shown
+    assert "api_key=[redacted]" in shown
+    assert secret not in shown
