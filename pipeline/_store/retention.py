@@ -165,10 +165,13 @@ def _by_type(level: list[Any]) -> Iterable[tuple[type, list[Any]]]:
     return groups.items()
 
 
-def _level(level: list[Any], seen: set[int] | None) -> tuple[int, list[Any]]:
+def _level(
+    level: list[Any], seen: set[int] | None, keys_met: set[int] | None = None
+) -> tuple[int, list[Any]]:
     """The bytes of the objects of ``level``, and what they hold (the
-    next level). With ``seen``, a container or a dict's key already met is
-    skipped (and then met); without, every reference counts."""
+    next level). With ``seen``, a container already met is skipped (and
+    then met), and with ``keys_met`` a dict's key; without, every reference
+    counts."""
     total = 0
     below: list[Any] = []
     for kind, group in _by_type(level):
@@ -182,8 +185,8 @@ def _level(level: list[Any], seen: set[int] | None) -> tuple[int, list[Any]]:
             below.extend(gc.get_referents(*group))
         elif how == _DICT:
             keys = list(chain.from_iterable(map(dict.keys, group)))
-            if seen is not None:
-                keys = _unseen(keys, seen)
+            if keys_met is not None:
+                keys = _unseen(keys, keys_met)
             below.extend(keys)
             below.extend(chain.from_iterable(map(dict.values, group)))
     return total, below
@@ -191,20 +194,69 @@ def _level(level: list[Any], seen: set[int] | None) -> tuple[int, list[Any]]:
 
 def size_of(value: Any) -> int:
     """How many bytes ``value`` holds, its contents included: every object
-    it reaches, level by level, each level's work done in C a type at a
-    time. A container (and a dict's key, which a JSON parse shares between
-    objects) is counted once however often it is met, so a value that holds
-    itself ends; text and numbers are counted at each place they are held
-    (a small int shared by CPython is so counted more than once: erring
-    large). Classes, functions, ``None`` and booleans are not counted
-    (shared); an object that is no container, record or model counts
-    alone."""
+    it reaches. A container is counted once however often it is met, so a
+    value that holds itself ends, and so is a dict's key (which a JSON parse
+    shares between objects); text and numbers are counted at each place
+    they are held (a small int shared by CPython is so counted more than
+    once: erring large). Classes, functions, ``None`` and booleans are not
+    counted (shared); an object that is no container, record or model
+    counts alone.
+
+    A small value (the usual answer: an object of a few fields) is walked
+    one object at a time; a larger one level by level, each level's work
+    done in C a type at a time. Both count the same."""
+    small = _small_size(value)
+    if small is not None:
+        return small
     total = 0
     seen: set[int] = set()
+    keys_met: set[int] = set()
     level = [value]
     while level:
-        size, level = _level(level, seen)
+        size, level = _level(level, seen, keys_met)
         total += size
+    return total
+
+
+#: The most objects :func:`_small_size` walks before it leaves a value to
+#: the walk by levels (timeit, an object of ten fields, about fifteen
+#: objects: 4.0 us one at a time, 9.0 us by levels; a level's C loops pay
+#: off past a few dozen objects).
+_SMALL = 64
+
+
+def _small_size(value: Any) -> int | None:
+    """:func:`size_of` of a value of at most :data:`_SMALL` objects,
+    walked one object at a time; ``None`` for a larger one."""
+    total = 0
+    seen: set[int] = set()
+    keys_met: set[int] = set()
+    pending = [value]
+    pop, push, extend = pending.pop, pending.append, pending.extend
+    left = _SMALL
+    sizers = _SIZERS
+    while pending:
+        left -= 1
+        if left < 0:
+            return None
+        each = pop()
+        kind = type(each)
+        how, sizeof, head = sizers.get(kind) or _sizer(kind, each)
+        if how == _ALONE:
+            total += sizeof(each) + head
+            continue
+        if how == _SKIP or id(each) in seen:
+            continue
+        seen.add(id(each))
+        total += sizeof(each) + head
+        if how == _DICT:
+            for key in each:
+                if id(key) not in keys_met:
+                    keys_met.add(id(key))
+                    push(key)
+            extend(each.values())
+        else:
+            extend(gc.get_referents(each))
     return total
 
 

@@ -5,14 +5,18 @@ reaches, are never lost."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 import tracemalloc
 from typing import Any
 
 import httpx
+import pydantic
 import pytest
 
 from restwire import Controller, Entity, RestEndpoint
+from restwire._store import retention
 from restwire._store.retention import ENTRY, Retention, records_size, size_of
 from tests.conftest import FakeClock
 
@@ -106,6 +110,69 @@ def test_a_value_is_counted_whole_however_it_is_shaped() -> None:
     shaped = [small if n % 50 == 0 else big + str(n) for n in range(400)]
     value, allocated = measured(lambda: json.loads(json.dumps(shaped)))
     assert 0.95 * allocated <= size_of(value) <= 1.2 * allocated
+
+
+def by_levels(value: Any) -> int:
+    """``size_of``'s count the way it counts a large value: level by level."""
+    total = 0
+    seen: set[int] = set()
+    keys_met: set[int] = set()
+    level = [value]
+    while level:
+        size, level = retention._level(level, seen, keys_met)
+        total += size
+    return total
+
+
+@dataclasses.dataclass
+class Point:
+    x: Any
+    y: Any
+
+
+class Model(pydantic.BaseModel):
+    name: str
+    tags: list[str]
+
+
+def small_values() -> list[Any]:
+    """Values of every shape a store may keep, each of a few objects."""
+    shared_key, shared_list = "shared", ["a", "é" * 5]
+    looping: list[Any] = [1, "x"]
+    looping.append(looping)
+    return [
+        json.loads(json.dumps({"id": "1", "tags": ["a", "b"], "n": 10**30})),
+        [{shared_key: 1}, {shared_key: 2}, shared_list, shared_list],
+        looping,
+        {("a", "b"): {"k": None}, frozenset({"x"}): (True, 1.5, b"raw")},
+        [Record(id="1", name="é" * 3, tags=["t"]), Point(x=[1], y={"z": "w"})],
+        Model(name="n", tags=["a"]),
+        {"nested": {"deeper": {"deepest": ["x" * 100]}}},
+        [],
+        "text",
+        None,
+    ]
+
+
+@pytest.mark.parametrize(
+    "value", small_values(), ids=lambda value: type(value).__name__
+)
+def test_a_small_value_walked_object_by_object_counts_as_by_levels(value: Any) -> None:
+    """A small value is counted one object at a time (fewer steps than the
+    levels' C loops for a few objects); the count is the levels' count,
+    whatever the value holds: shared and self-holding containers, keys that
+    are containers, records, models."""
+    assert retention._small_size(value) == by_levels(value)
+    assert size_of(value) == by_levels(value)
+
+
+def test_a_large_value_is_counted_by_levels_and_a_key_that_holds_is_counted() -> None:
+    large = [{"id": str(n), ("pair", n): ["x" * n]} for n in range(100)]
+    assert retention._small_size(large) is None  # past the walk's bound
+    assert size_of(large) == by_levels(large)
+    assert size_of(large) > sum(sys.getsizeof(("pair", n)) for n in range(100))
+    key = ("a" * 500, "b" * 500)
+    assert size_of({key: 1}) >= sys.getsizeof(key) + 1000
 
 
 @pytest.mark.parametrize("schema", [None, [Record]], ids=["json", "entities"])
