@@ -316,6 +316,24 @@ class Store:
         each look-up.)"""
         records = partition.records
         new = batch.records
+        if len(new) == 1 and records and not batch.deleted:
+            # One record (the usual answer) stored again as it was: merging
+            # it would give an equal record, and nothing is counted in or
+            # out (as below, without the lists; by identity where equal
+            # entities may differ in their extra keys).
+            ((entity_key, instance),) = new.items()
+            existing = records.get(entity_key)
+            if existing is not None and (
+                existing is instance
+                or (
+                    type(existing) is type(instance)
+                    and "_extras_made" not in type(instance).__dict__
+                    and existing == instance
+                )
+            ):
+                records[entity_key] = instance
+                batch.committed = True
+                return False
         # the versions held before (None: a new key): what a changed record
         # counts out
         before = list(map(records.get, new)) if records and new else None

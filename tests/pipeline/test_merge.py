@@ -15,9 +15,10 @@ import pytest
 
 from restwire import Entity, Invalidate
 from restwire._store.entity import EntityKey
-from restwire._store.schemas import Batch, normalize
-from restwire._store.store import _merge
+from restwire._store.schemas import Batch, normalize, plan_of
+from restwire._store.store import Result, Store, _merge
 from tests.pipeline.test_columns import assert_same_records
+from tests.pipeline.test_store_counts import counted_as_held
 
 
 # Classes of this module only: whether a class has ever been built with extra
@@ -136,3 +137,49 @@ def test_a_key_repeated_by_a_later_list_merges_as_by_record(times: int) -> None:
     )
     assert_same_records(mine, theirs)
     assert mine[("Tick", "3")] == Tick(id="3", price=Decimal("3.40"), volume=999)
+
+
+class Annotated(Entity):
+    """A record one answer sends with a key that is not a field."""
+
+    id: str = ""
+    title: str = ""
+
+
+def stored_again(store: Store, data: dict[str, Any]) -> Any:
+    """``data`` answered to ``GET /one`` and kept, as a fetch keeps it; the
+    record read back."""
+    plan = plan_of(Annotated)
+    batch = Batch()
+    value = plan.normalize(data, batch, {})
+    result = Result(plan, value, 0.0, 1e9)
+    store.commit("me", batch, "GET /one", None, result, store.generation)
+    return store.read("me", plan, value)
+
+
+def test_one_record_stored_again_keeps_the_extra_keys_it_had() -> None:
+    """Equal fields, but the stored record keeps a key the new answer
+    lacks: the two merge (entity equality leaves extra keys aside)."""
+    store = Store(max_bytes=None)
+    first = stored_again(store, {"id": "1", "title": "t", "note": "kept"})
+    assert first.extra_fields == {"note": "kept"}
+    again = stored_again(store, {"id": "1", "title": "t"})
+    assert again.extra_fields == {"note": "kept"}
+    changed = stored_again(store, {"id": "1", "title": "new"})
+    assert (changed.title, changed.extra_fields) == ("new", {"note": "kept"})
+
+
+def test_one_record_stored_again_unchanged_counts_nothing_more() -> None:
+    store = Store(max_bytes=None)
+    plan = plan_of(Tick)
+    held: list[int] = []
+    for _ in range(3):
+        batch = Batch()
+        value = plan.normalize({"id": "7", "price": "1.5", "volume": 2}, batch, {})
+        store.commit("me", batch, "GET /t", None, Result(plan, value, 0.0, 1e9), 0)
+        held.append(store.size_bytes)
+        assert store.read("me", plan, value) == Tick(
+            id="7", price=Decimal("1.5"), volume=2
+        )
+    assert held[0] == held[1] == held[2]
+    counted_as_held(store)
