@@ -35,7 +35,6 @@ from operator import contains, itemgetter
 from typing import Any, NamedTuple
 
 from .entity import _MUTABLE, Entity, EntityKey, _maker, data_check, deserializer_failed
-from .retention import columns_size
 
 __all__ = ["SMALLEST", "ColumnRecords", "records_by_column", "records_from_columns"]
 
@@ -50,12 +49,13 @@ class ColumnRecords(NamedTuple):
     """What :func:`records_by_column` made of a list: the records, their
     references in the same order, and, when every item held every field
     of the class and nothing else (then a store may take the list whole),
-    the bytes the records hold (``retention.records_size``'s count, taken
-    from the columns they were made of), else ``None``."""
+    the columns the records were made of (each field's values, as the
+    records hold them: a store counts their bytes from them), else
+    ``None``."""
 
     instances: list[Entity]
     keys: list[EntityKey]
-    size: int | None
+    columns: list[list[Any]] | None
 
 
 def records_by_column(
@@ -90,8 +90,7 @@ def records_by_column(
         return None
     instances, keys = made
     # (the columns are the records' values now: deserialized in place)
-    size = None if taken is None else columns_size(instances, columns)
-    return ColumnRecords(instances, keys, size)
+    return ColumnRecords(instances, keys, None if taken is None else columns)
 
 
 def _whole_columns(

@@ -48,7 +48,6 @@ from .._base.http import is_json_type
 from .._base.library import Response
 from .columns import SMALLEST, records_from_columns
 from .entity import Entity, EntityKey, data_check
-from .retention import columns_size
 from .schemas import Batch
 from .typed_fields import FieldCheck
 
@@ -174,7 +173,7 @@ class Unparsed:
             return None  # a repeated key: the usual path merges the repeats
         batch.defer(keys, _Rows(fields, raw))
         # (the columns are the records' values now: deserialized in place)
-        batch.took_whole(cls, keys, instances, columns_size(instances, columns))
+        batch.took_whole(cls, keys, instances, columns)
         return keys
 
 

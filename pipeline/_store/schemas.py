@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, compress
+from itertools import compress, islice
 from operator import is_
 from typing import Any, NamedTuple, NoReturn
 
@@ -55,6 +55,7 @@ from .entity import (
     check_data,
 )
 from .models import ModelRecord, is_model, record_of, validate, validator
+from .retention import columns_size
 
 __all__ = [
     "MISSING",
@@ -143,9 +144,8 @@ class Batch:
         #: For each list of ``complete``: ``id`` of its keys -> the keys, the
         #: records made for them, in order (what reading the list back
         #: gives, while the store holds these very records: ``Store.commit``),
-        #: and the bytes those records hold (``retention.records_size``'s
-        #: count: ``records_bytes``).
-        self.made: dict[int, tuple[list[EntityKey], list[Entity], int]] = {}
+        #: and the columns they were made of (``records_bytes``).
+        self.made: dict[int, tuple[list[EntityKey], list[Entity], list[list[Any]]]] = {}
         #: Set once a store has taken the batch (it may then hold ``records``
         #: itself: the batch is not to be changed, nor committed again).
         self.committed: bool | None = None
@@ -155,30 +155,31 @@ class Batch:
         cls: type[Entity],
         keys: list[EntityKey],
         instances: list[Entity],
-        size: int,
+        columns: list[list[Any]],
     ) -> None:
         """``keys`` (new to this batch) are a list whose data held every
-        field of ``cls`` and nothing else, made into ``instances``, which
-        hold ``size`` bytes."""
+        field of ``cls`` and nothing else, made into ``instances`` from
+        ``columns`` (each field's values, as the records hold them)."""
         self.complete.append((cls, keys))
-        self.made[id(keys)] = (keys, instances, size)
+        self.made[id(keys)] = (keys, instances, columns)
 
     def records_bytes(self, records: list[Any]) -> int | None:
-        """The bytes ``records`` hold, when they are the very records the
-        lists taken whole made, in order (a list's records, filed and
-        stored as they were made); else ``None``: counting them is the
-        store's work (``retention.records_size``)."""
+        """The bytes ``records`` hold (``retention.records_size``'s count),
+        counted from the columns they were made of, when they are the very
+        records the lists taken whole made, in order (a list's records,
+        filed and stored as they were made); else ``None``: counting them
+        is the store's work."""
         made = self.made
-        if not made:
+        if not made or len(records) != sum(len(each[1]) for each in made.values()):
             return None
-        if len(made) == 1:
-            ((_, instances, size),) = made.values()
-        else:
-            instances = list(chain.from_iterable(each[1] for each in made.values()))
-            size = sum(each[2] for each in made.values())
-        if len(instances) != len(records) or not all(map(is_, records, instances)):
-            return None
-        return size
+        at = 0
+        for _, instances, _ in made.values():
+            if not all(map(is_, islice(records, at, at + len(instances)), instances)):
+                return None
+            at += len(instances)
+        return sum(
+            columns_size(instances, columns) for _, instances, columns in made.values()
+        )
 
     @property
     def data(self) -> dict[EntityKey, Mapping[str, Any]]:
@@ -422,7 +423,7 @@ def entities_by_column(
     made: ColumnRecords | None = records_by_column(cls, values)
     if made is None:
         return None
-    instances, keys, size = made
+    instances, keys, columns = made
     records, deleted = batch.records, batch.deleted
     before = len(records)
     records.update(zip(keys, instances, strict=True))
@@ -430,8 +431,8 @@ def entities_by_column(
         # every key new to the batch and none repeated (the usual case):
         # the items are its raw data, never mutated (a repeat makes a copy)
         batch.defer(keys, values)
-        if size is not None:
-            batch.took_whole(cls, keys, instances, size)
+        if columns is not None:
+            batch.took_whole(cls, keys, instances, columns)
     else:
         # Rewrite every one of these records the record path's way: the
         # first of a key as it is, a repeat merged over what came before

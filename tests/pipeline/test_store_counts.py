@@ -26,7 +26,7 @@ from restwire import (
     resource,
 )
 from restwire._store.columns import records_by_column
-from restwire._store.retention import OVERHEAD, records_size
+from restwire._store.retention import OVERHEAD, columns_size, records_size
 from restwire._store.schemas import Batch, plan_of
 from restwire._store.store import Result, Store
 from tests.pipeline.entities import Article, Post, User
@@ -315,9 +315,10 @@ def test_a_list_made_by_column_is_counted_as_its_records_are(count: int) -> None
     record looked at) is what counting the records says."""
     made = records_by_column(Priced, priced(count))
     assert made is not None
-    assert made.size is not None
-    assert made.size == records_size(made.instances)
-    assert made.size == sum(records_size([each]) for each in made.instances)
+    assert made.columns is not None
+    size = columns_size(made.instances, made.columns)
+    assert size == records_size(made.instances)
+    assert size == sum(records_size([each]) for each in made.instances)
 
 
 def test_a_list_read_from_the_bytes_is_counted_as_its_records_are() -> None:
@@ -330,8 +331,9 @@ def test_a_list_read_from_the_bytes_is_counted_as_its_records_are() -> None:
         Priced, batch
     )
     assert keys is not None
-    ((_, instances, size),) = batch.made.values()
-    assert size == records_size(instances)
+    ((_, instances, _),) = batch.made.values()
+    assert batch.records_bytes(instances) == records_size(instances)
+    assert batch.records_bytes(instances[1:]) is None  # not the very list
 
 
 def test_a_list_whose_record_a_later_one_replaced_is_counted_afresh() -> None:
