@@ -121,6 +121,9 @@ def _sizer(kind: type, example: Any) -> _Sizer:
     found = _SIZERS.get(kind)
     if found is not None:
         return found
+    if kind is str:
+        found = _SIZERS[str] = _Sizer(_ALONE, text_size, 0)
+        return found
     if issubclass(kind, _SKIPPED):
         how = _SKIP
     elif issubclass(kind, dict):
@@ -165,6 +168,38 @@ def _by_type(level: list[Any]) -> Iterable[tuple[type, list[Any]]]:
     return groups.items()
 
 
+#: What a text takes besides its characters: an ASCII one (one byte each,
+#: and one for the end), and a wider one (``_WIDE_HEAD + (len + 1) * width``),
+#: measured on texts made here (no cache attached).
+_ASCII_HEAD = _getsizeof("")
+_WIDE_HEAD = _getsizeof("".join(["\xe9", "\xe9"])) - 3
+
+
+def text_size(text: str) -> int:
+    """The bytes of ``text`` as CPython lays it out when it is made: each
+    character at one, two or four bytes (as wide as its widest), and a
+    fixed head. Not ``str.__sizeof__``, which counts the UTF-8 copy CPython
+    attaches to a text once something asks for it (an encoder, a C library):
+    so what a record counts in when stored is what it counts out when it
+    goes, whatever was done with its texts meanwhile."""
+    if text.isascii():
+        return _ASCII_HEAD + len(text)
+    try:
+        text.encode("latin-1")
+        width = 1
+    except UnicodeEncodeError:
+        width = 2 if len(text.encode("utf-16-le")) == 2 * len(text) else 4
+    return _WIDE_HEAD + (len(text) + 1) * width
+
+
+def _texts_size(texts: list[str]) -> int:
+    """:func:`text_size` of each of ``texts``, summed (ASCII texts, the
+    usual, in two C loops)."""
+    if all(map(str.isascii, texts)):
+        return sum(map(len, texts)) + _ASCII_HEAD * len(texts)
+    return sum(map(text_size, texts))
+
+
 def _level(
     level: list[Any], seen: set[int] | None, keys_met: set[int] | None = None
 ) -> tuple[int, list[Any]]:
@@ -180,7 +215,10 @@ def _level(
             continue
         if how != _ALONE and seen is not None:
             group = _unseen(group, seen)
-        total += sum(map(sizeof, group)) + head * len(group)
+        if kind is str:
+            total += _texts_size(group)
+        else:
+            total += sum(map(sizeof, group)) + head * len(group)
         if how == _HOLDS:
             below.extend(gc.get_referents(*group))
         elif how == _DICT:
@@ -313,7 +351,7 @@ def records_size(records: list[Any]) -> int:
                     + own.sizeof(record)
                     + own.head
                     + sum(
-                        _getsizeof(value)
+                        text_size(value) if type(value) is str else _getsizeof(value)
                         for value in values
                         if value is not None and type(value) is not bool
                     )

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import datetime
 import json
+import sys
 from decimal import Decimal
 from typing import Any, ClassVar
 
 import httpx
+import msgspec
 import pytest
 from pytest_httpx import HTTPXMock
 
@@ -26,7 +28,13 @@ from restwire import (
     resource,
 )
 from restwire._store.columns import records_by_column
-from restwire._store.retention import OVERHEAD, columns_size, records_size
+from restwire._store.retention import (
+    OVERHEAD,
+    columns_size,
+    records_size,
+    size_of,
+    text_size,
+)
 from restwire._store.schemas import Batch, plan_of
 from restwire._store.store import Result, Store
 from tests.pipeline.entities import Article, Post, User
@@ -361,3 +369,38 @@ async def test_a_fetched_list_is_counted_as_held(
     counted_as_held(controller.store)
     await controller.fetch(listed)
     counted_as_held(controller.store)
+
+
+@pytest.mark.parametrize("character", ["a", "é", "€", "😀"])
+def test_a_text_counts_as_it_was_made_whatever_is_done_with_it(character: str) -> None:
+    """A text counts its characters at its width and a fixed head, what
+    ``getsizeof`` says of it when it is made; not the UTF-8 copy CPython
+    attaches later (an encoder asks for it), which would make a record
+    count out more than it counted in."""
+    text = json.loads(json.dumps(character * 40))  # made as a parse makes it
+    made = sys.getsizeof(text)
+    assert text_size(text) == made
+    msgspec.json.encode(text)  # attaches the UTF-8 copy to a text that is not ASCII
+    assert text_size(text) == made
+    assert size_of({"k": text}) == size_of({"k": character * 40})
+
+
+async def test_records_whose_texts_were_encoded_count_out_what_they_counted_in(
+    controller_factory: Any,
+) -> None:
+    pages = [
+        [{"id": str(n), "title": text * 50} for n in range(10)] for text in ("é", "e")
+    ]
+    controller = controller_factory(
+        transport=httpx.MockTransport(
+            lambda request: httpx.Response(200, json=pages.pop(0))
+        )
+    )
+    listed = RestEndpoint(url_prefix=API, path="/p/:n", schema=[Post])
+    got = await controller.fetch(listed, {"n": 1})
+    msgspec.json.encode(got)  # the caller encodes the entities it was given
+    counted_as_held(controller.store)
+    await controller.fetch(listed, {"n": 2})  # the same ids again: each replaced
+    counted_as_held(controller.store)
+    controller.invalidate_all(listed)
+    assert controller.store.size_bytes == 0
