@@ -106,7 +106,11 @@ class BodyStatus:
         if response is None:  # (an on_response always has its response)
             return
         schema = exchange.endpoint.error_schema
-        data = None if schema is None else error_data(schema, response, exchange.params)
+        data = (
+            None
+            if schema is None
+            else error_data(schema, response, exchange.params, exchange.sensitive)
+        )
         raise BodyStatusError(response, code, data, exchange.sensitive)
 
     def __repr__(self) -> str:

@@ -188,13 +188,13 @@ def redact_secrets(text: str, secrets: Iterable[str], end: int | None = None) ->
         forms.update(quoted_forms(secret))
     if not forms:
         return text if end is None else text[:end]
-    ordered = sorted(forms, key=len, reverse=True)
-    pattern = re.compile("|".join(map(re.escape, ordered)))
+    longest = max(map(len, forms))
+    pattern = _secrets_pattern(forms, _CUT in text)
     if end is None or len(text) <= end:
         return pattern.sub(REDACTED, text)
     parts: list[str] = []
     at = 0
-    for match in pattern.finditer(text[: end + len(ordered[0])]):
+    for match in pattern.finditer(text[: end + longest]):
         if match.start() >= end:
             break
         parts += (text[at : match.start()], REDACTED)
@@ -207,6 +207,42 @@ def redact_secrets(text: str, secrets: Iterable[str], end: int | None = None) ->
 #: The shortest credential value looked for in what a server says (a
 #: shorter one is no secret: any guess finds it, and every word would).
 SHORTEST_SECRET = 4
+
+#: Where a text was cut short (an entity error's value, pydantic's input).
+_CUT = "..."
+
+
+def _secrets_pattern(forms: set[str], cut: bool) -> re.Pattern[str]:
+    """What finds each of ``forms`` in a text, the longest first; with
+    ``cut`` (the text was cut short somewhere), also the start of one just
+    before ``...`` and the end of one just after it, each of at least
+    :data:`SHORTEST_SECRET` characters: a secret cut there shows only a
+    part, and no part of one is shown. (``re`` keeps the patterns it
+    compiled: the same secrets again cost no compiling.)"""
+    alternatives = sorted(forms, key=len, reverse=True)
+    if not cut:
+        return re.compile("|".join(map(re.escape, alternatives)))
+    starts = {
+        form[:size] for form in forms for size in range(SHORTEST_SECRET, len(form))
+    }
+    ends = {
+        form[-size:] for form in forms for size in range(SHORTEST_SECRET, len(form))
+    }
+    return re.compile(
+        "|".join(
+            [
+                *map(re.escape, alternatives),
+                *(
+                    f"{re.escape(start)}(?={re.escape(_CUT)})"
+                    for start in sorted(starts, key=len, reverse=True)
+                ),
+                *(
+                    f"(?<={re.escape(_CUT)}){re.escape(end)}"
+                    for end in sorted(ends, key=len, reverse=True)
+                ),
+            ]
+        )
+    )
 
 
 def sent_secrets(
@@ -260,11 +296,13 @@ def redact_error(error: BaseException, secrets: Collection[str]) -> None:
         forms.update(quoted_forms(secret))
     if not forms:
         return
-    ordered = sorted(forms, key=len, reverse=True)
-    pattern = re.compile("|".join(map(re.escape, ordered)))
+    whole = _secrets_pattern(forms, cut=False)
 
     def clean(value: Any) -> Any:
-        return pattern.sub(REDACTED, value) if isinstance(value, str) else value
+        if not isinstance(value, str):
+            return value
+        pattern = _secrets_pattern(forms, cut=True) if _CUT in value else whole
+        return pattern.sub(REDACTED, value)
 
     seen: set[int] = set()
     current: BaseException | None = error

@@ -168,23 +168,45 @@ def error_data(
             schema, normalize(schema, document, batch, params), batch.records
         )
     except Exception as error:  # whatever a schema raises: the status error wins
-        request = response.request
-        logger.debug(
-            "%s %s: the %s body does not validate as error_schema (%s: %s)",
-            request.method,
-            redact_url(request.url),
-            response.status_code,
-            type(error).__name__,
-            redact_secrets(
-                str(error), sent_secrets(request, marked, public), end=_LOGGED
-            ),
-        )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s", _not_validated(response, error, marked, public))
         return _UNREAD
 
 
-def typed_error_data(schema: Any, response: Response, params: Mapping[str, Any]) -> Any:
+def _not_validated(
+    response: Response,
+    error: Exception,
+    marked: Collection[str],
+    public: Collection[str],
+) -> str:
+    """The debug line saying why ``response``'s body did not validate:
+    ``error``'s text with no credential the request carried, or only its
+    type when its text cannot be had (its ``__str__`` failing, a response
+    with no request)."""
+    said = f"the {response.status_code} body does not validate as error_schema"
+    try:
+        request = response.request
+        said = f"{request.method} {redact_url(request.url)}: {said}"
+        text = redact_secrets(
+            str(error), sent_secrets(request, marked, public), end=_LOGGED
+        )
+    except Exception:  # (the error is the schema's: anything may fail)
+        return f"{said} ({type(error).__name__})"
+    return f"{said} ({type(error).__name__}: {text})"
+
+
+def typed_error_data(
+    schema: Any,
+    response: Response,
+    params: Mapping[str, Any],
+    marked: Collection[str] = (),
+    public: Collection[str] = PUBLIC_HEADERS,
+) -> Any:
     """The error body of ``response`` as ``schema`` reads it (entities
     built, models validated, not stored); ``None`` when it does not
-    validate (``restwire.extension.error_data``)."""
-    typed = error_data(schema, response, params)
+    validate (``restwire.extension.error_data``). ``marked`` (the headers
+    the endpoint marks sensitive: ``exchange.sensitive``) and ``public``
+    say which of the request's headers are credentials, never quoted in
+    the debug line that says why a body did not validate."""
+    typed = error_data(schema, response, params, marked, public)
     return None if typed is _UNREAD else typed

@@ -5,14 +5,23 @@ demo API on 127.0.0.1 (tests/recipes)."""
 
 from __future__ import annotations
 
+import logging
 import pickle
 from typing import Any
 
+import httpx
 import pydantic
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Exchange, NetworkError, RestEndpoint, RestwireError, SettingError
+from restwire import (
+    Controller,
+    Exchange,
+    NetworkError,
+    RestEndpoint,
+    RestwireError,
+    SettingError,
+)
 from restwire.middlewares import AccessToken, BodyStatus, BodyStatusError
 
 pytestmark = pytest.mark.anyio
@@ -155,3 +164,33 @@ async def test_a_header_the_endpoint_marks_sensitive_is_redacted_when_echoed(
     assert secret not in str(raised.value)
     assert "[redacted]" in str(raised.value)
     assert secret not in repr(raised.value)
+
+
+def test_an_error_body_not_fitting_error_schema_logs_no_marked_header(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The debug line saying why the body did not fit quotes no header the
+    endpoint marks sensitive, even one the body echoes."""
+    secret = "marked-value-5566"
+    caplog.set_level(logging.DEBUG, logger="restwire")
+    body = {"ok": False, "error": "bad", "code": f"no {secret}"}
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=body))
+
+    class Failure(pydantic.BaseModel):
+        code: int
+
+    endpoint = RestEndpoint(
+        url_prefix="https://api.example.com",
+        path="/x",
+        headers={"User-Agent": secret},  # public, unless marked
+        sensitive_headers={"User-Agent"},
+        error_schema=Failure,
+    ).use(BodyStatus())
+    with (
+        Controller(httpx.Client(transport=transport)) as controller,
+        pytest.raises(BodyStatusError),
+    ):
+        controller.fetch(endpoint)
+    lines = [each.getMessage() for each in caplog.records]
+    assert any("does not validate as error_schema" in line for line in lines)
+    assert secret not in "\n".join(lines)

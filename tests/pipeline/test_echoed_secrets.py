@@ -10,6 +10,7 @@ says what was wrong and where. Both drivers."""
 from __future__ import annotations
 
 import datetime
+import json
 import logging
 import traceback
 from collections.abc import Callable
@@ -19,7 +20,15 @@ import httpx
 import pydantic
 import pytest
 
-from restwire import ContentError, Entity, EntityError, RestEndpoint, RestwireError
+from restwire import (
+    ContentError,
+    Entity,
+    EntityError,
+    NetworkError,
+    RestEndpoint,
+    RestwireError,
+)
+from restwire._base.errors import SHORTEST_SECRET, redact_secrets
 from restwire.middlewares import AccessToken
 from tests.conftest import collect
 
@@ -165,3 +174,80 @@ async def test_a_token_echoed_in_an_error_body_is_not_in_the_debug_line(
     assert "Reason" in lines[0]  # still says what did not fit
     assert "[redacted]" in lines[0]
     assert TOKEN not in "\n".join(record.getMessage() for record in caplog.records)
+
+
+LONG_TOKEN = "sk-live-" + "q7" * 28  # 64 characters
+
+
+class Coded(Entity):
+    id: str = ""
+    code: int = 0
+
+    schema = {"code": int}  # noqa: RUF012  (its failure quotes the value)
+
+
+@pytest.mark.parametrize(
+    ("status", "endpoint"),
+    [
+        (200, RestEndpoint(url_prefix=API, path="/me", schema=Coded)),
+        (401, RestEndpoint(url_prefix=API, path="/me", error_schema=Coded)),
+    ],
+    ids=["a 2xx body's error", "an error body's debug line"],
+)
+async def test_a_token_cut_short_in_an_error_shows_no_part_of_it(
+    controller_factory: Make,
+    caplog: pytest.LogCaptureFixture,
+    status: int,
+    endpoint: RestEndpoint[Any],
+) -> None:
+    """An error quotes a long value cut short (``...``); a token echoed
+    across the cut shows no part of itself."""
+    caplog.set_level(logging.DEBUG, logger="restwire")
+    echoed = "x" * 90 + " invalid token " + LONG_TOKEN
+    body = json.dumps({"id": "1", "code": echoed}).encode()
+    controller = controller_factory(transport=echoing(status, body))
+    with pytest.raises(RestwireError) as caught:
+        await controller.fetch(endpoint.use(AccessToken.bearer(LONG_TOKEN)))
+    said = "\n".join(
+        [shown(caught.value), *(each.getMessage() for each in caplog.records)]
+    )
+    assert "invalid token [redacted]..." in said  # cut there, and redacted
+    assert LONG_TOKEN[:SHORTEST_SECRET] not in said
+
+
+def test_redacting_a_cut_text_leaves_no_start_or_end_of_a_secret() -> None:
+    secret = "abcdefghijklmnop"
+    assert redact_secrets(f"token {secret[:9]}...", [secret]) == "token [redacted]..."
+    assert redact_secrets(f"...{secret[-6:]} end", [secret]) == "...[redacted] end"
+    assert redact_secrets(f"{secret[:3]}... short", [secret]) == "abc... short"
+    assert redact_secrets("abcd plain, no cut", [secret]) == "abcd plain, no cut"
+
+
+class Picky(pydantic.BaseModel):
+    code: int
+
+    @pydantic.field_validator("code", mode="before")
+    @classmethod
+    def refuse(cls, value: Any) -> Any:
+        raise Unprintable
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise AttributeError("no text")
+
+
+async def test_an_error_whose_text_fails_still_gives_the_status_error(
+    controller_factory: Make, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="restwire")
+    controller = controller_factory(transport=echoing(400, b'{"code": "E1"}'))
+    endpoint = RestEndpoint(url_prefix=API, path="/me", error_schema=Picky)
+    with pytest.raises(NetworkError) as caught:
+        await controller.fetch(endpoint)
+    assert caught.value.status == 400
+    assert caught.value.data == {"code": "E1"}
+    assert any(
+        "does not validate as error_schema" in each.getMessage()
+        for each in caplog.records
+    )
