@@ -189,9 +189,10 @@ def redact_secrets(text: str, secrets: Iterable[str], end: int | None = None) ->
     if not forms:
         return text if end is None else text[:end]
     longest = max(map(len, forms))
-    pattern = _secrets_pattern(forms, _CUT in text)
+    pattern = _secrets_pattern(forms)
     if end is None or len(text) <= end:
-        return pattern.sub(REDACTED, text)
+        text = pattern.sub(REDACTED, text)
+        return _redact_cuts(text, forms) if _CUT in text else text
     parts: list[str] = []
     at = 0
     for match in pattern.finditer(text[: end + longest]):
@@ -201,7 +202,8 @@ def redact_secrets(text: str, secrets: Iterable[str], end: int | None = None) ->
         at = match.end()
     if at < end:
         parts.append(text[at:end])
-    return "".join(parts)
+    shown = "".join(parts)
+    return _redact_cuts(shown, forms) if _CUT in shown else shown
 
 
 #: The shortest credential value looked for in what a server says (a
@@ -212,37 +214,51 @@ SHORTEST_SECRET = 4
 _CUT = "..."
 
 
-def _secrets_pattern(forms: set[str], cut: bool) -> re.Pattern[str]:
-    """What finds each of ``forms`` in a text, the longest first; with
-    ``cut`` (the text was cut short somewhere), also the start of one just
-    before ``...`` and the end of one just after it, each of at least
-    :data:`SHORTEST_SECRET` characters: a secret cut there shows only a
-    part, and no part of one is shown. (``re`` keeps the patterns it
-    compiled: the same secrets again cost no compiling.)"""
-    alternatives = sorted(forms, key=len, reverse=True)
-    if not cut:
-        return re.compile("|".join(map(re.escape, alternatives)))
-    starts = {
-        form[:size] for form in forms for size in range(SHORTEST_SECRET, len(form))
-    }
-    ends = {
-        form[-size:] for form in forms for size in range(SHORTEST_SECRET, len(form))
-    }
-    return re.compile(
-        "|".join(
-            [
-                *map(re.escape, alternatives),
-                *(
-                    f"{re.escape(start)}(?={re.escape(_CUT)})"
-                    for start in sorted(starts, key=len, reverse=True)
-                ),
-                *(
-                    f"(?<={re.escape(_CUT)}){re.escape(end)}"
-                    for end in sorted(ends, key=len, reverse=True)
-                ),
-            ]
-        )
-    )
+def _secrets_pattern(forms: set[str]) -> re.Pattern[str]:
+    """What finds each of ``forms`` in a text, the longest first. (``re``
+    keeps the patterns it compiled: the same secrets again cost no
+    compiling.)"""
+    return re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+
+
+def _redact_cuts(text: str, forms: Collection[str]) -> str:
+    """``text`` with the start of any of ``forms`` just before a cut
+    (``...``) and the end of one just after it replaced, each of at least
+    :data:`SHORTEST_SECRET` characters: a text cut short shows only part of
+    a secret there, and no part of one is shown. (Each cut is looked at
+    where a secret's first or last characters fall: a few ``find`` calls,
+    however long the secret.)"""
+    spans: list[tuple[int, int]] = []
+    cut = text.find(_CUT)
+    while cut >= 0:
+        after = cut + len(_CUT)
+        tail = text[after : after + SHORTEST_SECRET]
+        for form in forms:
+            head = form[:SHORTEST_SECRET]
+            start = text.find(head, max(0, cut - len(form) + 1), cut)
+            while start >= 0:
+                if form.startswith(text[start:cut]):
+                    spans.append((start, cut))
+                    break
+                start = text.find(head, start + 1, cut)
+            if len(tail) == SHORTEST_SECRET:
+                inner = form.find(tail, 1)
+                while inner >= 0:
+                    if text.startswith(form[inner:], after):
+                        spans.append((after, after + len(form) - inner))
+                        break
+                    inner = form.find(tail, inner + 1)
+        cut = text.find(_CUT, after)
+    if not spans:
+        return text
+    parts: list[str] = []
+    at = 0
+    for start, end in sorted(spans):
+        if start >= at:
+            parts += (text[at:start], REDACTED)
+        at = max(at, end)  # (overlapping spans: one replacement)
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def sent_secrets(
@@ -296,13 +312,13 @@ def redact_error(error: BaseException, secrets: Collection[str]) -> None:
         forms.update(quoted_forms(secret))
     if not forms:
         return
-    whole = _secrets_pattern(forms, cut=False)
+    pattern = _secrets_pattern(forms)
 
     def clean(value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        pattern = _secrets_pattern(forms, cut=True) if _CUT in value else whole
-        return pattern.sub(REDACTED, value)
+        value = pattern.sub(REDACTED, value)
+        return _redact_cuts(value, forms) if _CUT in value else value
 
     seen: set[int] = set()
     current: BaseException | None = error
