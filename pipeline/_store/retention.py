@@ -468,9 +468,21 @@ class Retention:
             self.bytes -= replaced
             self._touched.discard(previous[2])
         sequence = next(self._sequence)
-        self._order[slot] = (size, sequence, id(result))
+        order = self._order
+        order[slot] = (size, sequence, id(result))
         self.bytes += size
-        heapq.heappush(self._expiry, (expires_at, sequence, slot))
+        heap = self._expiry
+        heapq.heappush(heap, (expires_at, sequence, slot))
+        if len(heap) > 2 * len(order) + 1024:
+            # entries of replaced and dropped results pile up: keep only
+            # the live ones (amortized: the heap has doubled since)
+            live = [
+                entry
+                for entry in heap
+                if order.get(entry[2], (0, -1, -1))[1] == entry[1]
+            ]
+            heapq.heapify(live)
+            self._expiry = live
         return replaced
 
     def held(self, slot: Slot) -> int:
@@ -499,25 +511,23 @@ class Retention:
         self._touched.discard(previous[2])
         return previous[0]
 
-    def expired(self, now: float) -> Iterator[Slot]:
+    def expired(self, now: float) -> list[Slot]:
         """The slots whose result has expired by ``now`` (each once)."""
         heap = self._expiry
+        if not heap or heap[0][0] > now:
+            return []  # (the usual case: one comparison)
         order = self._order
+        slots: list[Slot] = []
         while heap and heap[0][0] <= now:
             _, sequence, slot = heapq.heappop(heap)
             kept = order.get(slot)
             if kept is not None and kept[1] == sequence:
-                yield slot  # (else replaced or dropped since: not this one)
-        if len(heap) > 2 * len(order) + 1024:
-            # entries of replaced and dropped results pile up: keep only
-            # the live ones (amortized: the heap has doubled since)
-            live = [
-                entry
-                for entry in heap
-                if order.get(entry[2], (0, -1, -1))[1] == entry[1]
-            ]
-            heapq.heapify(live)
-            self._expiry = live
+                slots.append(slot)  # (else replaced or dropped since: not this one)
+        return slots
+
+    def past_bound(self) -> bool:
+        """Whether what is kept holds more than ``max_bytes``."""
+        return self.max_bytes is not None and self.bytes > self.max_bytes
 
     def over(self) -> Iterator[Slot]:
         """While past ``max_bytes``: the least recently used slot (a read

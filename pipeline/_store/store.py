@@ -464,8 +464,14 @@ class Store:
     ) -> None:
         """The records ``result``'s value refers to are used by it, and no
         longer by ``previous`` (the result it replaces, if any)."""
-        if previous is not None and previous.value is result.value:
-            return  # (renewed: the same references)
+        if (
+            previous is not None
+            and previous.error is None
+            and result.error is None
+            and type(previous.plan) is type(result.plan)
+            and (previous.value is result.value or previous.value == result.value)
+        ):
+            return  # (renewed, or the same answer again: the same references)
         refs: list[EntityKey] = []
         if result.error is None:
             result.plan.refs(result.value, refs)
@@ -664,10 +670,11 @@ class Store:
         ``now``, then, past the bound, the least recently used."""
         self._now = max(self._now, now)
         retention = self.retention
-        for slot in list(retention.expired(self._now)):
+        for slot in retention.expired(self._now):
             self._drop(slot)
-        for slot in retention.over():
-            self._drop(slot)
+        if retention.past_bound():
+            for slot in retention.over():
+                self._drop(slot)
 
     def _drop(self, slot: Slot) -> None:
         """Forget the result at ``slot`` (the lock is held), and the records

@@ -254,6 +254,19 @@ def test_expired_results_go_before_the_bound_is_consulted() -> None:
     assert list(retention.expired(100.0)) == []
 
 
+def test_a_result_renewed_again_and_again_leaves_no_pile_of_expiry_entries() -> None:
+    """Each keep pushes an expiry entry; those of results kept again since
+    are dropped as they pile up, whether or not anything expires, so the
+    entries stay within twice the slots (and a little)."""
+    retention = Retention(max_bytes=None)
+    for number in range(10_000):
+        retention.kept(("me", f"k{number % 3}", None), object(), 1e9 + number, 100)
+        assert len(retention._expiry) <= 2 * len(retention) + 1024 + 1
+    assert retention.expired(0.0) == []
+    assert sorted(retention.expired(2e9)) == [("me", f"k{n}", None) for n in range(3)]
+    assert not retention.past_bound()
+
+
 def test_what_a_caller_holds_and_records_a_kept_result_reaches_stay(
     clock: FakeClock,
 ) -> None:
