@@ -31,6 +31,9 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
   ``Price`` records normalized and read back into a new store, and
   pydantic's ``TypeAdapter`` validating the same list (one call is one
   list of 20,000);
+- ``part0`` to ``part5``: the parts of case 1 alone, as
+  ``python -m tests.benchmarks.breakdown`` times them (``--instructions``
+  there prints them as a table);
 - ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
   (aiohttp's pool) fetching a list of sixteen ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
@@ -62,6 +65,7 @@ CALLS = {
     "async": 2000,
     "normalize": 4,
     "pydantic": 4,
+    **{f"part{index}": 2000 for index in range(6)},
 }
 #: The cases that send to the load benchmark's server.
 SERVED = ("socket", "async")
@@ -183,6 +187,10 @@ def _child(case: str, count: int, origin: str) -> None:
         _six_calls(count, case)
     elif case in ("normalize", "pydantic"):
         _normalize_calls(count, case)
+    elif case.startswith("part"):
+        from tests.benchmarks.breakdown import part_calls
+
+        part_calls(int(case[4:]), count)
     else:
         _sync_calls(count, case)
 
@@ -229,7 +237,7 @@ def main(argv: list[str]) -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)")
         return 1
-    cases = argv or list(CALLS)
+    cases = argv or [case for case in CALLS if not case.startswith("part")]
     rows: list[tuple[str, Any]] = []
     for case in cases:
         if case in SERVED:

@@ -280,17 +280,10 @@ def test_a_records_bytes_are_its_own_alone_or_with_others() -> None:
         )
 
 
-class Priced(Entity):
+class Priced(Mixed):
     """Every kind of value a column may hold: text in and out of ASCII,
     numbers of any size, ``None``, lists, and deserialized values."""
 
-    id: str = ""
-    title: str = ""
-    n: int = 0
-    f: float = 0.0
-    ok: bool = False
-    x: str | None = None
-    tags: list[str] = []  # noqa: RUF012
     price: Decimal = Decimal(0)
     at: datetime.datetime | None = None
 
