@@ -188,7 +188,9 @@ def text_size(text: str) -> int:
         text.encode("latin-1")
         width = 1
     except UnicodeEncodeError:
-        width = 2 if len(text.encode("utf-16-le")) == 2 * len(text) else 4
+        # (a lone surrogate, which JSON may escape, is two bytes wide)
+        wide = text.encode("utf-16-le", "surrogatepass")
+        width = 2 if len(wide) == 2 * len(text) else 4
     return _WIDE_HEAD + (len(text) + 1) * width
 
 
@@ -471,11 +473,16 @@ class Retention:
         order = self._order
         order[slot] = (size, sequence, id(result))
         self.bytes += size
-        heap = self._expiry
-        heapq.heappush(heap, (expires_at, sequence, slot))
+        heapq.heappush(self._expiry, (expires_at, sequence, slot))
+        self._compact()
+        return replaced
+
+    def _compact(self) -> None:
+        """Entries of replaced and dropped results pile up in the expiry
+        heap: past twice the slots (and a little), keep only the live ones
+        (amortized: the heap has doubled since)."""
+        heap, order = self._expiry, self._order
         if len(heap) > 2 * len(order) + 1024:
-            # entries of replaced and dropped results pile up: keep only
-            # the live ones (amortized: the heap has doubled since)
             live = [
                 entry
                 for entry in heap
@@ -483,7 +490,6 @@ class Retention:
             ]
             heapq.heapify(live)
             self._expiry = live
-        return replaced
 
     def held(self, slot: Slot) -> int:
         """The size ``slot`` was kept at (0 if it holds nothing)."""
@@ -509,6 +515,7 @@ class Retention:
             return 0
         self.bytes -= previous[0]
         self._touched.discard(previous[2])
+        self._compact()
         return previous[0]
 
     def expired(self, now: float) -> list[Slot]:

@@ -323,11 +323,15 @@ class Store:
             # entities may differ in their extra keys).
             ((entity_key, instance),) = new.items()
             existing = records.get(entity_key)
+            raw = batch.data.get(entity_key)
             if existing is not None and (
                 existing is instance
                 or (
                     type(existing) is type(instance)
                     and "_extras_made" not in type(instance).__dict__
+                    # (data with every field: a partial answer is merged,
+                    # whatever the class's own == says)
+                    and (raw is None or raw.keys() >= type(instance)._fields.keys())
                     and existing == instance
                 )
             ):
@@ -468,8 +472,15 @@ class Store:
             previous is not None
             and previous.error is None
             and result.error is None
-            and type(previous.plan) is type(result.plan)
-            and (previous.value is result.value or previous.value == result.value)
+            and (
+                previous.value is result.value
+                or (
+                    # (references only: tuples of texts, compared safely)
+                    type(previous.plan) is type(result.plan)
+                    and type(result.plan) in _REFS_ONLY
+                    and previous.value == result.value
+                )
+            )
         ):
             return  # (renewed, or the same answer again: the same references)
         refs: list[EntityKey] = []
@@ -815,6 +826,8 @@ _RECLAIM_FLOOR = 256 * 1024
 
 _REF_LISTS = (EntityListPlan, RecordModelListPlan)
 _REF_PLANS = (EntityPlan, RecordModelPlan)
+#: Plans whose values are references alone (tuples of texts, in a list).
+_REFS_ONLY = (*_REF_PLANS, *_REF_LISTS)
 #: What a reference to a record takes: a tuple of two.
 _REF_SIZE = sys.getsizeof(("key", "pk"))
 #: Whether a record was held before (``None``: it was not).

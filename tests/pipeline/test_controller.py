@@ -627,3 +627,35 @@ def test_a_url_is_remembered_from_its_second_call() -> None:
         for number in range(2, 50):  # each a URL of its own
             targets(items, {"id": number})
         assert len(targets._targets) == len(targets._parsed) == 1
+
+
+class _Elementwise:
+    def __bool__(self) -> bool:
+        raise ValueError("the truth value of an array is ambiguous")
+
+
+class _Frame:
+    """A value whose == answers element by element (numpy, pandas)."""
+
+    def __init__(self, rows: object) -> None:
+        self.rows = rows
+
+    def __eq__(self, other: object) -> bool:
+        return _Elementwise()  # type: ignore[return-value]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _AsFrame(RestEndpoint[Any]):
+    def process(self, value: Any, params: Any) -> Any:
+        return _Frame(value)
+
+
+def test_a_value_whose_eq_is_not_a_bool_is_kept_again() -> None:
+    """A processed value is never compared with the one it replaces: an
+    array-like ``==`` cannot fail the second fetch."""
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=[1, 2]))
+    endpoint = _AsFrame(url_prefix="http://api.test", path="/x")
+    with Controller(transport=transport) as controller:
+        for _ in range(2):
+            assert controller.fetch(endpoint).rows == [1, 2]

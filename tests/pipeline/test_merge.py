@@ -183,3 +183,30 @@ def test_one_record_stored_again_unchanged_counts_nothing_more() -> None:
         )
     assert held[0] == held[1] == held[2]
     counted_as_held(store)
+
+
+class SameById(Entity):
+    """An entity whose own == says "the same record" by primary key."""
+
+    id: str = ""
+    name: str = ""
+    email: str = ""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.pk() == self.pk()
+
+    __hash__ = Entity.__hash__
+
+
+def test_a_partial_answer_equal_by_the_class_s_own_eq_is_merged() -> None:
+    store = Store(max_bytes=None)
+    plan = plan_of(SameById)
+    for data in (
+        {"id": "1", "name": "Ann", "email": "ann@example.com"},
+        {"id": "1", "name": "Ann B"},
+    ):
+        batch = Batch()
+        value = plan.normalize(data, batch, {})
+        store.commit("me", batch, "GET /u", None, Result(plan, value, 0.0, 1e9), 0)
+    got = store.read("me", plan, value)
+    assert (got.name, got.email) == ("Ann B", "ann@example.com")

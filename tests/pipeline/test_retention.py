@@ -303,3 +303,15 @@ def test_no_bound_keeps_everything_fresh() -> None:
             controller.fetch(endpoint, {"n": n})
         assert len(controller.store) == 500
         assert controller.store.max_bytes is None
+
+
+def test_expiry_entries_of_dropped_results_do_not_outlive_them() -> None:
+    """Results dropped (forgotten, invalidated) with none kept since leave
+    no pile of expiry entries holding their slots."""
+    retention = Retention(max_bytes=None)
+    for number in range(5_000):
+        retention.kept(("me", f"k{number}", None), object(), 1e9, 100)
+    for number in range(5_000):
+        retention.dropped(("me", f"k{number}", None))
+    assert len(retention) == 0
+    assert len(retention._expiry) <= 1024 + 1

@@ -397,3 +397,10 @@ async def test_records_whose_texts_were_encoded_count_out_what_they_counted_in(
     counted_as_held(controller.store)
     controller.invalidate_all(listed)
     assert controller.store.size_bytes == 0
+
+
+def test_a_text_with_a_lone_surrogate_is_counted() -> None:
+    """JSON may escape a lone surrogate (``"\\ud800"``); a text holding one
+    is counted (two bytes a character), never an error."""
+    text = json.loads('"broken \\ud800 pair \\u00e9"')
+    assert text_size(text) == sys.getsizeof(text)
