@@ -323,7 +323,6 @@ class Store:
             # entities may differ in their extra keys).
             ((entity_key, instance),) = new.items()
             existing = records.get(entity_key)
-            raw = batch.data.get(entity_key)
             if existing is not None and (
                 existing is instance
                 or (
@@ -331,7 +330,10 @@ class Store:
                     and "_extras_made" not in type(instance).__dict__
                     # (data with every field: a partial answer is merged,
                     # whatever the class's own == says)
-                    and (raw is None or raw.keys() >= type(instance)._fields.keys())
+                    and (
+                        (raw := batch.data.get(entity_key)) is None
+                        or raw.keys() >= type(instance)._fields.keys()
+                    )
                     and existing == instance
                 )
             ):
