@@ -225,30 +225,19 @@ def _redact_cuts(text: str, forms: Collection[str]) -> str:
     """``text`` with the start of any of ``forms`` just before a cut
     (``...``) and the end of one just after it replaced, each of at least
     :data:`SHORTEST_SECRET` characters: a text cut short shows only part of
-    a secret there, and no part of one is shown. (Each cut is looked at
-    where a secret's first or last characters fall: a few ``find`` calls,
-    however long the secret.)"""
+    a secret there, and no part of one is shown.
+
+    The work has a bound, whatever the text: the places a secret's first
+    characters fall are found once for the whole text, a cut is compared
+    only with those within a secret's length before it and with the
+    secret's own characters after it, and past :data:`_CANDIDATES` places
+    that start alike but do not match (a text built to repeat a secret's
+    first characters) all a secret could cover at that cut is replaced."""
+    afters = [match.end() for match in _CUTS.finditer(text)]
     spans: list[tuple[int, int]] = []
-    cut = text.find(_CUT)
-    while cut >= 0:
-        after = cut + len(_CUT)
-        tail = text[after : after + SHORTEST_SECRET]
-        for form in forms:
-            head = form[:SHORTEST_SECRET]
-            start = text.find(head, max(0, cut - len(form) + 1), cut)
-            while start >= 0:
-                if form.startswith(text[start:cut]):
-                    spans.append((start, cut))
-                    break
-                start = text.find(head, start + 1, cut)
-            if len(tail) == SHORTEST_SECRET:
-                inner = form.find(tail, 1)
-                while inner >= 0:
-                    if text.startswith(form[inner:], after):
-                        spans.append((after, after + len(form) - inner))
-                        break
-                    inner = form.find(tail, inner + 1)
-        cut = text.find(_CUT, after)
+    for form in forms:
+        _starts_at_cuts(text, form, afters, spans)
+        _ends_at_cuts(text, form, afters, spans)
     if not spans:
         return text
     parts: list[str] = []
@@ -259,6 +248,76 @@ def _redact_cuts(text: str, forms: Collection[str]) -> str:
         at = max(at, end)  # (overlapping spans: one replacement)
     parts.append(text[at:])
     return "".join(parts)
+
+
+#: Each cut, as the text's ``find`` meets them (left to right, apart).
+_CUTS = re.compile(re.escape(_CUT))
+
+#: How many places that start (or end) like a secret are compared with it
+#: at one cut before all it could cover there is replaced.
+_CANDIDATES = 8
+
+
+def _starts_at_cuts(
+    text: str, form: str, afters: list[int], spans: list[tuple[int, int]]
+) -> None:
+    """The longest start of ``form`` that ends at each cut (``afters``: where
+    each cut ends) added to ``spans``. (The next place ``form``'s first
+    characters fall is found once as the cuts go right, so the text is
+    scanned for it once in all.)"""
+    head = form[:SHORTEST_SECRET]
+    found = text.find(head)
+    for after in afters:
+        if found < 0:
+            return  # (none further on)
+        cut = after - len(_CUT)
+        lowest = max(0, cut - len(form) + 1)
+        if found < lowest:
+            found = text.find(head, lowest)
+            if found < 0:
+                return
+        start = found
+        for _ in range(_CANDIDATES):
+            if start < 0 or start > cut - SHORTEST_SECRET:
+                break
+            if form.startswith(text[start:cut]):
+                spans.append((start, cut))
+                break
+            start = text.find(head, start + 1, cut)
+        else:
+            if 0 <= start <= cut - SHORTEST_SECRET:
+                spans.append((lowest, cut))  # (all a start of it could be)
+
+
+def _ends_at_cuts(
+    text: str, form: str, afters: list[int], spans: list[tuple[int, int]]
+) -> None:
+    """The longest end of ``form`` that starts after each cut (``afters``)
+    added to ``spans``. (Many cuts look their text up in a set of the
+    secret's own four characters at each place, not in the secret itself.)"""
+    inner = (
+        {
+            form[at : at + SHORTEST_SECRET]
+            for at in range(1, len(form) - SHORTEST_SECRET + 1)
+        }
+        if len(afters) > _CANDIDATES
+        else None  # (a few cuts: a find in the secret each)
+    )
+    for after in afters:
+        tail = text[after : after + SHORTEST_SECRET]
+        if len(tail) < SHORTEST_SECRET or (inner is not None and tail not in inner):
+            continue
+        at = form.find(tail, 1)
+        for _ in range(_CANDIDATES):
+            if at < 0:
+                break
+            if text.startswith(form[at:], after):
+                spans.append((after, after + len(form) - at))
+                break
+            at = form.find(tail, at + 1)
+        else:
+            if at >= 0:
+                spans.append((after, after + len(form) - 1))  # (all an end could be)
 
 
 def sent_secrets(

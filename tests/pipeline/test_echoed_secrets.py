@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import random
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +29,7 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
-from restwire._base.errors import SHORTEST_SECRET, redact_secrets
+from restwire._base.errors import SHORTEST_SECRET, _redact_cuts, redact_secrets
 from restwire.middlewares import AccessToken
 from tests.conftest import collect
 
@@ -221,6 +222,70 @@ def test_redacting_a_cut_text_leaves_no_start_or_end_of_a_secret() -> None:
     assert redact_secrets(f"...{secret[-6:]} end", [secret]) == "...[redacted] end"
     assert redact_secrets(f"{secret[:3]}... short", [secret]) == "abc... short"
     assert redact_secrets("abcd plain, no cut", [secret]) == "abcd plain, no cut"
+
+
+def _shown_at_cuts(text: str, secret: str) -> list[str]:
+    """The starts (ending at a cut) and ends (starting after one) of
+    ``secret``, of at least SHORTEST_SECRET characters, that ``text`` shows:
+    every candidate tried, however many."""
+    shown = []
+    cut = text.find("...")
+    while cut >= 0:
+        after = cut + 3
+        for size in range(SHORTEST_SECRET, len(secret) + 1):
+            if text[:cut].endswith(secret[:size]):
+                shown.append(secret[:size])
+            if text.startswith(secret[-size:], after) and size < len(secret):
+                shown.append(secret[-size:])
+        cut = text.find("...", after)
+    return shown
+
+
+def test_a_cut_text_shows_no_part_of_a_secret_however_it_repeats() -> None:
+    """Texts of a few letters, cut in many places, against a secret of the
+    same letters: no start of it before a cut and no end of it after one is
+    left, whether a cut has few places to compare or many."""
+    chosen = random.Random(7)
+    for _ in range(400):
+        secret = "".join(chosen.choices("ab", k=chosen.randint(4, 24)))
+        pieces = [
+            chosen.choice(
+                [
+                    "...",
+                    secret[: chosen.randint(1, len(secret))],
+                    secret[chosen.randint(0, len(secret) - 1) :],
+                    "".join(chosen.choices("ab ", k=5)),
+                ]
+            )
+            for _ in range(chosen.randint(1, 30))
+        ]
+        text = "".join(pieces)
+        redacted = redact_secrets(text, [secret])
+        assert _shown_at_cuts(redacted, secret) == [], (text, secret, redacted)
+
+
+class _CountedSlices(str):
+    """A text that counts how often a part of it is taken."""
+
+    taken = 0
+
+    def __getitem__(self, key: Any) -> str:
+        _CountedSlices.taken += 1
+        return str.__getitem__(self, key)
+
+
+def test_a_text_built_to_repeat_a_secret_s_start_costs_a_bounded_work() -> None:
+    """Before each of many cuts, a secret's first characters again and
+    again (none a start of it that ends at the cut): each cut compares at
+    most a few places with it, not every one (the work per cut has a
+    bound), and what could be the secret's start there is replaced."""
+    secret = "tok-" + "x" * 96
+    cuts = 50
+    text = _CountedSlices(("tok-y" * 60 + "...") * cuts)
+    _CountedSlices.taken = 0
+    redacted = _redact_cuts(text, {secret})
+    assert _CountedSlices.taken <= cuts * 12  # (60 places before each cut)
+    assert redacted.count("[redacted]...") == cuts
 
 
 class Picky(pydantic.BaseModel):
