@@ -327,7 +327,7 @@ class Store:
                 existing is instance
                 or (
                     type(existing) is type(instance)
-                    and "_extras_made" not in type(instance).__dict__
+                    and _equal_means_same(type(instance))
                     # (data with every field: a partial answer is merged,
                     # whatever the class's own == says)
                     and (
@@ -361,8 +361,8 @@ class Store:
         if before is not None:
             # a record stored again as it was (a poll's unchanged rows) is
             # neither counted out nor in: one C comparison each (by identity
-            # where equal entities may differ in their extra keys)
-            same = is_not if _extras_made(stored) else ne
+            # where == may pass records that hold other values)
+            same = ne if all(map(_equal_means_same, set(map(type, stored)))) else is_not
             changed = list(map(same, before, stored))
             if not all(changed):
                 stored = list(compress(stored, changed))
@@ -837,10 +837,22 @@ _held = partial(is_not, None)
 _getsizeof = sys.getsizeof
 
 
-def _extras_made(records: list[Any]) -> bool:
-    """Whether a record of one of the classes of ``records`` was made with
-    extra keys, which entity equality leaves aside."""
-    return any("_extras_made" in kind.__dict__ for kind in set(map(type, records)))
+#: msgspec's field-by-field equality, an entity class's unless it has its own.
+_FIELDWISE: Any = Entity.__eq__
+
+
+def _equal_means_same(kind: type) -> bool:
+    """Whether two records of ``kind`` that are ``==`` hold the same values,
+    so that one stored again equal to the one held need not be counted
+    again: an entity compared field by field (no ``__eq__`` of its own) that
+    never kept extra keys (which its equality leaves aside), or a pydantic
+    model compared by pydantic. A class with an ``__eq__`` of its own (by
+    primary key, say) or a dataclass is compared by identity instead."""
+    equal: Any = kind.__eq__
+    if equal is _FIELDWISE:
+        return "_extras_made" not in kind.__dict__
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and equal is pydantic.BaseModel.__eq__
 
 
 def _value_size(plan: Plan, value: Any) -> int:

@@ -231,6 +231,39 @@ def test_a_record_bigger_than_it_was_is_counted_at_its_new_size() -> None:
     counted_as_held(store)
 
 
+class SameByKey(Entity):
+    """An entity whose own == says "the same record" by primary key alone."""
+
+    id: str = ""
+    title: str = ""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.pk() == self.pk()
+
+    __hash__ = Entity.__hash__
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["one record", "a list"])
+def test_a_record_grown_but_equal_by_its_class_s_own_eq_is_counted_again(
+    many: bool,
+) -> None:
+    """A class whose own == compares keys alone says a grown record is the
+    same: the store counts it at its new size all the same (the count never
+    rests on what a class's == says)."""
+    store = Store(max_bytes=None)
+    schema: Any = [SameByKey] if many else SameByKey
+    plan = plan_of(schema)
+    for title in ("a", "a" * 10_000):
+        rows = [{"id": str(index), "title": title} for index in range(20)]
+        batch = Batch()
+        value = plan.normalize(rows if many else rows[0], batch, {})
+        result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+        store.commit("me", batch, "GET /a", None, result, store.generation)
+    (partition,) = store.partitions.values()
+    assert partition.record_bytes > 10_000
+    counted_as_held(store)
+
+
 def test_a_delete_counts_the_record_out() -> None:
     store = Store(max_bytes=None)
     plan = plan_of([Post])
