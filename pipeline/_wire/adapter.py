@@ -161,9 +161,9 @@ class Adapter:
         #: Whether the log line saying why a hop of a given client goes
         #: through ``client.send`` was written (once per controller).
         self.said_why = False
-        #: The client's default headers as last found fit to send
-        #: (``build_request``).
-        self.checked: list[list[tuple[bytes, bytes]]] = [[]]
+        #: The client's default headers and a call's own as last found fit to
+        #: send (``build_request``).
+        self.checked: list[list[tuple[bytes, bytes]]] = [[], []]
 
     @classmethod
     def of(
@@ -657,8 +657,9 @@ def build_request(
     the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
     the methods that take one), the jar's ``Cookie``, the timeout. A header
     field HTTP/1.1 cannot carry is an :class:`InvalidRequest`; ``checked``
-    holds the client's headers as last found good (they are checked again
-    only when they change).
+    holds the client's headers and the last call's own as last found good
+    (each is checked again only when it differs: the same headers call
+    after call are checked once).
 
     Built from the headers' raw items, normalized once by ``httpx.Headers``
     (its string operations would make each new ``Headers`` work out its
@@ -685,7 +686,10 @@ def build_request(
     jar = client.cookies.jar
     defaults, own = client.headers.raw, headers.raw
     items, names = merged_headers(defaults, own)
-    _refuse_what_http_cannot_carry(method, url, own)
+    if checked is None or own != checked[1]:
+        _refuse_what_http_cannot_carry(method, url, own)
+        if checked is not None:
+            checked[1] = own  # (a list of its own: Headers.raw makes one)
     if defaults and (checked is None or defaults != checked[0]):
         _refuse_what_http_cannot_carry(method, url, defaults)
         if checked is not None:

@@ -13,7 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
-from restwire import AsyncController, BodyTooLarge, Controller, RestEndpoint
+from restwire import (
+    AsyncController,
+    BodyTooLarge,
+    Controller,
+    InvalidRequest,
+    RestEndpoint,
+)
 from restwire._base.library import Request
 from restwire._wire.adapter import Adapter, add_cookie_header, build_request
 from restwire._wire.content import BodyReader
@@ -542,3 +548,24 @@ def test_the_limit_counts_decoded_bytes() -> None:
         Adapter.load(response, BodyReader(response, limit=1_000))
     assert response.is_closed
     assert response.headers["content-encoding"] == "gzip"
+
+
+def test_headers_found_fit_once_are_checked_again_only_when_they_differ() -> None:
+    """``build_request`` remembers the call's own headers and the client's
+    as last found fit to send: the same again are not checked, and any
+    change is (a field HTTP cannot carry is refused every time it is
+    asked for, however many fit calls came before)."""
+    client = httpx.Client(headers={"X-Client": "c"})
+    checked: list[list[tuple[bytes, bytes]]] = [[], []]
+    fit = httpx.Headers({"X-Own": "1"})
+    unfit = httpx.Headers({"X-Own": "1\r\nX-Smuggled: 2"})
+    for headers in (fit, fit, unfit, unfit, fit):
+        if headers is unfit:
+            with pytest.raises(InvalidRequest, match="X-Own"):
+                build_request(client, "GET", URL, headers, None, {}, checked=checked)
+        else:
+            build_request(client, "GET", URL, headers, None, {}, checked=checked)
+            assert checked == [client.headers.raw, fit.raw]
+    client.headers["X-Client"] = "c\n"
+    with pytest.raises(InvalidRequest, match="X-Client"):
+        build_request(client, "GET", URL, fit, None, {}, checked=checked)
