@@ -447,7 +447,16 @@ class Identities:
     (else the client's :class:`ClientMark` stands for a caller not named).
     """
 
-    __slots__ = ("_caller", "_client", "_mark", "_plain", "_urls", "_warned", "sharing")
+    __slots__ = (
+        "_caller",
+        "_client",
+        "_last",
+        "_mark",
+        "_plain",
+        "_urls",
+        "_warned",
+        "sharing",
+    )
 
     def __init__(
         self,
@@ -476,6 +485,11 @@ class Identities:
         #: credential params), bounded: the
         #: URLs the controller's ``Targets`` remembers come again whole
         self._urls: dict[int, tuple[URL, bool, tuple[tuple[str, str], ...]]] = {}
+        #: The last identity :meth:`of` worked out, after what it was worked
+        #: out of (the first hop's raw headers, the marked names, the
+        #: credentials mode, the auth part, the caller, the URL's authority
+        #: and query): the same again is answered without reading them.
+        self._last: tuple[Any, ...] = ()
 
     def of(self, request: Request, exchange: Exchange) -> Hashable:
         """Who the call whose first hop is ``request`` says it is."""
@@ -493,14 +507,27 @@ class Identities:
         auth = auth_part(client.auth, request) if client.auth is not None else None
         if type(auth) is Unshared:
             return self.unseen("an auth whose flow restwire cannot run")
-        return identity_of(
-            request,
-            exchange.sensitive,
-            exchange.credentials,
-            auth,
-            self.sharing,
-            caller=caller,
+        raw, url = request.headers.raw, request.url
+        marked, mode = exchange.sensitive, exchange.credentials
+        netloc, query = url.netloc, url.query
+        last = self._last
+        if (
+            last
+            and last[0] == raw
+            and last[1] == marked
+            and last[2] == mode
+            and last[3] == auth
+            and last[4] is caller
+            and last[5] == netloc
+            and last[6] == query
+        ):
+            found: Identity = last[7]
+            return found
+        found = identity_of(
+            raw, marked, mode, auth, self.sharing, url=url, caller=caller
         )
+        self._last = (raw, frozenset(marked), mode, auth, caller, netloc, query, found)
+        return found
 
     def caller_key(self, exchange: Exchange) -> str | None:
         """Who ``exchange``'s call says it is as it stands now (before its

@@ -337,3 +337,52 @@ def test_what_the_shortcut_remembers_of_a_url_is_that_url_s() -> None:
         other = httpx.URL(f"https://api.test/me?access_token=t{number}")
         assert identities.without_chain(endpoint, other) not in (None, first)
     assert identities.without_chain(endpoint, one) == first
+
+
+def test_the_identity_remembered_from_the_last_call_is_what_it_would_read() -> None:
+    """``Identities.of`` answers a first hop like the last one from what it
+    worked out then: each change of what an identity is read from (a
+    header's value, the names marked, the credentials mode, a credential
+    param, the host asked for, the URL's authority) reads it afresh, and
+    the answer is always what ``identity_of`` reads."""
+    client = httpx.Client()
+    identities = Identities(client, None, Sharing())
+    mark = identities._mark
+    steps: list[tuple[str, dict[str, str], set[str], str]] = [
+        ("https://api.test/me", {"X-Token": "one"}, set(), "same-origin"),
+        ("https://api.test/me", {"X-Token": "one"}, set(), "same-origin"),
+        ("https://api.test/me", {"X-Token": "two"}, set(), "same-origin"),
+        (
+            "https://api.test/me",
+            {"X-Token": "two", "Accept": "a/b"},
+            set(),
+            "same-origin",
+        ),
+        (
+            "https://api.test/me",
+            {"X-Token": "two", "Accept": "a/b"},
+            {"accept"},
+            "same-origin",
+        ),
+        (
+            "https://api.test/me",
+            {"X-Token": "two", "Accept": "a/b"},
+            {"accept"},
+            "omit",
+        ),
+        ("https://api.test/me?access_token=q1", {}, set(), "omit"),
+        ("https://api.test/me?access_token=q2", {}, set(), "omit"),
+        ("https://api.test/me", {"Host": "tenant.test"}, set(), "omit"),
+        ("https://api.test:8443/me", {"Host": "api.test"}, set(), "omit"),
+        ("https://api.test/me", {"Host": "api.test"}, set(), "omit"),
+    ]
+    seen = []
+    for url, headers, marked, mode in steps:
+        request = client.build_request("GET", url, headers=headers)
+        exchange: Any = type("Exchange", (), {"sensitive": marked, "credentials": mode})
+        found = identities.of(request, exchange)
+        assert found == identity_of(request, marked, mode, None, caller=mark)
+        seen.append(found)
+    assert seen[0] == seen[1]
+    assert seen[2] == seen[3]  # (a public header, not marked, is no identity)
+    assert len(set(seen)) == len(seen) - 2  # every other step another caller
