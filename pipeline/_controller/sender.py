@@ -377,6 +377,7 @@ class Sender:
                 arguments,
                 library=self.adapter.library,
                 checked=self.adapter.checked,
+                jar_headers=self.adapter.jar_headers,
             )
         except INVALID_URL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None

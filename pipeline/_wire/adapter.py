@@ -51,6 +51,7 @@ import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
+from functools import partial
 from http import HTTPStatus
 from types import ModuleType
 from typing import Any
@@ -83,6 +84,7 @@ from .._base.library import (
 )
 from .default_transport import own_async_transport
 from .fast_transport import WholeBody
+from .jar_headers import JarHeaders
 
 __all__ = [
     "Adapter",
@@ -122,6 +124,7 @@ class Adapter:
         "checked",
         "client",
         "default_encoding",
+        "jar_headers",
         "library",
         "logger",
         "own_transport",
@@ -164,6 +167,9 @@ class Adapter:
         #: The client's default headers and a call's own as last found fit to
         #: send (``build_request``).
         self.checked: list[list[tuple[bytes, bytes]]] = [[], []]
+        #: The ``Cookie`` header the client's jar gives each request, kept
+        #: per state of the jar (``build_request``).
+        self.jar_headers = JarHeaders(_inner_policy)
 
     @classmethod
     def of(
@@ -651,6 +657,7 @@ def build_request(
     arguments: dict[str, Any],
     library: ModuleType | None = None,
     checked: list[list[tuple[bytes, bytes]]] | None = None,
+    jar_headers: JarHeaders | None = None,
 ) -> Request:
     """The request ``client.build_request`` would make for the absolute
     ``url``: the client's headers the call does not set, then the call's,
@@ -659,7 +666,9 @@ def build_request(
     field HTTP/1.1 cannot carry is an :class:`InvalidRequest`; ``checked``
     holds the client's headers and the last call's own as last found good
     (each is checked again only when it differs: the same headers call
-    after call are checked once).
+    after call are checked once). ``jar_headers`` answers the jar's
+    ``Cookie`` for a request that sets none, from what it kept of the jar's
+    present state (``_wire.jar_headers``).
 
     Built from the headers' raw items, normalized once by ``httpx.Headers``
     (its string operations would make each new ``Headers`` work out its
@@ -718,7 +727,16 @@ def build_request(
         extensions=extensions,
     )
     request.read()
-    if len(jar):
+    if (
+        jar_headers is not None
+        and type(jar) is http.cookiejar.CookieJar
+        and names.isdisjoint(_JAR_SET)
+    ):
+        if jar._cookies:  # type: ignore[attr-defined]  # (else no domain: nothing)
+            cookie = jar_headers.cookie(jar, url, partial(_asked, jar, url))
+            if cookie is not None:
+                request.headers["Cookie"] = cookie
+    elif len(jar):
         add_cookie_header(jar, request)
     return request
 
@@ -891,6 +909,20 @@ def cookie_header(jar: http.cookiejar.CookieJar, method: str, url: URL) -> bytes
     return None if value is None else value.encode("utf-8")
 
 
+#: The headers that, set by a call, change what a jar adds.
+_JAR_SET = frozenset({b"cookie", b"cookie2"})
+
+
+def _asked(jar: http.cookiejar.CookieJar, url: URL) -> str | None:
+    """The ``Cookie`` header ``jar`` itself adds to a request to ``url`` that
+    sets no ``Cookie`` (its ``Host`` is the URL's: the jar reads it only
+    for a URL without one)."""
+    request = urllib.request.Request(str(url))
+    jar.add_cookie_header(request)
+    value: str | None = request.get_header("Cookie")
+    return value
+
+
 def add_cookie_header(jar: http.cookiejar.CookieJar, request: Request) -> None:
     """Add the ``Cookie`` header ``jar`` holds for ``request``, exactly as
     ``Cookies(jar).set_cookie_header(request)`` does."""
@@ -973,6 +1005,14 @@ class _ScopedPolicy(http.cookiejar.CookiePolicy):
 
     def path_return_ok(self, path: str, request: Any) -> bool:
         return bool(self._inner.path_return_ok(path, request))
+
+
+def _inner_policy(policy: Any) -> Any:
+    """The policy ``policy`` stands for: the jar's own, under the wrapper
+    restwire installs."""
+    if type(policy) is _ScopedPolicy:
+        return vars(policy)["_inner"]
+    return policy
 
 
 def _install(jar: http.cookiejar.CookieJar) -> None:
