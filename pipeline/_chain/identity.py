@@ -82,7 +82,7 @@ from .._base.errors import (
     redact_params,
 )
 from .._base.library import URL, AsyncClient, Auth, Client, Headers, Request, library_of
-from .._wire.adapter import cookie_header, merged_headers
+from .._wire.adapter import cookie_header, jar_headers, merged_headers
 from .exchange import Exchange
 
 __all__ = [
@@ -450,6 +450,7 @@ class Identities:
     __slots__ = (
         "_caller",
         "_client",
+        "_jar_headers",
         "_last",
         "_mark",
         "_plain",
@@ -490,6 +491,9 @@ class Identities:
         #: credentials mode, the auth part, the caller, the URL's authority
         #: and query): the same again is answered without reading them.
         self._last: tuple[Any, ...] = ()
+        #: The ``Cookie`` header the client's jar gives each URL, kept per
+        #: state of the jar.
+        self._jar_headers = jar_headers()
 
     def of(self, request: Request, exchange: Exchange) -> Hashable:
         """Who the call whose first hop is ``request`` says it is."""
@@ -548,7 +552,9 @@ class Identities:
         client = self._client
         if client.event_hooks["request"]:
             return f"unseen:{secrets.token_hex(16)}"
-        cookie = cookie_header(client.cookies.jar, exchange.method, url)
+        cookie = cookie_header(
+            client.cookies.jar, exchange.method, url, self._jar_headers
+        )
         if cookie is not None:
             headers.append((b"Cookie", cookie))
         if url.userinfo:  # (the Authorization it stands for, once sent)
@@ -625,7 +631,7 @@ class Identities:
         credentials = kept[1]
         jar = client.cookies.jar
         if not _empty(jar):
-            cookie = cookie_header(jar, endpoint.method, url)
+            cookie = cookie_header(jar, endpoint.method, url, self._jar_headers)
             if cookie is not None:  # (last, as the request carries it)
                 credentials += credential_headers(
                     ((b"Cookie", cookie),), endpoint.sensitive_headers, self.sharing

@@ -169,7 +169,7 @@ class Adapter:
         self.checked: list[list[tuple[bytes, bytes]]] = [[], []]
         #: The ``Cookie`` header the client's jar gives each request, kept
         #: per state of the jar (``build_request``).
-        self.jar_headers = JarHeaders(_inner_policy)
+        self.jar_headers = jar_headers()
 
     @classmethod
     def of(
@@ -899,14 +899,30 @@ class _JarRequest(urllib.request.Request):
         self.request.headers[key] = val
 
 
-def cookie_header(jar: http.cookiejar.CookieJar, method: str, url: URL) -> bytes | None:
+def cookie_header(
+    jar: http.cookiejar.CookieJar,
+    method: str,
+    url: URL,
+    jar_headers: JarHeaders | None = None,
+) -> bytes | None:
     """The ``Cookie`` header ``jar`` adds to a ``method`` request to ``url``
     that sets neither ``Host`` nor ``Cookie`` itself (as :func:`build_request`
-    adds it), or ``None``."""
-    request = urllib.request.Request(str(url), method=method)
-    jar.add_cookie_header(request)
-    value = request.get_header("Cookie")
+    adds it), or ``None``; from what ``jar_headers`` kept of the jar's
+    present state, when given."""
+    if jar_headers is not None:
+        value = jar_headers.cookie(jar, url, partial(_asked, jar, url))
+    else:
+        request = urllib.request.Request(str(url), method=method)
+        jar.add_cookie_header(request)
+        value = request.get_header("Cookie")
     return None if value is None else value.encode("utf-8")
+
+
+def jar_headers() -> JarHeaders:
+    """A new memory of the ``Cookie`` header a client's jar gives each
+    request (``_wire.jar_headers``), which sees through the policy wrapper
+    restwire installs."""
+    return JarHeaders(_inner_policy)
 
 
 #: The headers that, set by a call, change what a jar adds.
