@@ -24,7 +24,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from functools import partial
-from itertools import chain, compress, filterfalse
+from itertools import chain, compress, filterfalse, repeat
 from operator import is_not, ne
 from typing import Any, NamedTuple
 
@@ -432,17 +432,25 @@ class Store:
         """One use of each of ``refs`` ended; a record left with none goes
         (unless it is loose: then it waits with the loose ones)."""
         uses = partition.uses
-        unused: list[EntityKey] = []
-        for ref in refs:
-            left = uses[ref] - 1
-            if left > 0:
-                uses[ref] = left
-            else:
-                del uses[ref]
-                unused.append(ref)
+        drop = uses.pop  # (dict's, in C: Counter's own ``del`` is Python)
+        unused: list[EntityKey]
+        if len(refs) > 1 and all(map((1).__eq__, map(uses.get, refs))):
+            # each the last use of its record (a list that goes with its
+            # own records, the usual): C loops (a ref met twice is dropped
+            # once, then found gone, as below)
+            unused = refs
+            list(map(drop, refs, repeat(None)))
+        else:
+            unused = []
+            for ref in refs:
+                left = uses[ref] - 1
+                if left > 0:
+                    uses[ref] = left
+                else:
+                    drop(ref, None)
+                    unused.append(ref)
         if unused:
-            records = partition.records
-            gone = [records.pop(ref) for ref in unused if ref in records]
+            gone = list(filter(_held, map(partition.records.pop, unused, repeat(None))))
             self._count_out(partition, gone)
 
     def _keep_result(

@@ -437,3 +437,23 @@ def test_a_text_with_a_lone_surrogate_is_counted() -> None:
     is counted (two bytes a character), never an error."""
     text = json.loads('"broken \\ud800 pair \\u00e9"')
     assert text_size(text) == sys.getsizeof(text)
+
+
+async def test_a_list_read_and_dropped_again_and_again_leaves_no_record_behind(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A list whose records only it uses goes with them, each time: no use
+    of theirs is left counted, so a record is never kept by a use that
+    ended (while another result keeps the identity's records alive)."""
+    listing = [{"id": str(number), "title": f"t{number}"} for number in range(1, 6)]
+    httpx_mock.add_response(url=f"{API}/posts/9", json={"id": "9"}, is_reusable=True)
+    httpx_mock.add_response(url=f"{API}/posts/", json=listing, is_reusable=True)
+    await controller.get(posts.get, {"id": 9})
+    store = controller.store
+    for _ in range(3):
+        await controller.get(posts.get_list)
+        controller.invalidate(posts.get_list)
+        assert set(store.records) == {("Post", "9")}
+        (partition,) = store.partitions.values()
+        assert dict(partition.uses) == {("Post", "9"): 1}
+        counted_as_held(store)
