@@ -94,6 +94,30 @@ def test_the_kept_header_is_the_jar_s_own_through_every_change() -> None:
     assert asked < 3000 // 2  # (most answers came from what was kept)
 
 
+def plain_cookie(
+    name: str, value: str, expires: int | None = None
+) -> http.cookiejar.Cookie:
+    """A cookie for api.test and every path, as a server sets one."""
+    return http.cookiejar.Cookie(
+        version=0,
+        name=name,
+        value=value,
+        port=None,
+        port_specified=False,
+        domain="api.test",
+        domain_specified=False,
+        domain_initial_dot=False,
+        path="/",
+        path_specified=False,
+        secure=False,
+        expires=expires,
+        discard=False,
+        comment=None,
+        comment_url=None,
+        rest={},
+    )
+
+
 def test_a_cookie_past_its_expiry_is_not_sent_from_what_was_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -101,26 +125,7 @@ def test_a_cookie_past_its_expiry_is_not_sent_from_what_was_kept(
     _install(jar)
     now = time.time()
     for name, expires in (("short", int(now) + 5), ("long", int(now) + 3600)):
-        jar.set_cookie(
-            http.cookiejar.Cookie(
-                0,
-                name,
-                "v",
-                None,
-                False,
-                "api.test",
-                False,
-                False,
-                "/",
-                False,
-                False,
-                expires,
-                False,
-                None,
-                None,
-                {},
-            )
-        )
+        jar.set_cookie(plain_cookie(name, "v", expires))
     kept = JarHeaders(_inner_policy)
     url = "https://api.test/items"
     assert kept.cookie(jar, url, lambda: jar_answer(jar, url)) == "short=v; long=v"
@@ -135,26 +140,7 @@ def test_another_jar_or_policy_is_asked_every_time() -> None:
         pass
 
     jar = http.cookiejar.CookieJar(OwnPolicy())
-    jar.set_cookie(
-        http.cookiejar.Cookie(
-            0,
-            "a",
-            "1",
-            None,
-            False,
-            "api.test",
-            False,
-            False,
-            "/",
-            False,
-            False,
-            None,
-            False,
-            None,
-            None,
-            {},
-        )
-    )
+    jar.set_cookie(plain_cookie("a", "1"))
     kept = JarHeaders(_inner_policy)
     answers = iter(["a=1", "a=1 (asked again)"])
     assert kept.cookie(jar, "http://api.test/", lambda: next(answers)) == "a=1"
