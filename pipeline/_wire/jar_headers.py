@@ -24,6 +24,7 @@ asked each time, as before.
 
 from __future__ import annotations
 
+import copy
 import http.cookiejar
 import time
 import urllib.parse
@@ -65,12 +66,12 @@ class _State(NamedTuple):
     jar: http.cookiejar.CookieJar
     #: Each cookie as (domain key, path key, its fields), in the jar's order.
     cookies: list[tuple[Any, ...]]
-    #: The policy's settings as they were.
+    #: The policy's settings as they were (a deep copy).
     policy: dict[str, Any]
     #: The jar's cookie paths, each once.
     paths: tuple[str, ...]
-    #: The earliest expiry of a cookie held (whole seconds, as the jar
-    #: compares them).
+    #: The earliest expiry of a cookie held (compared with the time as the
+    #: jar clears expired cookies: to the fraction of a second).
     until: float
     #: (scheme, authority, the paths matched) -> the header, or None
     answers: dict[tuple[Any, ...], str | None]
@@ -121,30 +122,42 @@ class JarHeaders:
                 state is not None
                 and state.jar is jar
                 and state.cookies == cookies
-                and state.policy == vars(policy)
-                and int(time.time()) < state.until
+                and _same_settings(state.policy, policy)
+                and time.time() < state.until
             ):
                 key = (parts.scheme, parts.netloc, _matched(state.paths, parts.path))
                 if key in state.answers:
                     return state.answers[key]
+            # (the settings as they were before the jar was asked: a setter
+            # takes no lock, and one changed meanwhile then differs from them)
+            settings = copy.deepcopy(vars(policy))
             answer = ask()
-            cookies = _cookies(jar)  # (expired ones cleared)
-            if state is None or state.jar is not jar or state.cookies != cookies:
-                paths = tuple(dict.fromkeys(path for _, path, _ in cookies))
+            after = _cookies(jar)  # (expired ones cleared)
+            if state is None or state.jar is not jar or state.cookies != after:
+                paths = tuple(dict.fromkeys(path for _, path, _ in after))
                 until = min(
-                    (fields[11] for _, _, fields in cookies if fields[11] is not None),
+                    (fields[11] for _, _, fields in after if fields[11] is not None),
                     default=_NEVER,
                 )
-                state = self._state = _State(
-                    jar, cookies, dict(vars(policy)), paths, until, {}
-                )
-            elif state.policy != vars(policy) or len(state.answers) >= _KEPT:
-                state = self._state = state._replace(
-                    policy=dict(vars(policy)), answers={}
-                )
-            key = (parts.scheme, parts.netloc, _matched(state.paths, parts.path))
-            state.answers[key] = answer
+                state = self._state = _State(jar, after, settings, paths, until, {})
+            elif (
+                not _same_settings(state.policy, policy) or len(state.answers) >= _KEPT
+            ):
+                state = self._state = state._replace(policy=settings, answers={})
+            if after == cookies:  # (else the answer is of the jar before)
+                key = (parts.scheme, parts.netloc, _matched(state.paths, parts.path))
+                state.answers[key] = answer
             return answer
+
+
+def _same_settings(kept: dict[str, Any], policy: Any) -> bool:
+    """Whether ``policy``'s settings are ``kept`` (a deep copy: a list it
+    was given and then changed in place shows), the clock the jar writes
+    on it (``_now``) aside."""
+    live: dict[str, Any] = vars(policy)
+    if "_now" in live:
+        kept["_now"] = live["_now"]
+    return kept == live
 
 
 def _cookies(jar: http.cookiejar.CookieJar) -> list[tuple[Any, ...]]:

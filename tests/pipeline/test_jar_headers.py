@@ -135,6 +135,51 @@ def test_a_cookie_past_its_expiry_is_not_sent_from_what_was_kept(
     assert [cookie.name for cookie in jar] == ["long"]  # (cleared, as the jar does)
 
 
+def test_a_policy_changed_in_place_or_while_asked_is_seen() -> None:
+    """A list the policy was given, changed in place, and a setting changed
+    by another thread while the jar was being asked: the next request is
+    asked of the jar again, never answered from before the change."""
+    protocols = ["https"]
+    policy = http.cookiejar.DefaultCookiePolicy(secure_protocols=protocols)
+    jar = http.cookiejar.CookieJar(policy)
+    cookie = plain_cookie("sid", "1")
+    cookie.secure = True
+    jar.set_cookie(cookie)
+    kept = JarHeaders(_inner_policy)
+    url = "http://api.test/"
+    assert kept.cookie(jar, url, lambda: jar_answer(jar, url)) is None
+    protocols.append("http")  # (in place)
+    assert kept.cookie(jar, url, lambda: jar_answer(jar, url)) == "sid=1"
+
+    upper = "http://API.test/"  # (a request not asked about yet)
+
+    def blocked_meanwhile() -> str | None:
+        answer = jar_answer(jar, upper)
+        policy.set_blocked_domains(["api.test"])  # (another thread, no lock)
+        return answer
+
+    assert kept.cookie(jar, upper, blocked_meanwhile) == "sid=1"  # (asked before)
+    assert kept.cookie(jar, upper, lambda: jar_answer(jar, upper)) is None
+
+
+def test_a_cookie_whose_expiry_has_a_fraction_is_cleared_when_due(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    jar = http.cookiejar.CookieJar()
+    _install(jar)
+    now = time.time()
+    short = plain_cookie("short", "v")
+    short.expires = int(now) + 5.5  # type: ignore[assignment]  # (set in place)
+    jar.set_cookie(short)
+    jar.set_cookie(plain_cookie("long", "v", int(now) + 3600))
+    kept = JarHeaders(_inner_policy)
+    url = "https://api.test/"
+    assert kept.cookie(jar, url, lambda: jar_answer(jar, url)) == "short=v; long=v"
+    monkeypatch.setattr(time, "time", lambda: int(now) + 5.7)
+    kept.cookie(jar, url, lambda: jar_answer(jar, url))
+    assert [cookie.name for cookie in jar] == ["long"]  # (cleared, as the jar does)
+
+
 def test_another_jar_or_policy_is_asked_every_time() -> None:
     class OwnPolicy(http.cookiejar.DefaultCookiePolicy):
         pass
