@@ -390,6 +390,12 @@ def columns_size(records: list[Any], columns: list[list[Any]]) -> int:
     return ENTRY * len(records) + _struct_size(records, columns)
 
 
+def fields_size(records: list[Any], names: Iterable[str]) -> int:
+    """The bytes :func:`records_size` counts for the fields ``names`` of
+    ``records`` (of struct classes): each field's values, a column at a time."""
+    return sum(_walked(list(map(attrgetter(name), records))) for name in names)
+
+
 def _struct_size(records: list[Any], columns: list[list[Any]]) -> int:
     """The bytes of ``records`` (of one struct class) and of their fields'
     values, ``columns``; extra keys apart. A struct's own size is the same

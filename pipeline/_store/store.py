@@ -19,21 +19,25 @@ older generation does not write its result back.
 
 from __future__ import annotations
 
+import datetime
 import sys
 import threading
+import types
+import typing
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from functools import partial
 from itertools import chain, compress, filterfalse, repeat
-from operator import is_not, ne
+from operator import is_not, ne, not_
 from typing import Any, NamedTuple
 
-from .entity import Entity, EntityKey
+from .entity import Entity, EntityKey, data_check
 from .retention import (
     DEFAULT_MAX_BYTES,
     OVERHEAD,
     Retention,
     Slot,
+    fields_size,
     records_size,
     size_of,
 )
@@ -337,6 +341,9 @@ class Store:
                     and existing == instance
                 )
             ):
+                # (== passes 1 and 1.0: what the fields that may differ so
+                # hold now is counted)
+                self._count_bytes(partition, _resized([existing], [instance]))
                 records[entity_key] = instance
                 batch.committed = True
                 return False
@@ -365,6 +372,15 @@ class Store:
             same = ne if all(map(_equal_means_same, set(map(type, stored)))) else is_not
             changed = list(map(same, before, stored))
             if not all(changed):
+                if same is ne:  # (== passes 1 and 1.0: see _resized)
+                    unchanged = list(map(not_, changed))
+                    self._count_bytes(
+                        partition,
+                        _resized(
+                            list(compress(before, unchanged)),
+                            list(compress(stored, unchanged)),
+                        ),
+                    )
                 stored = list(compress(stored, changed))
             gone = [*filter(_held, compress(before, changed)), *deleted]
         self._count_in(partition, stored, batch.records_bytes(stored))
@@ -394,6 +410,12 @@ class Store:
                 if loose:
                     loose.pop(entity_key, None)
         return whole
+
+    def _count_bytes(self, partition: Partition, size: int) -> None:
+        """``size`` bytes more (or fewer) held in ``partition``'s records."""
+        if size:
+            partition.record_bytes += size
+            self.retention.records_changed(size)
 
     def _count_in(
         self, partition: Partition, stored: list[Any], size: int | None = None
@@ -850,17 +872,91 @@ _FIELDWISE: Any = Entity.__eq__
 
 
 def _equal_means_same(kind: type) -> bool:
-    """Whether two records of ``kind`` that are ``==`` hold the same values,
-    so that one stored again equal to the one held need not be counted
-    again: an entity compared field by field (no ``__eq__`` of its own) that
-    never kept extra keys (which its equality leaves aside), or a pydantic
-    model compared by pydantic. A class with an ``__eq__`` of its own (by
-    primary key, say) or a dataclass is compared by identity instead."""
+    """Whether two records of ``kind`` that are ``==`` hold equal values
+    field by field, so that one stored again equal to the one held need not
+    be counted again but for :func:`_resized`: an entity compared field by
+    field (no ``__eq__`` of its own) that never kept extra keys (which its
+    equality leaves aside). Any other class (an ``__eq__`` of its own, by
+    primary key say; a model, whose == may pass values of other sizes too)
+    is compared by identity instead."""
     equal: Any = kind.__eq__
-    if equal is _FIELDWISE:
-        return "_extras_made" not in kind.__dict__
-    pydantic = sys.modules.get("pydantic")
-    return pydantic is not None and equal is pydantic.BaseModel.__eq__
+    return equal is _FIELDWISE and "_extras_made" not in kind.__dict__
+
+
+#: The types whose equal values always take the same bytes (``1 == 1.0 ==
+#: True`` do not: 28, 24 and 0 bytes as counted).
+_SAME_SIZE_WHEN_EQUAL = frozenset(
+    {str, int, bool, type(None), datetime.datetime, datetime.date, datetime.time}
+)
+#: Each entity class's fields whose values may be == and yet of other sizes
+#: (a bound: classes are few, but not trusted).
+_LOOSE: dict[type, tuple[str, ...]] = {}
+
+
+def _loose_fields(kind: type[Entity]) -> tuple[str, ...]:
+    """The fields of ``kind`` whose values may be ``==`` and yet of other
+    sizes: every one but those its type check holds to texts, whole
+    numbers, booleans, dates and times (or ``None``)."""
+    found = _LOOSE.get(kind)
+    if found is None:
+        check = data_check(kind, kind._plan())
+        tight = (
+            {name for name, type_ in check.types if _same_size_when_equal(type_)}
+            if check is not None
+            else set()
+        )
+        found = tuple(name for name in kind._fields if name not in tight)
+        if len(_LOOSE) < 4096:
+            _LOOSE[kind] = found
+    return found
+
+
+def _same_size_when_equal(type_: Any) -> bool:
+    """Whether every value a field checked as ``type_`` may hold takes the
+    same bytes as any equal one."""
+    if type_ in _SAME_SIZE_WHEN_EQUAL:
+        return True
+    if typing.get_origin(type_) in (typing.Union, types.UnionType):
+        return all(map(_SAME_SIZE_WHEN_EQUAL.__contains__, typing.get_args(type_)))
+    return False
+
+
+def _resized(before: list[Any], stored: list[Any]) -> int:
+    """How many bytes more ``stored`` holds than ``before`` (records ``==``
+    pairwise, of one class each pair): counted in the fields whose equal
+    values may differ in size, 0 when there are none."""
+    if len(stored) == 1:
+        # (one record, the usual answer: a field whose values are alike in
+        # type, and in their items' types, takes the same bytes; only one
+        # that is not is walked)
+        old, new = before[0], stored[0]
+        apart = [
+            name
+            for name in _loose_fields(type(new))
+            if not _alike(getattr(old, name), getattr(new, name))
+        ]
+        return fields_size(stored, apart) - fields_size(before, apart) if apart else 0
+    kinds = set(map(type, stored))
+    if len(kinds) == 1:
+        loose = _loose_fields(kinds.pop())
+        if not loose:
+            return 0
+        return fields_size(stored, loose) - fields_size(before, loose)
+    return sum(_resized([old], [new]) for old, new in zip(before, stored, strict=True))
+
+
+def _alike(old: Any, new: Any) -> bool:
+    """Whether ``old`` and ``new`` (equal) surely take the same bytes: of one
+    type whose equal values do, or lists of such items, type by type."""
+    kind = type(old)
+    if kind is not type(new):
+        return False
+    if kind in _SAME_SIZE_WHEN_EQUAL:
+        return True
+    if kind is list:
+        kinds = list(map(type, old))
+        return kinds == list(map(type, new)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds)
+    return False
 
 
 def _value_size(plan: Plan, value: Any) -> int:

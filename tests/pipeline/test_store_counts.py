@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import httpx
 import msgspec
+import pydantic
 import pytest
 from pytest_httpx import HTTPXMock
 
@@ -457,3 +458,45 @@ async def test_a_list_read_and_dropped_again_and_again_leaves_no_record_behind(
         (partition,) = store.partitions.values()
         assert dict(partition.uses) == {("Post", "9"): 1}
         counted_as_held(store)
+
+
+class Reading(Entity):
+    """Values that compare equal across JSON types: 1 == 1.0 == True."""
+
+    id: str = ""
+    level: float = 0.0
+    values: Any = None
+
+
+class ReadingModel(pydantic.BaseModel):
+    __restwire_pk__: ClassVar[str] = "id"
+
+    id: str
+    level: float = 0.0
+    values: Any = None
+
+
+@pytest.mark.parametrize("schema", [Reading, ReadingModel])
+@pytest.mark.parametrize("many", [False, True], ids=["one record", "a list"])
+def test_a_record_equal_but_of_other_sizes_is_counted_as_it_is_held(
+    schema: Any, many: bool
+) -> None:
+    """``[True] * 1000 == [1.0] * 1000`` and ``1 == 1.0``, yet they take other
+    bytes: a record stored again equal to the one held is counted as it is
+    held, and a delete then counts out what was counted in (the count never
+    drifts, however often the answer flips)."""
+    store = Store(max_bytes=None)
+    plan = plan_of([schema] if many else schema)
+    for _ in range(3):  # (the answer flips, again and again)
+        for level, values in ((1, [True] * 1000), (1.0, [1.0] * 1000)):
+            rows = [{"id": str(n), "level": level, "values": values} for n in range(3)]
+            batch = Batch()
+            value = plan.normalize(rows if many else rows[0], batch, {})
+            result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+            store.commit("me", batch, "GET /a", None, result, store.generation)
+            counted_as_held(store)
+    batch = Batch()
+    batch.delete((schema.__name__, "0"))
+    store.commit("me", batch, None, None, None, store.generation)
+    counted_as_held(store)
+    assert store.size_bytes > 0
