@@ -227,17 +227,23 @@ def _redact_cuts(text: str, forms: Collection[str]) -> str:
     :data:`SHORTEST_SECRET` characters: a text cut short shows only part of
     a secret there, and no part of one is shown.
 
+    A run of more than three dots is a cut at each place in it (the dots
+    may end or start a secret that has dots of its own).
+
     The work has a bound, whatever the text: the places a secret's first
     characters fall are found once for the whole text, a cut is compared
     only with those within a secret's length before it and with the
     secret's own characters after it, and past :data:`_CANDIDATES` places
     that start alike but do not match (a text built to repeat a secret's
-    first characters) all a secret could cover at that cut is replaced."""
-    afters = [match.end() for match in _CUTS.finditer(text)]
+    first characters) all a secret could cover at that cut is replaced.
+    Past a budget of work in proportion to the text's length (a text of
+    cuts and little else), all from the cut reached on is replaced."""
+    afters = [match.start() + len(_CUT) for match in _CUTS.finditer(text)]
     spans: list[tuple[int, int]] = []
+    budget = [_BUDGET_PER_CHARACTER * len(text) + _BUDGET_LEAST]
     for form in forms:
-        _starts_at_cuts(text, form, afters, spans)
-        _ends_at_cuts(text, form, afters, spans)
+        _starts_at_cuts(text, form, afters, spans, budget)
+        _ends_at_cuts(text, form, afters, spans, budget)
     if not spans:
         return text
     parts: list[str] = []
@@ -250,8 +256,13 @@ def _redact_cuts(text: str, forms: Collection[str]) -> str:
     return "".join(parts)
 
 
-#: Each cut, as the text's ``find`` meets them (left to right, apart).
-_CUTS = re.compile(re.escape(_CUT))
+#: Each cut: every place three dots stand, overlapping in a longer run.
+_CUTS = re.compile(f"(?={re.escape(_CUT)})")
+#: The work :func:`_redact_cuts` may do (a cut looked at, or sixteen
+#: characters compared: one unit each), per character of the text and at
+#: least.
+_BUDGET_PER_CHARACTER = 2
+_BUDGET_LEAST = 100_000
 
 #: How many places that start (or end) like a secret are compared with it
 #: at one cut before all it could cover there is replaced.
@@ -259,7 +270,11 @@ _CANDIDATES = 8
 
 
 def _starts_at_cuts(
-    text: str, form: str, afters: list[int], spans: list[tuple[int, int]]
+    text: str,
+    form: str,
+    afters: list[int],
+    spans: list[tuple[int, int]],
+    budget: list[int],
 ) -> None:
     """The longest start of ``form`` that ends at each cut (``afters``: where
     each cut ends) added to ``spans``. (The next place ``form``'s first
@@ -272,6 +287,10 @@ def _starts_at_cuts(
             return  # (none further on)
         cut = after - len(_CUT)
         lowest = max(0, cut - len(form) + 1)
+        budget[0] -= 1
+        if budget[0] <= 0:
+            spans.append((lowest, len(text)))  # (out of budget: all from here)
+            return
         if found < lowest:
             found = text.find(head, lowest)
             if found < 0:
@@ -280,6 +299,7 @@ def _starts_at_cuts(
         for _ in range(_CANDIDATES):
             if start < 0 or start > cut - SHORTEST_SECRET:
                 break
+            budget[0] -= 1 + (cut - start) // 16
             if form.startswith(text[start:cut]):
                 spans.append((start, cut))
                 break
@@ -290,7 +310,11 @@ def _starts_at_cuts(
 
 
 def _ends_at_cuts(
-    text: str, form: str, afters: list[int], spans: list[tuple[int, int]]
+    text: str,
+    form: str,
+    afters: list[int],
+    spans: list[tuple[int, int]],
+    budget: list[int],
 ) -> None:
     """The longest end of ``form`` that starts after each cut (``afters``)
     added to ``spans``. (Many cuts look their text up in a set of the
@@ -304,6 +328,10 @@ def _ends_at_cuts(
         else None  # (a few cuts: a find in the secret each)
     )
     for after in afters:
+        budget[0] -= 1
+        if budget[0] <= 0:
+            spans.append((after, len(text)))  # (out of budget: all from here)
+            return
         tail = text[after : after + SHORTEST_SECRET]
         if len(tail) < SHORTEST_SECRET or (inner is not None and tail not in inner):
             continue
@@ -311,6 +339,7 @@ def _ends_at_cuts(
         for _ in range(_CANDIDATES):
             if at < 0:
                 break
+            budget[0] -= 1 + (len(form) - at) // 16
             if text.startswith(form[at:], after):
                 spans.append((after, after + len(form) - at))
                 break

@@ -230,31 +230,32 @@ def _shown_at_cuts(text: str, secret: str) -> list[str]:
     every candidate tried, however many."""
     shown = []
     cut = text.find("...")
-    while cut >= 0:
+    while cut >= 0:  # (every place three dots stand: runs overlap)
         after = cut + 3
         for size in range(SHORTEST_SECRET, len(secret) + 1):
             if text[:cut].endswith(secret[:size]):
                 shown.append(secret[:size])
             if text.startswith(secret[-size:], after) and size < len(secret):
                 shown.append(secret[-size:])
-        cut = text.find("...", after)
+        cut = text.find("...", cut + 1)
     return shown
 
 
 def test_a_cut_text_shows_no_part_of_a_secret_however_it_repeats() -> None:
-    """Texts of a few letters, cut in many places, against a secret of the
-    same letters: no start of it before a cut and no end of it after one is
-    left, whether a cut has few places to compare or many."""
+    """Texts of a few letters and dots, cut in many places (runs of dots
+    included), against a secret of the same characters: no start of it
+    before a cut and no end of it after one is left, whether a cut has few
+    places to compare or many."""
     chosen = random.Random(7)
     for _ in range(400):
-        secret = "".join(chosen.choices("ab", k=chosen.randint(4, 24)))
+        secret = "".join(chosen.choices("ab.", k=chosen.randint(4, 24)))
         pieces = [
             chosen.choice(
                 [
                     "...",
                     secret[: chosen.randint(1, len(secret))],
                     secret[chosen.randint(0, len(secret) - 1) :],
-                    "".join(chosen.choices("ab ", k=5)),
+                    "".join(chosen.choices("ab .", k=5)),
                 ]
             )
             for _ in range(chosen.randint(1, 30))
@@ -286,6 +287,18 @@ def test_a_text_built_to_repeat_a_secret_s_start_costs_a_bounded_work() -> None:
     redacted = _redact_cuts(text, {secret})
     assert _CountedSlices.taken <= cuts * 12  # (60 places before each cut)
     assert redacted.count("[redacted]...") == cuts
+
+
+def test_a_text_of_cuts_past_the_budget_is_replaced_from_there_on() -> None:
+    """A text of little but cuts (a run of 400,000 dots, a cut at each place)
+    costs work in proportion to its length: past the budget, everything
+    from the cut reached on is replaced, so no secret shows there."""
+    secret = "a....b" + "x" * 40  # (dots of its own: each cut compared)
+    text = "head " + "." * 400_000
+    redacted = redact_secrets(text, [secret])
+    assert redacted.startswith("head ")
+    assert redacted.endswith("[redacted]")
+    assert len(redacted) < len(text)
 
 
 class Picky(pydantic.BaseModel):
