@@ -393,7 +393,12 @@ def columns_size(records: list[Any], columns: list[list[Any]]) -> int:
 def fields_size(records: list[Any], names: Iterable[str]) -> int:
     """The bytes :func:`records_size` counts for the fields ``names`` of
     ``records`` (of struct classes): each field's values, a column at a time."""
-    return sum(_walked(list(map(attrgetter(name), records))) for name in names)
+    return sum(column_size(list(map(attrgetter(name), records))) for name in names)
+
+
+def column_size(values: list[Any]) -> int:
+    """The bytes :func:`records_size` counts for one field's ``values``."""
+    return _walked(values)
 
 
 def _struct_size(records: list[Any], columns: list[list[Any]]) -> int:

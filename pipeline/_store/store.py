@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from functools import partial
 from itertools import chain, compress, filterfalse, repeat
-from operator import is_not, ne, not_
+from operator import attrgetter, is_not, ne, not_
 from typing import Any, NamedTuple
 
 from .entity import Entity, EntityKey, data_check
@@ -37,6 +37,7 @@ from .retention import (
     OVERHEAD,
     Retention,
     Slot,
+    column_size,
     fields_size,
     records_size,
     size_of,
@@ -938,11 +939,23 @@ def _resized(before: list[Any], stored: list[Any]) -> int:
         return fields_size(stored, apart) - fields_size(before, apart) if apart else 0
     kinds = set(map(type, stored))
     if len(kinds) == 1:
-        loose = _loose_fields(kinds.pop())
-        if not loose:
-            return 0
-        return fields_size(stored, loose) - fields_size(before, loose)
+        return sum(
+            _column_resized(before, stored, name) for name in _loose_fields(kinds.pop())
+        )
     return sum(_resized([old], [new]) for old, new in zip(before, stored, strict=True))
+
+
+def _column_resized(before: list[Any], stored: list[Any], name: str) -> int:
+    """How many bytes more ``stored``'s field ``name`` holds than
+    ``before``'s (records ``==`` pairwise): 0 when the two columns' values
+    are alike in type, one by one, and of types whose equal values take
+    the same bytes (a column of datetimes); else both columns counted."""
+    field = attrgetter(name)
+    old, new = list(map(field, before)), list(map(field, stored))
+    kinds = list(map(type, new))
+    if kinds == list(map(type, old)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds):
+        return 0
+    return column_size(new) - column_size(old)
 
 
 def _alike(old: Any, new: Any) -> bool:
