@@ -960,13 +960,14 @@ def _column_resized(before: list[Any], stored: list[Any], name: str) -> int:
 
 def _alike(old: Any, new: Any) -> bool:
     """Whether ``old`` and ``new`` (equal) surely take the same bytes: of one
-    type whose equal values do, or lists of such items, type by type."""
+    type whose equal values do, or lists of as many slots (a list made by
+    appending holds spare ones) whose items are such, type by type."""
     kind = type(old)
     if kind is not type(new):
         return False
     if kind in _SAME_SIZE_WHEN_EQUAL:
         return True
-    if kind is list:
+    if kind is list and old.__sizeof__() == new.__sizeof__():
         kinds = list(map(type, old))
         return kinds == list(map(type, new)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds)
     return False

@@ -500,3 +500,21 @@ def test_a_record_equal_but_of_other_sizes_is_counted_as_it_is_held(
     store.commit("me", batch, None, None, None, store.generation)
     counted_as_held(store)
     assert store.size_bytes > 0
+
+
+def test_an_equal_list_with_spare_slots_is_counted_as_it_is_held() -> None:
+    """A list made by appending holds spare slots: equal to one parsed whole,
+    it takes more bytes, and the record holding it is counted so."""
+    store = Store(max_bytes=None)
+    plan = plan_of(Reading)
+    grown: list[int] = []
+    for number in range(5):
+        grown.append(number)
+    for values in ([0, 1, 2, 3, 4], grown):
+        batch = Batch()
+        value = plan.normalize({"id": "1", "values": values}, batch, {})
+        # (the record holds the list as given: normalizing copies it)
+        batch.records[("Reading", "1")] = Reading(id="1", values=values)
+        result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+        store.commit("me", batch, "GET /a", None, result, store.generation)
+        counted_as_held(store)
