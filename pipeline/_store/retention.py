@@ -390,12 +390,6 @@ def columns_size(records: list[Any], columns: list[list[Any]]) -> int:
     return ENTRY * len(records) + _struct_size(records, columns)
 
 
-def fields_size(records: list[Any], names: Iterable[str]) -> int:
-    """The bytes :func:`records_size` counts for the fields ``names`` of
-    ``records`` (of struct classes): each field's values, a column at a time."""
-    return sum(column_size(list(map(attrgetter(name), records))) for name in names)
-
-
 def column_size(values: list[Any]) -> int:
     """The bytes :func:`records_size` counts for one field's ``values``."""
     return _walked(values)
@@ -481,8 +475,7 @@ class Retention:
             self.bytes -= replaced
             self._touched.discard(previous[2])
         sequence = next(self._sequence)
-        order = self._order
-        order[slot] = (size, sequence, id(result))
+        self._order[slot] = (size, sequence, id(result))
         self.bytes += size
         heapq.heappush(self._expiry, (expires_at, sequence, slot))
         self._compact()

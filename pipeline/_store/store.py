@@ -38,7 +38,6 @@ from .retention import (
     Retention,
     Slot,
     column_size,
-    fields_size,
     records_size,
     size_of,
 )
@@ -931,12 +930,11 @@ def _resized(before: list[Any], stored: list[Any]) -> int:
         # type, and in their items' types, takes the same bytes; only one
         # that is not is walked)
         old, new = before[0], stored[0]
-        apart = [
-            name
+        return sum(
+            column_size([getattr(new, name)]) - column_size([getattr(old, name)])
             for name in _loose_fields(type(new))
             if not _alike(getattr(old, name), getattr(new, name))
-        ]
-        return fields_size(stored, apart) - fields_size(before, apart) if apart else 0
+        )
     kinds = set(map(type, stored))
     if len(kinds) == 1:
         return sum(

@@ -733,7 +733,8 @@ def build_request(
         and names.isdisjoint(_JAR_SET)
     ):
         if jar._cookies:  # type: ignore[attr-defined]  # (else no domain: nothing)
-            cookie = jar_headers.cookie(jar, url, partial(_asked, jar, url))
+            asked = partial(_asked, jar, method, url, request)
+            cookie = jar_headers.cookie(jar, url, asked)
             if cookie is not None:
                 request.headers["Cookie"] = cookie
     elif len(jar):
@@ -884,14 +885,7 @@ class _JarRequest(urllib.request.Request):
     dict first, each by a look-up that scans the list.)"""
 
     def __init__(self, request: Request) -> None:
-        headers = request.headers
-        super().__init__(
-            url=str(request.url),
-            headers={
-                spelt: headers[name] for name, spelt in _JAR_READS if name in headers
-            },
-            method=request.method,
-        )
+        super().__init__(**_jar_reads(request))
         self.request = request
 
     def add_unredirected_header(self, key: str, val: str) -> None:
@@ -909,12 +903,8 @@ def cookie_header(
     that sets neither ``Host`` nor ``Cookie`` itself (as :func:`build_request`
     adds it), or ``None``; from what ``jar_headers`` kept of the jar's
     present state, when given."""
-    if jar_headers is not None:
-        value = jar_headers.cookie(jar, url, partial(_asked, jar, url))
-    else:
-        request = urllib.request.Request(str(url), method=method)
-        jar.add_cookie_header(request)
-        value = request.get_header("Cookie")
+    ask = partial(_asked, jar, method, url)
+    value = ask() if jar_headers is None else jar_headers.cookie(jar, url, ask)
     return None if value is None else value.encode("utf-8")
 
 
@@ -929,13 +919,32 @@ def jar_headers() -> JarHeaders:
 _JAR_SET = frozenset({b"cookie", b"cookie2"})
 
 
-def _asked(jar: http.cookiejar.CookieJar, url: URL) -> str | None:
-    """The ``Cookie`` header ``jar`` itself adds to a request to ``url`` that
-    sets no ``Cookie`` (its ``Host`` is the URL's: the jar reads it only
-    for a URL without one)."""
-    request = urllib.request.Request(str(url))
-    jar.add_cookie_header(request)
-    value: str | None = request.get_header("Cookie")
+def _jar_reads(request: Request) -> dict[str, Any]:
+    """What ``http.cookiejar`` reads of ``request``, as a urllib request's
+    arguments: its URL, its method, and the headers the jar's policy
+    consults."""
+    headers = request.headers
+    return {
+        "url": str(request.url),
+        "headers": {
+            spelt: headers[name] for name, spelt in _JAR_READS if name in headers
+        },
+        "method": request.method,
+    }
+
+
+def _asked(
+    jar: http.cookiejar.CookieJar, method: str, url: URL, request: Request | None = None
+) -> str | None:
+    """The ``Cookie`` header ``jar`` itself adds to a ``method`` request to
+    ``url`` (``request``, when there is one: what the jar reads of it,
+    :func:`_jar_reads`), without touching any request."""
+    reads = (
+        {"url": str(url), "method": method} if request is None else _jar_reads(request)
+    )
+    asking = urllib.request.Request(**reads)
+    jar.add_cookie_header(asking)
+    value: str | None = asking.get_header("Cookie")
     return value
 
 

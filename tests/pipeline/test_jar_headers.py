@@ -10,6 +10,7 @@ import random
 import time
 import urllib.request
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -219,3 +220,25 @@ def test_a_signed_in_call_sends_what_httpx_sends(path: str) -> None:
     assert ours == theirs
     assert ours is not None
     assert "csrftoken=c-1" in ours
+
+
+def test_a_policy_of_the_user_s_reads_the_call_s_method_and_host() -> None:
+    """A jar's policy of the user's own is asked for every request, and it
+    reads what it read before restwire kept answers: the call's method and
+    its ``Host`` header."""
+    seen: list[tuple[str, str | None]] = []
+
+    class Watching(http.cookiejar.DefaultCookiePolicy):
+        def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+            seen.append((request.get_method(), request.get_header("Host")))
+            return bool(super().return_ok(cookie, request))
+
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json={}))
+    controller = Controller(transport=transport)
+    controller.client.cookies.jar.set_policy(Watching())
+    controller.client.cookies.set("sid", "1", domain="api.test")
+    endpoint = RestEndpoint(
+        url_prefix="http://api.test", path="/items", method="DELETE"
+    )
+    controller.fetch(endpoint)
+    assert seen == [("DELETE", "api.test")]
