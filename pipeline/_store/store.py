@@ -109,8 +109,10 @@ class Partition:
         "identity",
         "loose",
         "nested",
+        "receipts",
         "record_bytes",
         "records",
+        "replaced",
         "results",
         "table_bytes",
         "uses",
@@ -140,6 +142,16 @@ class Partition:
         #: Bytes its tables of records, uses and loose keys take (a dict's
         #: table does not shrink as keys go: ``Store._tables``).
         self.table_bytes = 0
+        #: How many commits have replaced or deleted a record it held: a
+        #: record held since a receipt was written is the one it counted
+        #: while this has not moved.
+        self.replaced = 0
+        #: By result slot (request key, shape): the result whose records
+        #: were all new when stored, what ``replaced`` was then, and the
+        #: bytes counted in for them. When that result goes with all its
+        #: records and no record was replaced since, those bytes are what
+        #: goes: counted out without walking the records again.
+        self.receipts: dict[tuple[str, Hashable], tuple[Result, int, int]] = {}
 
 
 class Store:
@@ -293,11 +305,26 @@ class Store:
                 order.mark_written(identity, batch)
         elif order.written and batch.records:
             order.keep_newer(identity, partition.records, batch, generation)
-        whole = self._take_records(partition, batch)
+        whole, counted = self._take_records(partition, batch)
         if key is not None and result is not None:
             # (its value refers to every record of its batch, directly or
             # through nested fields: normalizing made the batch so)
-            self._keep_result(partition, key, shape, result)
+            if not (
+                counted is not None
+                and type(result.plan) is EntityListPlan
+                and type(result.value) is list
+                # (each record of the batch once: its value's references
+                # are the records counted, none twice)
+                and len(result.value) == len(batch.records)
+            ):
+                counted = None
+            self._keep_result(
+                partition,
+                key,
+                shape,
+                result,
+                None if counted is None else (batch.records, counted),
+            )
         elif batch.records:
             # no result uses these: a mutation's answer, an event (a C loop
             # over the batch, not the partition)
@@ -310,9 +337,13 @@ class Store:
             self._changed(self._now)
         return _WHOLE if whole else 1
 
-    def _take_records(self, partition: Partition, batch: Batch) -> bool:
+    def _take_records(
+        self, partition: Partition, batch: Batch
+    ) -> tuple[bool, int | None]:
         """``batch``'s records merged into ``partition``'s, and its deletions
-        applied; whether every record was stored as it was made. The bytes
+        applied; whether every record was stored as it was made, and, when
+        every one was new to the partition and none nests another, the
+        bytes counted in for them (else ``None``). The bytes
         of the records stored are counted in, those of the records they
         replace or delete out, and the uses their nested entity fields make
         counted (``Partition``). (Every step is a C loop over the batch, and
@@ -345,8 +376,9 @@ class Store:
                 # hold now is counted)
                 self._count_bytes(partition, _resized([existing], [instance]))
                 records[entity_key] = instance
+                partition.replaced += 1
                 batch.committed = True
-                return False
+                return False, None
         # the versions held before (None: a new key): what a changed record
         # counts out
         before = list(map(records.get, new)) if records and new else None
@@ -383,9 +415,16 @@ class Store:
                     )
                 stored = list(compress(stored, changed))
             gone = [*filter(_held, compress(before, changed)), *deleted]
-        self._count_in(partition, stored, batch.records_bytes(stored))
+        if before is not None or batch.deleted:
+            partition.replaced += 1  # (a record held may be another one now)
+        size = batch.records_bytes(stored)
+        if size is None:
+            size = records_size(stored)
+        nested = self._count_in(partition, stored, size)
         self._count_out(partition, gone)
-        return whole
+        if before is not None or deleted or nested or not stored:
+            return whole, None
+        return whole, size
 
     def _merge_records(self, partition: Partition, batch: Batch) -> bool:
         """``batch``'s records merged into ``partition``'s, and its deletions
@@ -419,23 +458,25 @@ class Store:
 
     def _count_in(
         self, partition: Partition, stored: list[Any], size: int | None = None
-    ) -> None:
+    ) -> bool:
         """``stored`` (records now held) counted in: their bytes (``size``
         when known: ``Batch.records_bytes``), and the uses their nested
-        entity fields make."""
+        entity fields make; whether they hold any."""
         if not stored:
-            return
+            return False
         if size is None:
             size = records_size(stored)
         partition.record_bytes += size
         self.retention.records_changed(size)
         nested = _nested_refs(stored)
-        if nested:
-            partition.nested = True
-            partition.uses.update(nested)
-            if partition.loose:
-                for entity_key in partition.loose.keys() & set(nested):
-                    del partition.loose[entity_key]
+        if not nested:
+            return False
+        partition.nested = True
+        partition.uses.update(nested)
+        if partition.loose:
+            for entity_key in partition.loose.keys() & set(nested):
+                del partition.loose[entity_key]
+        return True
 
     def _count_out(self, partition: Partition, gone: list[Any]) -> None:
         """``gone`` (records no longer held: replaced, deleted, let go)
@@ -450,9 +491,13 @@ class Store:
         if nested:
             self._release(partition, nested)
 
-    def _release(self, partition: Partition, refs: list[EntityKey]) -> None:
+    def _release(
+        self, partition: Partition, refs: list[EntityKey], counted: int | None = None
+    ) -> None:
         """One use of each of ``refs`` ended; a record left with none goes
-        (unless it is loose: then it waits with the loose ones)."""
+        (unless it is loose: then it waits with the loose ones). ``counted``:
+        the bytes counted in for the records of ``refs``, if they are the
+        ones held (a receipt: see ``Partition.receipts``)."""
         uses = partition.uses
         drop = uses.pop  # (dict's, in C: Counter's own ``del`` is Python)
         unused: list[EntityKey]
@@ -462,6 +507,17 @@ class Store:
             # once, then found gone, as below)
             unused = refs
             list(map(drop, refs, repeat(None)))
+            if counted is not None:
+                gone = list(
+                    filter(_held, map(partition.records.pop, refs, repeat(None)))
+                )
+                if len(gone) == len(refs):
+                    # every record the receipt counted in goes, as it came
+                    partition.record_bytes -= counted
+                    self.retention.records_changed(-counted)
+                else:
+                    self._count_out(partition, gone)
+                return
         else:
             unused = []
             for ref in refs:
@@ -476,11 +532,18 @@ class Store:
             self._count_out(partition, gone)
 
     def _keep_result(
-        self, partition: Partition, key: str, shape: Hashable, result: Result
+        self,
+        partition: Partition,
+        key: str,
+        shape: Hashable,
+        result: Result,
+        counted: tuple[dict[EntityKey, Any], int] | None = None,
     ) -> None:
         """``result`` kept under ``key`` and ``shape``, its value's size
         counted against the bound and its references as uses of their
-        records (those of the result it replaces let go)."""
+        records (those of the result it replaces let go). ``counted``:
+        the records its references name, each once, all new to the
+        partition, and the bytes counted in for them (its receipt)."""
         by_shape = partition.results.setdefault(key, {})
         previous = by_shape.get(shape)
         by_shape[shape] = result
@@ -492,14 +555,25 @@ class Store:
         partition.bytes += size - self.retention.kept(
             slot, result, result.expires_at, size
         )
-        self._use(partition, previous, result)
+        self._use(partition, previous, result, key, shape, counted and counted[0])
+        if counted is not None:
+            partition.receipts[key, shape] = (result, partition.replaced, counted[1])
+        elif partition.receipts:
+            partition.receipts.pop((key, shape), None)  # (of the result it replaced)
         self._changed(result.fetched_at)
 
     def _use(
-        self, partition: Partition, previous: Result | None, result: Result
+        self,
+        partition: Partition,
+        previous: Result | None,
+        result: Result,
+        key: str,
+        shape: Hashable,
+        named: dict[EntityKey, Any] | None = None,
     ) -> None:
         """The records ``result``'s value refers to are used by it, and no
-        longer by ``previous`` (the result it replaces, if any)."""
+        longer by ``previous`` (the result it replaces, if any). ``named``:
+        the keys its references name, each once, when known."""
         if (
             previous is not None
             and previous.error is None
@@ -528,6 +602,11 @@ class Store:
             if len(refs) == 1:
                 ref = refs[0]
                 uses[ref] = uses.get(ref, 0) + 1
+            elif not uses and named is not None and len(named) == len(refs):
+                # each used once, the first uses: the keys' table copied,
+                # no key hashed again (Counter's own update of a mapping
+                # is a Python loop)
+                dict.update(uses, dict.fromkeys(named, 1))
             else:
                 uses.update(refs)
             loose = partition.loose
@@ -535,7 +614,7 @@ class Store:
                 for entity_key in loose.keys() & set(refs):
                     del loose[entity_key]
         if before:
-            self._release(partition, before)
+            self._release(partition, before, _receipt(partition, key, shape, previous))
 
     def result(self, identity: Hashable, key: str, shape: Hashable) -> Result | None:
         """The result ``identity`` keeps under ``key`` and ``shape``, if any."""
@@ -636,6 +715,7 @@ class Store:
                     value = _joined(result, ref, at_start)
                     if value is not None:
                         by_shape[shape] = result._replace(value=value, digest=None)
+                        partition.receipts.pop((key, shape), None)  # (of the old one)
                         added += 1
             if added:
                 partition.uses[ref] += added
@@ -752,7 +832,9 @@ class Store:
             refs: list[EntityKey] = []
             result.plan.refs(result.value, refs)
             if refs:
-                self._release(partition, refs)
+                self._release(partition, refs, _receipt(partition, key, shape, result))
+        if partition.receipts:
+            partition.receipts.pop((key, shape), None)
         if partition.nested:
             partition.dropped += size
             if partition.dropped > partition.bytes + _RECLAIM_FLOOR:
@@ -814,6 +896,22 @@ class Store:
         size = records_size(gone)
         partition.record_bytes -= size
         self.retention.records_changed(-size)
+
+
+def _receipt(
+    partition: Partition, key: str, shape: Hashable, result: Result | None
+) -> int | None:
+    """The bytes counted in for the records of ``result`` (kept under
+    ``key`` and ``shape``) when it was stored, if each is still the record
+    counted: no record of ``partition`` replaced or deleted since, none
+    nesting another. Else ``None``."""
+    receipts = partition.receipts
+    if result is None or not receipts or partition.nested:
+        return None
+    receipt = receipts.get((key, shape))
+    if receipt is None or receipt[0] is not result or receipt[1] != partition.replaced:
+        return None
+    return receipt[2]
 
 
 def _joined(result: Result, ref: EntityKey, at_start: bool) -> Any:

@@ -60,6 +60,9 @@ def counted_as_held(store: Store) -> None:
             for result in by_shape.values()
         ]
         assert partition.bytes >= OVERHEAD * len(results)
+        # a receipt is of the result kept at its slot: none outlives it
+        for (key, shape), receipt in partition.receipts.items():
+            assert partition.results[key][shape] is receipt[0]
         total += partition.bytes + partition.record_bytes + partition.table_bytes
     assert store.size_bytes == total
 
@@ -438,6 +441,89 @@ def test_a_text_with_a_lone_surrogate_is_counted() -> None:
     is counted (two bytes a character), never an error."""
     text = json.loads('"broken \\ud800 pair \\u00e9"')
     assert text_size(text) == sys.getsizeof(text)
+
+
+priced_pages = RestEndpoint(url_prefix=API, path="/priced/:page", schema=[Priced])
+priced_one = RestEndpoint(url_prefix=API, path="/priced/one/:id", schema=Priced)
+
+
+def priced_page(page: int, count: int = 30) -> list[dict[str, Any]]:
+    """``priced(count)``, its ids the page's own."""
+    return [{**each, "id": f"{page}-{each['id']}"} for each in priced(count)]
+
+
+def walks_counted_out(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many records each walk of the store's count-out looks at."""
+    import restwire._store.store as store_module
+
+    walked: list[int] = []
+
+    def walk(records: list[Any]) -> int:
+        walked.append(len(records))
+        return records_size(records)
+
+    monkeypatch.setattr(store_module, "records_size", walk)
+    return walked
+
+
+async def test_a_list_that_goes_with_its_records_counts_out_what_it_counted_in(
+    controller: Any, httpx_mock: HTTPXMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usual eviction: a list whose records only it uses goes, and the
+    bytes counted in for them when it came go with it, the records not
+    walked again (its receipt)."""
+    for page in (1, 2):
+        httpx_mock.add_response(url=f"{API}/priced/{page}", json=priced_page(page))
+        await controller.fetch(priced_pages, {"page": page})
+    walked = walks_counted_out(monkeypatch)
+    controller.invalidate(priced_pages, {"page": 1})
+    assert walked == []
+    assert len(controller.store.records) == 30
+    counted_as_held(controller.store)
+    controller.invalidate(priced_pages, {"page": 2})
+    assert walked == []
+    assert controller.store.size_bytes == 0
+
+
+async def test_a_list_whose_record_was_replaced_since_counts_what_is_held(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A record of the list replaced after the list came (by an item read
+    of it, now gone): what the list counted in for it is no longer what
+    is held, so the records that go are counted as they are."""
+    httpx_mock.add_response(url=f"{API}/priced/1", json=priced_page(1))
+    changed = {**priced_page(1)[5], "title": "longer " * 40}
+    httpx_mock.add_response(url=f"{API}/priced/one/1-5", json=changed)
+    httpx_mock.add_response(url=f"{API}/priced/2", json=priced_page(2))
+    await controller.fetch(priced_pages, {"page": 1})
+    await controller.fetch(priced_one, {"id": "1-5"})
+    controller.invalidate(priced_one, {"id": "1-5"})
+    await controller.fetch(priced_pages, {"page": 2})  # (the partition stays)
+    controller.invalidate(priced_pages, {"page": 1})
+    assert len(controller.store.records) == 30
+    counted_as_held(controller.store)
+
+
+async def test_a_list_a_created_record_joined_keeps_no_receipt_of_what_it_was(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A create joins the list: the list kept is a new result, and the
+    receipt of the old one goes (it would hold the old result alive)."""
+    prices = resource(
+        path="/prices/:id", schema=Priced, endpoint=RestEndpoint(url_prefix=API)
+    )
+    httpx_mock.add_response(url=f"{API}/prices/", json=priced_page(1))
+    created = {**priced_page(2, 1)[0]}
+    httpx_mock.add_response(url=f"{API}/prices/", method="POST", json=created)
+    await controller.fetch(prices.get_list)
+    (partition,) = controller.store.partitions.values()
+    assert len(partition.receipts) == 1
+    await controller.fetch(prices.create, body=created)
+    assert len(await controller.get(prices.get_list)) == 31
+    assert partition.receipts == {}
+    counted_as_held(controller.store)
+    controller.invalidate(prices.get_list)
+    counted_as_held(controller.store)
 
 
 async def test_a_list_read_and_dropped_again_and_again_leaves_no_record_behind(
