@@ -219,6 +219,9 @@ def _level(
             group = _unseen(group, seen)
         if kind is str:
             total += _texts_size(group)
+        elif sizeof is _OBJECT_SIZEOF and not kind.__itemsize__:
+            # (one size for the type: a column of datetimes, of floats)
+            total += (sizeof(group[0]) + head) * len(group)
         else:
             total += sum(map(sizeof, group)) + head * len(group)
         if how == _HOLDS:

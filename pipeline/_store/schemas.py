@@ -181,6 +181,15 @@ class Batch:
             columns_size(instances, columns) for _, instances, columns in made.values()
         )
 
+    def made_columns(self, records: list[Any]) -> list[list[Any]] | None:
+        """The columns ``records`` were made of (each field's values, in
+        field order), when they are the very records of one list taken
+        whole, in order; else ``None``."""
+        for _, instances, columns in self.made.values():
+            if len(instances) == len(records) and all(map(is_, records, instances)):
+                return columns
+        return None
+
     @property
     def data(self) -> dict[EntityKey, Mapping[str, Any]]:
         """(key, pk) -> the raw fields this response had, for merging.

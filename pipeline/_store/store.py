@@ -389,7 +389,7 @@ class Store:
             if batch.deleted
             else []
         )
-        whole = self._merge_records(partition, batch)
+        whole = self._merge_records(partition, batch, before)
         records = partition.records
         stored: list[Any] = (
             list(new.values())
@@ -406,11 +406,13 @@ class Store:
             if not all(changed):
                 if same is ne:  # (== passes 1 and 1.0: see _resized)
                     unchanged = list(map(not_, changed))
+                    again = list(compress(stored, unchanged))
                     self._count_bytes(
                         partition,
                         _resized(
                             list(compress(before, unchanged)),
-                            list(compress(stored, unchanged)),
+                            again,
+                            batch.made_columns(again),
                         ),
                     )
                 stored = list(compress(stored, changed))
@@ -426,16 +428,20 @@ class Store:
             return whole, None
         return whole, size
 
-    def _merge_records(self, partition: Partition, batch: Batch) -> bool:
+    def _merge_records(
+        self, partition: Partition, batch: Batch, before: list[Any] | None = None
+    ) -> bool:
         """``batch``'s records merged into ``partition``'s, and its deletions
-        applied; whether every record was stored as it was made."""
+        applied; whether every record was stored as it was made. ``before``:
+        what the partition held under each of the batch's keys, if looked
+        up already."""
         if not partition.records and batch.committed is None:
             # the identity's first records: the batch's own, taken as they are
             # (a batch is committed once, and never changed after)
             partition.records = batch.records
             whole = True
         else:
-            whole = _merge(partition.records, batch)
+            whole = _merge(partition.records, batch, before)
         batch.committed = True
         if batch.deleted:
             # the caller's deletion, of the caller's records: another
@@ -1019,10 +1025,13 @@ def _same_size_when_equal(type_: Any) -> bool:
     return False
 
 
-def _resized(before: list[Any], stored: list[Any]) -> int:
+def _resized(
+    before: list[Any], stored: list[Any], columns: list[list[Any]] | None = None
+) -> int:
     """How many bytes more ``stored`` holds than ``before`` (records ``==``
     pairwise, of one class each pair): counted in the fields whose equal
-    values may differ in size, 0 when there are none."""
+    values may differ in size, 0 when there are none. ``columns``: the
+    fields' values of ``stored``, in field order, when known."""
     if len(stored) == 1:
         # (one record, the usual answer: a field whose values are alike in
         # type, and in their items' types, takes the same bytes; only one
@@ -1035,19 +1044,34 @@ def _resized(before: list[Any], stored: list[Any]) -> int:
         )
     kinds = set(map(type, stored))
     if len(kinds) == 1:
+        kind = kinds.pop()
+        fields: tuple[str, ...] = getattr(kind, "__struct_fields__", ())
         return sum(
-            _column_resized(before, stored, name) for name in _loose_fields(kinds.pop())
+            _column_resized(
+                before,
+                stored,
+                name,
+                None
+                if columns is None or name not in fields
+                else columns[fields.index(name)],
+            )
+            for name in _loose_fields(kind)
         )
     return sum(_resized([old], [new]) for old, new in zip(before, stored, strict=True))
 
 
-def _column_resized(before: list[Any], stored: list[Any], name: str) -> int:
+def _column_resized(
+    before: list[Any], stored: list[Any], name: str, new: list[Any] | None = None
+) -> int:
     """How many bytes more ``stored``'s field ``name`` holds than
     ``before``'s (records ``==`` pairwise): 0 when the two columns' values
     are alike in type, one by one, and of types whose equal values take
-    the same bytes (a column of datetimes); else both columns counted."""
+    the same bytes (a column of datetimes); else both columns counted.
+    ``new``: ``stored``'s values of the field, when known."""
     field = attrgetter(name)
-    old, new = list(map(field, before)), list(map(field, stored))
+    old = list(map(field, before))
+    if new is None:
+        new = list(map(field, stored))
     kinds = list(map(type, new))
     if kinds == list(map(type, old)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds):
         return 0
@@ -1120,7 +1144,9 @@ _WHOLE = 2
 _NONE = type(None)
 
 
-def _merge(records: dict[EntityKey, Entity], batch: Batch) -> bool:
+def _merge(
+    records: dict[EntityKey, Entity], batch: Batch, before: list[Any] | None = None
+) -> bool:
     """Merge ``batch``'s records into ``records``, field by field; whether
     every one was stored as it was made (none merged with a stored one).
 
@@ -1138,6 +1164,21 @@ def _merge(records: dict[EntityKey, Entity], batch: Batch) -> bool:
     # (a key leaves the batch's records only when deleted, and a deletion
     # stays in ``batch.deleted`` unless the key is made again)
     deleted = batch.deleted
+    if (
+        before is not None
+        and len(batch.complete) == 1
+        and len(batch.complete[0][1]) == len(new)
+        and not deleted
+    ):
+        # one list, the whole batch (a poll's page): what is held under its
+        # keys was looked up already (``before``, in the batch's order)
+        cls = batch.complete[0][0]
+        if "_extras_made" not in cls.__dict__ and set(map(type, before)) <= {
+            cls,
+            _NONE,
+        }:
+            records.update(new)
+            return True
     taken = [
         keys
         for cls, keys in batch.complete

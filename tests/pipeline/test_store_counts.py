@@ -504,6 +504,26 @@ async def test_a_list_whose_record_was_replaced_since_counts_what_is_held(
     counted_as_held(controller.store)
 
 
+async def test_a_polled_list_equal_but_longer_is_counted_as_held(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A page polled again whose records are equal to those held, some
+    prices now written with more digits (``Decimal('1.5') ==
+    Decimal('1.50')``, a longer record): the new records' columns are
+    counted from the columns they were made of, the right one each."""
+    page = priced_page(1)
+    longer = [
+        {**each, "price": each["price"] + "0" * (index % 3)}
+        for index, each in enumerate(page)
+    ]
+    httpx_mock.add_response(url=f"{API}/priced/1", json=page)
+    httpx_mock.add_response(url=f"{API}/priced/1", json=longer)
+    first = await controller.fetch(priced_pages, {"page": 1})
+    again = await controller.fetch(priced_pages, {"page": 1})
+    assert again == first  # equal records, some of them larger
+    counted_as_held(controller.store)
+
+
 async def test_a_list_a_created_record_joined_keeps_no_receipt_of_what_it_was(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
