@@ -420,9 +420,12 @@ class Store:
         if before is not None or batch.deleted:
             partition.replaced += 1  # (a record held may be another one now)
         size = batch.records_bytes(stored)
+        kinds = None
         if size is None:
             size = records_size(stored)
-        nested = self._count_in(partition, stored, size)
+        else:  # (the records of the lists taken whole: each list one class)
+            kinds = {cls for cls, _ in batch.complete}
+        nested = self._count_in(partition, stored, size, kinds)
         self._count_out(partition, gone)
         if before is not None or deleted or nested or not stored:
             return whole, None
@@ -463,18 +466,23 @@ class Store:
             self.retention.records_changed(size)
 
     def _count_in(
-        self, partition: Partition, stored: list[Any], size: int | None = None
+        self,
+        partition: Partition,
+        stored: list[Any],
+        size: int | None = None,
+        kinds: set[type] | None = None,
     ) -> bool:
         """``stored`` (records now held) counted in: their bytes (``size``
         when known: ``Batch.records_bytes``), and the uses their nested
-        entity fields make; whether they hold any."""
+        entity fields make; whether they hold any. ``kinds``: their
+        classes, when known."""
         if not stored:
             return False
         if size is None:
             size = records_size(stored)
         partition.record_bytes += size
         self.retention.records_changed(size)
-        nested = _nested_refs(stored)
+        nested = _nested_refs(stored, kinds)
         if not nested:
             return False
         partition.nested = True
@@ -595,6 +603,21 @@ class Store:
             )
         ):
             return  # (renewed, or the same answer again: the same references)
+        if previous is None and named is not None:
+            # a list of records all new to the partition, each named once:
+            # its references are ``named``'s keys (no list of them made)
+            uses = partition.uses
+            if uses:
+                uses.update(named.keys())
+            else:
+                # the first uses: the keys' table copied, no key hashed
+                # again (Counter's own update of a mapping is a Python loop)
+                dict.update(uses, dict.fromkeys(named, 1))
+            loose = partition.loose
+            if loose:
+                for entity_key in loose.keys() & named.keys():
+                    del loose[entity_key]
+            return
         refs: list[EntityKey] = []
         if result.error is None:
             result.plan.refs(result.value, refs)
@@ -608,11 +631,6 @@ class Store:
             if len(refs) == 1:
                 ref = refs[0]
                 uses[ref] = uses.get(ref, 0) + 1
-            elif not uses and named is not None and len(named) == len(refs):
-                # each used once, the first uses: the keys' table copied,
-                # no key hashed again (Counter's own update of a mapping
-                # is a Python loop)
-                dict.update(uses, dict.fromkeys(named, 1))
             else:
                 uses.update(refs)
             loose = partition.loose
@@ -1106,12 +1124,13 @@ def _value_size(plan: Plan, value: Any) -> int:
     return size_of(value)
 
 
-def _nested_refs(records: list[Any]) -> list[EntityKey]:
-    """The references the nested entity fields of ``records`` hold (none,
-    for classes without: the usual case, decided once per class and
-    ``schema``)."""
+def _nested_refs(records: list[Any], kinds: set[type] | None = None) -> list[EntityKey]:
+    """The references the nested entity fields of ``records`` (of the
+    classes ``kinds``, when known) hold (none, for classes without: the
+    usual case, decided once per class and ``schema``)."""
     refs: list[EntityKey] = []
-    kinds = {type(records[0])} if len(records) == 1 else set(map(type, records))
+    if kinds is None:
+        kinds = {type(records[0])} if len(records) == 1 else set(map(type, records))
     for kind in kinds:
         if _nests(kind):
             plan = entity_plan(kind)
