@@ -398,6 +398,17 @@ def column_size(values: list[Any]) -> int:
     return _walked(values)
 
 
+def column_growth(new: list[Any], old: list[Any]) -> int:
+    """``column_size(new) - column_size(old)``, for two columns of values
+    of one type, the same in both (decimals, ints): of a type that
+    holds nothing, only the values' own sizes are summed."""
+    kind = type(new[0])
+    how, sizeof, _ = _SIZERS.get(kind) or _sizer(kind, new[0])
+    if how == _ALONE and kind is not str:
+        return sum(map(sizeof, new)) - sum(map(sizeof, old))
+    return _walked(new) - _walked(old)
+
+
 def _struct_size(records: list[Any], columns: list[list[Any]]) -> int:
     """The bytes of ``records`` (of one struct class) and of their fields'
     values, ``columns``; extra keys apart. A struct's own size is the same

@@ -37,6 +37,7 @@ from .retention import (
     OVERHEAD,
     Retention,
     Slot,
+    column_growth,
     column_size,
     records_size,
     size_of,
@@ -147,11 +148,15 @@ class Partition:
         #: while this has not moved.
         self.replaced = 0
         #: By result slot (request key, shape): the result whose records
-        #: were all new when stored, what ``replaced`` was then, and the
-        #: bytes counted in for them. When that result goes with all its
-        #: records and no record was replaced since, those bytes are what
-        #: goes: counted out without walking the records again.
-        self.receipts: dict[tuple[str, Hashable], tuple[Result, int, int]] = {}
+        #: were all new when stored (or all replaced by its own), what
+        #: ``replaced`` was then, the bytes counted in for them, and their
+        #: class when they were made from one list of one class. When that
+        #: result goes with all its records, or a poll of it replaces them
+        #: all, and no record was replaced since, those bytes are what goes:
+        #: counted out without walking the records again.
+        self.receipts: dict[
+            tuple[str, Hashable], tuple[Result, int, int, type | None]
+        ] = {}
 
 
 class Store:
@@ -305,7 +310,10 @@ class Store:
                 order.mark_written(identity, batch)
         elif order.written and batch.records:
             order.keep_newer(identity, partition.records, batch, generation)
-        whole, counted = self._take_records(partition, batch)
+        prior = None
+        if key is not None and result is not None and partition.receipts:
+            prior = _prior(partition, key, shape)
+        whole, counted = self._take_records(partition, batch, prior)
         if key is not None and result is not None:
             # (its value refers to every record of its batch, directly or
             # through nested fields: normalizing made the batch so)
@@ -323,7 +331,7 @@ class Store:
                 key,
                 shape,
                 result,
-                None if counted is None else (batch.records, counted),
+                None if counted is None else (batch.records, *counted),
             )
         elif batch.records:
             # no result uses these: a mutation's answer, an event (a C loop
@@ -338,12 +346,18 @@ class Store:
         return _WHOLE if whole else 1
 
     def _take_records(
-        self, partition: Partition, batch: Batch
-    ) -> tuple[bool, int | None]:
+        self,
+        partition: Partition,
+        batch: Batch,
+        prior: tuple[list[EntityKey], int, type] | None = None,
+    ) -> tuple[bool, tuple[int, type | None] | None]:
         """``batch``'s records merged into ``partition``'s, and its deletions
         applied; whether every record was stored as it was made, and, when
-        every one was new to the partition and none nests another, the
-        bytes counted in for them (else ``None``). The bytes
+        every one was new to the partition (or ``prior``'s) and none nests
+        another, the bytes counted in for them and their class if one list
+        of one class made them (else ``None``). ``prior``: the records a
+        receipt holds for the result this batch's replaces (``_prior``).
+        The bytes
         of the records stored are counted in, those of the records they
         replace or delete out, and the uses their nested entity fields make
         counted (``Partition``). (Every step is a C loop over the batch, and
@@ -379,6 +393,10 @@ class Store:
                 partition.replaced += 1
                 batch.committed = True
                 return False, None
+        if prior is not None and not batch.deleted:
+            polled = self._poll(partition, batch, prior)
+            if polled is not None:
+                return True, polled
         # the versions held before (None: a new key): what a changed record
         # counts out
         before = list(map(records.get, new)) if records and new else None
@@ -429,7 +447,40 @@ class Store:
         self._count_out(partition, gone)
         if before is not None or deleted or nested or not stored:
             return whole, None
-        return whole, size
+        return whole, (size, next(iter(kinds)) if kinds and len(kinds) == 1 else None)
+
+    def _poll(
+        self,
+        partition: Partition,
+        batch: Batch,
+        prior: tuple[list[EntityKey], int, type],
+    ) -> tuple[int, type] | None:
+        """A list read again (a poll) whose records replace, key for key and
+        in order, those a receipt counted for the result it replaces:
+        stored, their bytes counted in from the columns they were made of
+        and the receipt's counted out, with no record compared or walked;
+        the bytes and class of its own receipt. ``None`` (nothing done)
+        when it is not that: one list of the receipt's class, of exactly
+        its keys, taken whole."""
+        keys_before, counted, cls = prior
+        complete = batch.complete
+        new = batch.records
+        if (
+            len(complete) != 1
+            or complete[0][0] is not cls
+            or "_extras_made" in cls.__dict__
+            or len(new) != len(keys_before)
+            or complete[0][1] != keys_before
+        ):
+            return None
+        size = batch.records_bytes(list(new.values()))
+        if size is None:
+            return None
+        partition.records.update(new)  # (each key held: replaced in place)
+        batch.committed = True
+        partition.replaced += 1
+        self._count_bytes(partition, size - counted)
+        return size, cls
 
     def _merge_records(
         self, partition: Partition, batch: Batch, before: list[Any] | None = None
@@ -551,7 +602,7 @@ class Store:
         key: str,
         shape: Hashable,
         result: Result,
-        counted: tuple[dict[EntityKey, Any], int] | None = None,
+        counted: tuple[dict[EntityKey, Any], int, type | None] | None = None,
     ) -> None:
         """``result`` kept under ``key`` and ``shape``, its value's size
         counted against the bound and its references as uses of their
@@ -571,7 +622,12 @@ class Store:
         )
         self._use(partition, previous, result, key, shape, counted and counted[0])
         if counted is not None:
-            partition.receipts[key, shape] = (result, partition.replaced, counted[1])
+            partition.receipts[key, shape] = (
+                result,
+                partition.replaced,
+                counted[1],
+                counted[2],
+            )
         elif partition.receipts:
             partition.receipts.pop((key, shape), None)  # (of the result it replaced)
         self._changed(result.fetched_at)
@@ -922,6 +978,23 @@ class Store:
         self.retention.records_changed(-size)
 
 
+def _prior(
+    partition: Partition, key: str, shape: Hashable
+) -> tuple[list[EntityKey], int, type] | None:
+    """What the receipt of the result kept under ``key`` and ``shape``
+    says, if it holds and its records were made of one class: their keys
+    (the result's value), the bytes counted in for them, and the class."""
+    by_shape = partition.results.get(key)
+    previous = None if by_shape is None else by_shape.get(shape)
+    counted = _receipt(partition, key, shape, previous)
+    if previous is None or counted is None:
+        return None
+    cls = partition.receipts[key, shape][3]
+    if cls is None or type(previous.value) is not list:
+        return None
+    return previous.value, counted, cls
+
+
 def _receipt(
     partition: Partition, key: str, shape: Hashable, result: Result | None
 ) -> int | None:
@@ -1091,8 +1164,11 @@ def _column_resized(
     if new is None:
         new = list(map(field, stored))
     kinds = list(map(type, new))
-    if kinds == list(map(type, old)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds):
-        return 0
+    if kinds == list(map(type, old)):
+        if _SAME_SIZE_WHEN_EQUAL.issuperset(kinds):
+            return 0
+        if kinds.count(kinds[0]) == len(kinds):
+            return column_growth(new, old)  # (one type: no level to walk)
     return column_size(new) - column_size(old)
 
 

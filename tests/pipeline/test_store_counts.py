@@ -508,19 +508,89 @@ async def test_a_polled_list_equal_but_longer_is_counted_as_held(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
     """A page polled again whose records are equal to those held, some
-    prices now written with more digits (``Decimal('1.5') ==
-    Decimal('1.50')``, a longer record): the new records' columns are
-    counted from the columns they were made of, the right one each."""
+    prices now written with many more digits (``Decimal('1.5') ==
+    Decimal('1.50...0')``, a larger record past 76 digits): the new
+    records' columns are counted from the columns they were made of, the
+    right one each."""
     page = priced_page(1)
     longer = [
-        {**each, "price": each["price"] + "0" * (index % 3)}
+        {**each, "price": each["price"] + "0" * (100 * (index % 3))}
         for index, each in enumerate(page)
     ]
     httpx_mock.add_response(url=f"{API}/priced/1", json=page)
+    httpx_mock.add_response(url=f"{API}/priced/one/1-3", json=page[3])
     httpx_mock.add_response(url=f"{API}/priced/1", json=longer)
     first = await controller.fetch(priced_pages, {"page": 1})
+    # (a record read again alone: the page's receipt no longer holds, so
+    # the poll compares its records with those held)
+    await controller.fetch(priced_one, {"id": "1-3"})
     again = await controller.fetch(priced_pages, {"page": 1})
     assert again == first  # equal records, some of them larger
+    counted_as_held(controller.store)
+
+
+def changed_page(page: int) -> list[dict[str, Any]]:
+    """``priced_page(page)`` as a later read gives it: some records
+    longer, some shorter, some equal but written with more digits."""
+    return [
+        {
+            **each,
+            "title": each["title"] * 3 if index % 3 == 0 else each["title"][:1],
+            "price": each["price"] + "0" * (index % 2),
+        }
+        for index, each in enumerate(priced_page(page))
+    ]
+
+
+async def test_a_polled_page_counts_out_what_its_receipt_counted_in(
+    controller: Any, httpx_mock: HTTPXMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page read again whose records replace those it counted in, key
+    for key: the new records' bytes are counted in from their columns and
+    the receipt's out, no record compared or walked."""
+    import restwire._store.store as store_module
+
+    httpx_mock.add_response(url=f"{API}/priced/1", json=priced_page(1))
+    httpx_mock.add_response(url=f"{API}/priced/1", json=changed_page(1))
+    await controller.fetch(priced_pages, {"page": 1})
+    walked = walks_counted_out(monkeypatch)
+    resized: list[int] = []
+    real_resized = store_module._resized
+
+    def counting_resized(*args: Any) -> int:
+        resized.append(1)
+        return real_resized(*args)
+
+    monkeypatch.setattr(store_module, "_resized", counting_resized)
+    again = await controller.fetch(priced_pages, {"page": 1})
+    assert (walked, resized) == ([], [])
+    assert [each.title for each in again] == [each["title"] for each in changed_page(1)]
+    counted_as_held(controller.store)
+    controller.invalidate(priced_pages, {"page": 1})  # (the new receipt)
+    assert walked == []
+    assert controller.store.size_bytes == 0
+
+
+@pytest.mark.parametrize("change", ["a record read alone", "one more record"])
+async def test_a_polled_page_its_receipt_no_longer_holds_for_is_compared(
+    controller: Any, httpx_mock: HTTPXMock, change: str
+) -> None:
+    """A poll whose page's receipt no longer says what is held (a record
+    replaced since), or whose keys are not the receipt's: its records are
+    compared with those held and counted as they are."""
+    httpx_mock.add_response(url=f"{API}/priced/1", json=priced_page(1))
+    later = changed_page(1)
+    if change == "one more record":
+        later.append({**priced_page(3, 1)[0]})
+    else:
+        changed = {**priced_page(1)[4], "title": "longer " * 40}
+        httpx_mock.add_response(url=f"{API}/priced/one/1-4", json=changed)
+    httpx_mock.add_response(url=f"{API}/priced/1", json=later)
+    await controller.fetch(priced_pages, {"page": 1})
+    if change == "a record read alone":
+        await controller.fetch(priced_one, {"id": "1-4"})
+    again = await controller.fetch(priced_pages, {"page": 1})
+    assert [each.id for each in again] == [each["id"] for each in later]
     counted_as_held(controller.store)
 
 
