@@ -217,6 +217,8 @@ def _level(
             continue
         if how != _ALONE and seen is not None:
             group = _unseen(group, seen)
+            if not group:
+                continue  # (each met already, at a level above)
         if kind is str:
             total += _texts_size(group)
         elif sizeof is _OBJECT_SIZEOF and not kind.__itemsize__:

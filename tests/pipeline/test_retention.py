@@ -166,6 +166,21 @@ def test_a_small_value_walked_object_by_object_counts_as_by_levels(value: Any) -
     assert size_of(value) == by_levels(value)
 
 
+def test_an_object_met_again_a_level_below_is_counted_once() -> None:
+    """A value large enough to be walked by levels that reaches one object
+    (a model instance, here a dataclass) a second time, a level below: that
+    level's group of its type is then empty, and counts nothing."""
+
+    @dataclasses.dataclass
+    class Point:
+        x: int = 0
+
+    shared = Point(1)
+    value = {"a": shared, "b": [shared], "rest": list(range(100))}
+    once = {"a": shared, "b": [], "rest": list(range(100))}
+    assert size_of(value) == size_of(once) + sys.getsizeof([shared]) - sys.getsizeof([])
+
+
 def test_a_large_value_is_counted_by_levels_and_a_key_that_holds_is_counted() -> None:
     large = [{"id": str(n), ("pair", n): ["x" * n]} for n in range(100)]
     assert retention._small_size(large) is None  # past the walk's bound
