@@ -180,11 +180,17 @@ class WriteOrder:
         if not newer:
             return
         data = batch.data
+        kept = False
         for entity_key in newer:
             current = held.get(entity_key)
             if current is not None:
                 records[entity_key] = current
                 data.pop(entity_key, None)  # (nothing of the older data merges)
+                kept = True
+        if kept:
+            # the lists this batch made hold the older records: they are
+            # no longer what it stores, to read back or count from
+            batch.made.clear()
 
     def _next(self) -> int:
         self.generation += 1

@@ -397,13 +397,15 @@ class HeldReads:
     ``gets``), answering the list as it is then; other methods answer at
     once, changing the first item's title."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = 1) -> None:
         import anyio
 
         self.release = anyio.Event()
         self.started = anyio.Event()
         self.gets = 0
         self.title = "a"
+        #: How many items the list holds (from 8, it is made by column).
+        self.size = size
 
     async def __call__(self, request: Any) -> Any:
         import httpx
@@ -415,7 +417,8 @@ class HeldReads:
         title = self.title  # what the server read when the request came
         self.started.set()
         await self.release.wait()
-        return httpx.Response(200, json=[{"id": 1, "title": title}])
+        rest = [{"id": n, "title": "x"} for n in range(2, self.size + 1)]
+        return httpx.Response(200, json=[{"id": 1, "title": title}, *rest])
 
 
 @pytest.mark.parametrize("forget", ["mutation", "invalidate", "invalidate_all"])
@@ -463,20 +466,22 @@ class Post(Entity):
     title: str = ""
 
 
+@pytest.mark.parametrize("size", [1, 10], ids=["one item", "a list made by column"])
 @pytest.mark.parametrize("write", ["mutation", "set"])
 async def test_a_read_in_flight_does_not_undo_a_record_written_since(
-    write: str,
+    write: str, size: int
 ) -> None:
     """An entity read that began before a mutation answered (or before a
     value was ``set``) keeps the record as the mutation left it, not as
-    the older read saw it: the newest write wins, as its list shows."""
+    the older read saw it: the newest write wins, as its list shows, the
+    list the read returns as well as the one kept."""
     import anyio
     import httpx
 
     from restwire import AsyncController
 
     posts = resource(path="/items/:id", schema=Post, endpoint=api)
-    server = HeldReads()
+    server = HeldReads(size)
     async with AsyncController(transport=httpx.MockTransport(server)) as controller:
         got: list[Any] = []
 
@@ -496,6 +501,7 @@ async def test_a_read_in_flight_does_not_undo_a_record_written_since(
                 )
             assert changed.title == "a2"
             server.release.set()
-        assert [post.title for post in got[0]] == ["a2"]
-        assert [post.title for post in await controller.get(posts.get_list)] == ["a2"]
+        titles = ["a2"] + ["x"] * (size - 1)
+        assert [post.title for post in got[0]] == titles
+        assert [post.title for post in await controller.get(posts.get_list)] == titles
         assert server.gets == 1  # the list was kept, with the newer record
