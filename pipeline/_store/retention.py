@@ -511,6 +511,20 @@ class Retention:
             heapq.heapify(live)
             self._expiry = live
 
+    def grown(self, slot: Slot, result: object, size: int) -> None:
+        """The result kept at ``slot`` is now ``result``, of ``size`` (its
+        value grown in place: a created record joined a list). It keeps
+        its place in the order and its expiry, and a read of the one it
+        replaces counts as a read of it."""
+        kept = self._order.get(slot)
+        if kept is None:
+            return
+        self.bytes += size - kept[0]
+        self._order[slot] = (size, kept[1], id(result))
+        if kept[2] in self._touched:
+            self._touched.discard(kept[2])
+            self._touched.add(id(result))
+
     def held(self, slot: Slot) -> int:
         """The size ``slot`` was kept at (0 if it holds nothing)."""
         kept = self._order.get(slot)

@@ -794,7 +794,13 @@ class Store:
                         continue
                     value = _joined(result, ref, at_start)
                     if value is not None:
-                        by_shape[shape] = result._replace(value=value, digest=None)
+                        grown = by_shape[shape] = result._replace(
+                            value=value, digest=None
+                        )
+                        slot = (identity, key, shape)
+                        size = OVERHEAD + len(key) + _value_size(grown.plan, value)
+                        partition.bytes += size - self.retention.held(slot)
+                        self.retention.grown(slot, grown, size)
                         partition.receipts.pop((key, shape), None)  # (of the old one)
                         added += 1
             if added:
@@ -803,8 +809,8 @@ class Store:
             for slot in stale:
                 self.order.invalidate(("key", slot[1]))  # reads in flight too
                 self._drop(slot)
-            if stale:
-                self._changed(self._now)
+            if stale or added:
+                self._changed(self._now)  # (a list grown: the bound still holds)
         return added
 
     def reset(self) -> int:

@@ -166,6 +166,45 @@ def test_a_small_value_walked_object_by_object_counts_as_by_levels(value: Any) -
     assert size_of(value) == by_levels(value)
 
 
+def test_a_list_a_created_record_joined_is_counted_grown_and_keeps_its_read() -> None:
+    """A create joins a kept list: the list kept is a new result, of its
+    new size, in the old one's place, read if the old one was; when it
+    goes, nothing of it is left behind in what was read."""
+    from restwire._store.schemas import Batch, plan_of
+    from restwire._store.store import Result, Store
+
+    class Row(Entity):
+        id: str = ""
+
+    store = Store(max_bytes=None)
+    plan = plan_of([Row])
+    batch = Batch()
+    value = plan.normalize([{"id": "1"}], batch, {})
+    result = Result(plan, value, 0.0, 1e9, route="rows")
+    store.commit("me", batch, "GET /rows", None, result, 0)
+    slot = ("me", "GET /rows", None)
+    before = store.retention.held(slot)
+    assert store.result("me", "GET /rows", None) is result  # read: a second chance
+    one = Batch()
+    plan_of(Row).normalize({"id": "2"}, one, {})
+    store.commit("me", one, None, None, None, store.generation)
+    joined_in = store.add_to_lists(
+        "me", "rows", ("Row", "2"), lambda params: True, False, store.generation
+    )
+    assert joined_in == 1
+    joined = store.partitions["me"].results["GET /rows"][None]
+    assert joined.value == [("Row", "1"), ("Row", "2")]
+    assert store.retention.held(slot) > before  # (one reference more)
+    assert store.retention._touched == {id(joined)}
+    total = sum(
+        each.bytes + each.record_bytes + each.table_bytes
+        for each in store.partitions.values()
+    )
+    assert store.size_bytes == total
+    store.invalidate("GET /rows")
+    assert store.retention._touched == set()
+
+
 def test_an_object_met_again_a_level_below_is_counted_once() -> None:
     """A value large enough to be walked by levels that reaches one object
     (a model instance, here a dataclass) a second time, a level below: that
