@@ -694,3 +694,28 @@ def test_an_equal_list_with_spare_slots_is_counted_as_it_is_held() -> None:
         result = Result(plan, value, 0.0, 1e9, None, None, None, None)
         store.commit("me", batch, "GET /a", None, result, store.generation)
         counted_as_held(store)
+
+
+class Tag(pydantic.BaseModel, frozen=True):
+    name: str = "none"
+
+
+class Node(pydantic.BaseModel):
+    id: int
+    tag: Tag = Tag()  # frozen, so hashable: pydantic shares it, not copied
+    child: Node | None = None
+
+
+async def test_a_model_list_sharing_a_default_at_two_depths_is_kept(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A model (not a record) whose frozen default pydantic shares between
+    instances, met at two depths of a response of more than a few dozen
+    objects: the value is counted and kept, not an error."""
+    nodes = RestEndpoint(url_prefix=API, path="/nodes", schema=[Node])
+    rows = [{"id": n, "child": {"id": 100 + n}} for n in range(30)]
+    httpx_mock.add_response(url=f"{API}/nodes", json=rows)
+    got = await controller.get(nodes)
+    assert got[0].tag is got[0].child.tag
+    assert len(controller.store) == 1
+    counted_as_held(controller.store)
