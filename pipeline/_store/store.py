@@ -806,6 +806,7 @@ class Store:
             if added:
                 partition.uses[ref] += added
                 partition.loose.pop(ref, None)
+                self._tables(partition)  # (the uses table may have grown)
             for slot in stale:
                 self.order.invalidate(("key", slot[1]))  # reads in flight too
                 self._drop(slot)

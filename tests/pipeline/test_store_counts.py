@@ -616,6 +616,31 @@ async def test_a_list_a_created_record_joined_keeps_no_receipt_of_what_it_was(
     counted_as_held(controller.store)
 
 
+async def test_a_created_record_a_list_took_counts_the_tables_it_grew(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A create joins a kept list: the use it adds may grow the caller's
+    table of uses, and the bytes the tables take are counted again."""
+    listed = resource(
+        path="/tabled{/:id}", schema=Post, endpoint=RestEndpoint(url_prefix=API)
+    )
+    httpx_mock.add_response(
+        url=f"{API}/tabled", json=[{"id": str(number)} for number in range(10)]
+    )
+    httpx_mock.add_response(url=f"{API}/tabled", method="POST", json={"id": "new"})
+    await controller.fetch(listed.get_list)
+    await controller.fetch(listed.create, body={})
+    (partition,) = controller.store.partitions.values()
+    assert len(partition.uses) == 11  # (the list took the new record)
+    tables = (
+        sys.getsizeof(partition.records)
+        + sys.getsizeof(partition.uses)
+        + sys.getsizeof(partition.loose)
+    )
+    assert partition.table_bytes == tables
+    counted_as_held(controller.store)
+
+
 async def test_a_list_read_and_dropped_again_and_again_leaves_no_record_behind(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
