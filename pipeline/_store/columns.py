@@ -190,10 +190,9 @@ def _deserialize_column(
                 _raise_first_failure(cls, name, deserialize, column)
                 raise  # the deserializer failed once only: let it show as it is
             return
-    for index, value in enumerate(values):
-        if name not in value:
-            continue
-        item = column[index]
+    for index, item in enumerate(column):
+        if not present and name not in values[index]:
+            continue  # (absent from the item: the default, kept)
         if item is None or (kind is not None and type(item) is kind):
             continue
         try:

@@ -200,6 +200,26 @@ async def test_anything_else_is_read_as_usual_with_the_same_result(
     assert deferred == usual
 
 
+async def test_a_null_in_a_converted_field_leaves_the_others_converted(
+    controller_factory: Any, httpx_mock: HTTPXMock, taken: list[bool]
+) -> None:
+    # a null kept as it is, and every other value of its column still made
+    # by the deserializer (before, the whole column stayed text)
+    items = camel(ticks())
+    items[3]["tradedAt"] = None
+    items[4]["lastPrice"] = 7  # (a number among texts: converted alike)
+    deferred, usual = await both_ways(controller_factory, httpx_mock, json=items)
+    assert taken == [True]
+    assert deferred == usual
+    values, _ = deferred
+    assert values[3].traded_at is None
+    assert [type(each.traded_at) for each in values[:3] + values[4:]] == [
+        datetime.datetime
+    ] * 11
+    assert [type(each.last_price) for each in values] == [Decimal] * 12
+    assert values[4].last_price == Decimal(7)
+
+
 async def test_records_kept_for_merging_are_the_items_as_read(
     controller_factory: Any, httpx_mock: HTTPXMock, taken: list[bool]
 ) -> None:
