@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from itertools import repeat, starmap
-from operator import contains, itemgetter
+from operator import contains, countOf, itemgetter
 from typing import Any, NamedTuple
 
 from .entity import _MUTABLE, Entity, EntityKey, _maker, data_check, deserializer_failed
@@ -69,7 +69,7 @@ def records_by_column(
     defaults = plan.defaults
     if count < SMALLEST or plan.nested or not defaults:
         return None
-    if set(map(type, values)) != {dict}:
+    if countOf(map(type, values), dict) != count:
         return None  # not plain objects: the record path checks each
     taken = _whole_columns(values, defaults)
     check = data_check(cls, plan)
@@ -99,7 +99,7 @@ def _whole_columns(
     """Each field's column, when every item has every field and nothing
     else (the usual case: as many keys as fields, and each field found in
     each item); ``None`` otherwise."""
-    if set(map(len, values)) != {len(defaults)}:
+    if countOf(map(len, values), len(defaults)) != len(values):
         return None
     try:
         return [list(map(itemgetter(name), values)) for name in defaults]
@@ -181,9 +181,14 @@ def _deserialize_column(
     from the data (a default) are kept, as the record path keeps them. When
     every value is to be converted, that is one ``map``; otherwise a loop.
     """
-    if present:
-        kinds = set(map(type, column))
-        if _NONE not in kinds and (kind is None or kind not in kinds):
+    if present and column:
+        first = type(column[0])
+        if countOf(map(type, column), first) == len(column):  # (one type: the usual)
+            every = first is not _NONE and first is not kind
+        else:
+            kinds = set(map(type, column))
+            every = _NONE not in kinds and (kind is None or kind not in kinds)
+        if every:
             try:
                 column[:] = map(deserialize, column)
             except Exception:
@@ -225,14 +230,15 @@ def _primary_keys(
     if cls.pk is Entity.pk:
         if ids is None:
             return None
-        kinds = set(map(type, ids))
-        if _NONE in kinds:
-            return None
-        pks: list[Any] = ids if kinds == {str} else list(map(str, ids))
+        pks: list[Any] = ids
+        if countOf(map(type, ids), str) != len(ids):  # (text ids need no change)
+            if countOf(map(type, ids), _NONE):
+                return None
+            pks = list(map(str, ids))
     else:
         pks = list(map(cls.pk, instances))
-        if set(map(type, pks)) != {str}:
+        if countOf(map(type, pks), str) != len(pks):
             return None
-    if "" in pks:
+    if not all(pks):  # (an empty text)
         return None
     return pks

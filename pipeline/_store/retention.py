@@ -194,12 +194,23 @@ def text_size(text: str) -> int:
     return _WIDE_HEAD + (len(text) + 1) * width
 
 
+#: Texts joined at a time by :func:`_texts_size` (the copy it makes holds
+#: at most these many of the texts being counted).
+_JOINED = 256
+
+
 def _texts_size(texts: list[str]) -> int:
-    """:func:`text_size` of each of ``texts``, summed (ASCII texts, the
-    usual, in two C loops)."""
-    if all(map(str.isascii, texts)):
-        return sum(map(len, texts)) + _ASCII_HEAD * len(texts)
-    return sum(map(text_size, texts))
+    """:func:`text_size` of each of ``texts`` (exact ``str``), summed.
+    ASCII texts, the usual, are joined a few hundred at a time: one C
+    call says whether all are ASCII and how many characters they hold
+    (timeit, 20,000 ids: 0.14 ms, against 0.60 asking each text)."""
+    characters = 0
+    for start in range(0, len(texts), _JOINED):
+        joined = "".join(texts[start : start + _JOINED])
+        if not joined.isascii():
+            return sum(map(text_size, texts))
+        characters += len(joined)
+    return characters + _ASCII_HEAD * len(texts)
 
 
 def _level(

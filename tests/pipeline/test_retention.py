@@ -103,6 +103,22 @@ def test_records_are_counted_out_as_they_were_counted_in() -> None:
     assert len(held) == len(rows)
 
 
+@pytest.mark.parametrize("wide_at", [None, 0, 255, 256, 600, 699])
+@pytest.mark.parametrize("wide", ["\xe9t\xe9", "\u65e5\u672c", "\U0001f600", "\ud800"])
+def test_a_column_of_texts_counts_as_each_text_alone(
+    wide_at: int | None, wide: str
+) -> None:
+    """Texts are counted a few hundred at a time when all are ASCII: the
+    sum is each text's own size, wherever a wider one sits (or none)."""
+    texts = [f"id-{n}" * (n % 5) for n in range(700)]
+    if wide_at is not None:
+        texts[wide_at] = wide + texts[wide_at]
+    each = sum(map(retention.text_size, texts))
+    assert retention.column_size(texts) == each
+    fresh = "".join(["a", "b"])  # (made here: no UTF-8 copy attached)
+    assert retention.text_size(fresh) == sys.getsizeof(fresh)
+
+
 def test_a_value_is_counted_whole_however_it_is_shaped() -> None:
     """Every item of a long list is counted, not a sample of them: big
     items where a sampler does not look count all the same."""
