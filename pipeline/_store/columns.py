@@ -29,9 +29,13 @@ deserializer's type are handled here, the way the record path handles them.
 from __future__ import annotations
 
 import copy
+import datetime
+import uuid
 from collections.abc import Callable
+from decimal import Decimal
 from itertools import repeat, starmap
 from operator import contains, countOf, itemgetter
+from types import BuiltinMethodType
 from typing import Any, NamedTuple
 
 from .entity import _MUTABLE, Entity, EntityKey, _maker, data_check, deserializer_failed
@@ -45,17 +49,44 @@ SMALLEST = 8
 _NONE = type(None)
 
 
+#: Deserializers that make every value of one exact class (constructors
+#: and parsers of the standard library, in C or closed to subclasses): a
+#: column they made whole needs no pass to learn its values' class.
+_MAKES: dict[Any, type] = {
+    Decimal: Decimal,
+    uuid.UUID: uuid.UUID,
+    datetime.datetime.fromisoformat: datetime.datetime,
+    datetime.date.fromisoformat: datetime.date,
+    datetime.time.fromisoformat: datetime.time,
+}
+
+#: Each column's class, when every value of it is of that one exact class
+#: (a store counts such a column's bytes with no pass to group it by
+#: class); ``None`` where unknown or mixed.
+Kinds = list[type | None]
+
+
 class ColumnRecords(NamedTuple):
     """What :func:`records_by_column` made of a list: the records, their
     references in the same order, and, when every item held every field
     of the class and nothing else (then a store may take the list whole),
     the columns the records were made of (each field's values, as the
-    records hold them: a store counts their bytes from them), else
-    ``None``."""
+    records hold them: a store counts their bytes from them) and their
+    :data:`Kinds`, else ``None``."""
 
     instances: list[Entity]
     keys: list[EntityKey]
     columns: list[list[Any]] | None
+    kinds: Kinds | None = None
+
+
+def one_class(column: list[Any]) -> type | None:
+    """The class of every value of ``column``, if they are all of one
+    (exactly: a subclass is another class); else ``None``."""
+    if not column:
+        return None
+    first = type(column[0])
+    return first if countOf(map(type, column), first) == len(column) else None
 
 
 def records_by_column(
@@ -81,16 +112,24 @@ def records_by_column(
         if check is not None and not check.check_items(values):
             return None  # a value of the wrong type: the record path names it
         columns, present = _columns_with_defaults(values, defaults)
+        kinds = None
     else:
-        if check is not None and not check.check_columns(taken, plan.field_index):
+        # (each column's class, learnt once: it passes the check without
+        # msgspec, picks a deserializer's path and says how to count bytes)
+        kinds = list(map(one_class, taken))
+        if check is not None and not check.check_columns(
+            taken, plan.field_index, kinds
+        ):
             return None  # a value of the wrong type: the record path names it
         columns, present = taken, [True] * len(taken)
-    made = records_from_columns(cls, columns, count, values, present)
+    made = records_from_columns(cls, columns, count, values, present, kinds)
     if made is None:
         return None
-    instances, keys = made
+    instances, keys, kinds = made
     # (the columns are the records' values now: deserialized in place)
-    return ColumnRecords(instances, keys, None if taken is None else columns)
+    if taken is None:
+        return ColumnRecords(instances, keys, None)
+    return ColumnRecords(instances, keys, columns, kinds)
 
 
 def _whole_columns(
@@ -132,19 +171,23 @@ def records_from_columns(
     count: int,
     values: list[Any] | tuple[Any, ...] = (),
     present: list[bool] | None = None,
-) -> tuple[list[Entity], list[EntityKey]] | None:
+    kinds: Kinds | None = None,
+) -> tuple[list[Entity], list[EntityKey], Kinds] | None:
     """Records of ``cls`` made from ``columns`` (each field's values, in
-    field order; deserialized here, in place) and their references; or
-    ``None`` if a primary key is unusable (the record path says which).
+    field order; deserialized here, in place), their references and the
+    columns' :data:`Kinds` as the records hold them; or ``None`` if a
+    primary key is unusable (the record path says which).
 
     ``present[i]`` is false when some item lacks field ``i`` (its column
     then holds the default there, which is not deserialized: ``values``,
     the items, say which); by default every item has every field.
+    ``kinds``: the columns' :data:`Kinds` as given, if known.
     """
     plan = cls._plan()
+    kinds = [None] * len(columns) if kinds is None else kinds
     for name, deserialize, kind in plan.deserializers:
         index = plan.field_index[name]
-        _deserialize_column(
+        kinds[index] = _deserialize_column(
             cls,
             name,
             deserialize,
@@ -152,18 +195,23 @@ def records_from_columns(
             columns[index],
             values,
             True if present is None else present[index],
+            kinds[index],
         )
     # one C call per record: the values in field order, as one tuple (zip
     # hands the same tuple over again once the record is made)
     rows = zip(*columns, strict=True) if columns else repeat((), count)
     instances: list[Entity] = list(starmap(_maker(cls), rows))
+    ids = None
+    if plan.id_column >= 0:
+        ids = columns[plan.id_column]
+        kinds[plan.id_column] = kinds[plan.id_column] or one_class(ids)
     pks = _primary_keys(
-        cls, instances, columns[plan.id_column] if plan.id_column >= 0 else None
+        cls, instances, ids, None if ids is None else kinds[plan.id_column]
     )
     if pks is None:
         return None
     keys: list[EntityKey] = list(zip(repeat(cls.key), pks))
-    return instances, keys
+    return instances, keys, kinds
 
 
 def _deserialize_column(
@@ -174,16 +222,19 @@ def _deserialize_column(
     column: list[Any],
     values: list[Any] | tuple[Any, ...],
     present: bool,
-) -> None:
-    """Apply one field's deserializer down ``column``, in place.
+    given: type | None = None,
+) -> type | None:
+    """Apply one field's deserializer down ``column``, in place; the class
+    of every value now, if one and known (:data:`_MAKES`).
 
     Values that are ``None``, already of the deserializer's class, or absent
     from the data (a default) are kept, as the record path keeps them. When
     every value is to be converted, that is one ``map``; otherwise a loop.
+    ``given``: the class of every value of ``column``, if known.
     """
     if present and column:
-        first = type(column[0])
-        if countOf(map(type, column), first) == len(column):  # (one type: the usual)
+        first = given or one_class(column)
+        if first is not None:  # (one class: the usual)
             every = first is not _NONE and first is not kind
         else:
             kinds = set(map(type, column))
@@ -194,7 +245,7 @@ def _deserialize_column(
             except Exception:
                 _raise_first_failure(cls, name, deserialize, column)
                 raise  # the deserializer failed once only: let it show as it is
-            return
+            return _made_class(deserialize)
     for index, item in enumerate(column):
         if not present and name not in values[index]:
             continue  # (absent from the item: the default, kept)
@@ -204,6 +255,19 @@ def _deserialize_column(
             column[index] = deserialize(item)
         except Exception as error:
             raise deserializer_failed(cls, name, item, deserialize, error) from error
+    return None
+
+
+def _made_class(deserialize: Callable[[Any], Any]) -> type | None:
+    """The class :data:`_MAKES` says ``deserialize`` makes, if it is one of
+    them (a class, or a method of one, as it is: not something that only
+    compares equal to one)."""
+    if type(deserialize) is not type and type(deserialize) is not BuiltinMethodType:
+        return None
+    try:
+        return _MAKES.get(deserialize)
+    except TypeError:  # (a method of an object that cannot be hashed)
+        return None
 
 
 def _raise_first_failure(
@@ -222,17 +286,21 @@ def _raise_first_failure(
 
 
 def _primary_keys(
-    cls: type[Entity], instances: list[Entity], ids: list[Any] | None
+    cls: type[Entity],
+    instances: list[Entity],
+    ids: list[Any] | None,
+    kind: type | None = None,
 ) -> list[str] | None:
     """Each record's primary key as text, or ``None`` if any is unusable
     (the record path then raises the error naming it). ``ids`` is the
-    ``id`` column, if the class has that field."""
+    ``id`` column, if the class has that field, and ``kind`` the class of
+    every id, if one."""
     if cls.pk is Entity.pk:
         if ids is None:
             return None
         pks: list[Any] = ids
-        if countOf(map(type, ids), str) != len(ids):  # (text ids need no change)
-            if countOf(map(type, ids), _NONE):
+        if kind is not str:  # (text ids need no change)
+            if kind is _NONE or (kind is None and countOf(map(type, ids), _NONE)):
                 return None
             pks = list(map(str, ids))
     else:

@@ -165,7 +165,7 @@ class Unparsed:
         made = records_from_columns(cls, columns, len(items))
         if made is None:
             return None
-        instances, keys = made
+        instances, keys, classes = made
         records = batch.records
         records.update(zip(keys, instances, strict=True))
         if len(records) != len(keys):
@@ -173,7 +173,7 @@ class Unparsed:
             return None  # a repeated key: the usual path merges the repeats
         batch.defer(keys, _Rows(fields, raw))
         # (the columns are the records' values now: deserialized in place)
-        batch.took_whole(cls, keys, instances, columns)
+        batch.took_whole(cls, keys, instances, columns, classes)
         return keys
 
 

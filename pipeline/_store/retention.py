@@ -223,29 +223,42 @@ def _level(
     total = 0
     below: list[Any] = []
     for kind, group in _by_type(level):
-        how, sizeof, head = _sizer(kind, group[0])
-        if how == _SKIP:
-            continue
-        if how != _ALONE and seen is not None:
-            group = _unseen(group, seen)
-            if not group:
-                continue  # (each met already, at a level above)
-        if kind is str:
-            total += _texts_size(group)
-        elif sizeof is _OBJECT_SIZEOF and not kind.__itemsize__:
-            # (one size for the type: a column of datetimes, of floats)
-            total += (sizeof(group[0]) + head) * len(group)
-        else:
-            total += sum(map(sizeof, group)) + head * len(group)
-        if how == _HOLDS:
-            below.extend(gc.get_referents(*group))
-        elif how == _DICT:
-            keys = list(chain.from_iterable(map(dict.keys, group)))
-            if keys_met is not None:
-                keys = _unseen(keys, keys_met)
-            below.extend(keys)
-            below.extend(chain.from_iterable(map(dict.values, group)))
+        total += _group(kind, group, below, seen, keys_met)
     return total, below
+
+
+def _group(
+    kind: type,
+    group: list[Any],
+    below: list[Any],
+    seen: set[int] | None = None,
+    keys_met: set[int] | None = None,
+) -> int:
+    """The bytes of ``group``, objects all of class ``kind`` (exactly), as
+    :func:`_level` counts them; what they hold is added to ``below``."""
+    how, sizeof, head = _sizer(kind, group[0])
+    if how == _SKIP:
+        return 0
+    if how != _ALONE and seen is not None:
+        group = _unseen(group, seen)
+        if not group:
+            return 0  # (each met already, at a level above)
+    if kind is str:
+        total = _texts_size(group)
+    elif sizeof is _OBJECT_SIZEOF and not kind.__itemsize__:
+        # (one size for the type: a column of datetimes, of floats)
+        total = (sizeof(group[0]) + head) * len(group)
+    else:
+        total = sum(map(sizeof, group)) + head * len(group)
+    if how == _HOLDS:
+        below.extend(gc.get_referents(*group))
+    elif how == _DICT:
+        keys = list(chain.from_iterable(map(dict.keys, group)))
+        if keys_met is not None:
+            keys = _unseen(keys, keys_met)
+        below.extend(keys)
+        below.extend(chain.from_iterable(map(dict.values, group)))
+    return total
 
 
 def size_of(value: Any) -> int:
@@ -398,12 +411,18 @@ def records_size(records: list[Any]) -> int:
     return total
 
 
-def columns_size(records: list[Any], columns: list[list[Any]]) -> int:
+def columns_size(
+    records: list[Any],
+    columns: list[list[Any]],
+    kinds: list[type | None] | None = None,
+) -> int:
     """What :func:`records_size` says of ``records`` (of one struct class,
     keeping no extra keys), whose fields' values are ``columns`` (each
     field's values, in field order): the same sum, from the columns that
-    normalizing a list made already."""
-    return ENTRY * len(records) + _struct_size(records, columns)
+    normalizing a list made already. ``kinds``: for each column, the class
+    of every one of its values (exactly), where known: that column is then
+    counted with no pass to group its values by class."""
+    return ENTRY * len(records) + _struct_size(records, columns, kinds)
 
 
 def column_size(values: list[Any]) -> int:
@@ -422,10 +441,15 @@ def column_growth(new: list[Any], old: list[Any]) -> int:
     return _walked(new) - _walked(old)
 
 
-def _struct_size(records: list[Any], columns: list[list[Any]]) -> int:
+def _struct_size(
+    records: list[Any],
+    columns: list[list[Any]],
+    kinds: list[type | None] | None = None,
+) -> int:
     """The bytes of ``records`` (of one struct class) and of their fields'
-    values, ``columns``; extra keys apart. A struct's own size is the same
-    for every record of its class, unless the class counts it otherwise."""
+    values, ``columns`` (of the classes ``kinds``, where known); extra keys
+    apart. A struct's own size is the same for every record of its class,
+    unless the class counts it otherwise."""
     first = records[0]
     kind = type(first)
     sizeof: Any = kind.__sizeof__
@@ -434,7 +458,19 @@ def _struct_size(records: list[Any], columns: list[list[Any]]) -> int:
     else:
         sizer = _sizer(kind, first)
         own = sum(map(sizer.sizeof, records)) + sizer.head * len(records)
-    return own + sum(map(_walked, columns))
+    if kinds is None:
+        return own + sum(map(_walked, columns))
+    return own + sum(map(_column_walked, columns, kinds))
+
+
+def _column_walked(column: list[Any], kind: type | None) -> int:
+    """:func:`_walked` of ``column``, whose values are all of class
+    ``kind`` (exactly) when it is given: counted as one group."""
+    if kind is None or not column:
+        return _walked(column)
+    below: list[Any] = []
+    total = _group(kind, column, below)
+    return total + _walked(below, _RECORD_DEPTH - 1) if below else total
 
 
 def _walked(level: list[Any], depth: int = _RECORD_DEPTH) -> int:

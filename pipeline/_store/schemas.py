@@ -43,7 +43,7 @@ from operator import is_
 from typing import Any, NamedTuple, NoReturn
 
 from .._base.errors import UsageError
-from .columns import ColumnRecords, records_by_column
+from .columns import ColumnRecords, Kinds, records_by_column
 from .entity import (
     Entity,
     EntityError,
@@ -144,8 +144,12 @@ class Batch:
         #: For each list of ``complete``: ``id`` of its keys -> the keys, the
         #: records made for them, in order (what reading the list back
         #: gives, while the store holds these very records: ``Store.commit``),
-        #: and the columns they were made of (``records_bytes``).
-        self.made: dict[int, tuple[list[EntityKey], list[Entity], list[list[Any]]]] = {}
+        #: the columns they were made of and those columns' classes, where
+        #: known (``records_bytes``).
+        self.made: dict[
+            int,
+            tuple[list[EntityKey], list[Entity], list[list[Any]], Kinds | None],
+        ] = {}
         #: Set once a store has taken the batch (it may then hold ``records``
         #: itself: the batch is not to be changed, nor committed again).
         self.committed: bool | None = None
@@ -156,12 +160,14 @@ class Batch:
         keys: list[EntityKey],
         instances: list[Entity],
         columns: list[list[Any]],
+        kinds: Kinds | None = None,
     ) -> None:
         """``keys`` (new to this batch) are a list whose data held every
         field of ``cls`` and nothing else, made into ``instances`` from
-        ``columns`` (each field's values, as the records hold them)."""
+        ``columns`` (each field's values, as the records hold them, of the
+        classes ``kinds`` where known: ``columns.Kinds``)."""
         self.complete.append((cls, keys))
-        self.made[id(keys)] = (keys, instances, columns)
+        self.made[id(keys)] = (keys, instances, columns, kinds)
 
     def records_bytes(self, records: list[Any]) -> int | None:
         """The bytes ``records`` hold (``retention.records_size``'s count),
@@ -173,19 +179,20 @@ class Batch:
         if not made or len(records) != sum(len(each[1]) for each in made.values()):
             return None
         at = 0
-        for _, instances, _ in made.values():
+        for _, instances, _, _ in made.values():
             if not all(map(is_, islice(records, at, at + len(instances)), instances)):
                 return None
             at += len(instances)
         return sum(
-            columns_size(instances, columns) for _, instances, columns in made.values()
+            columns_size(instances, columns, kinds)
+            for _, instances, columns, kinds in made.values()
         )
 
     def made_columns(self, records: list[Any]) -> list[list[Any]] | None:
         """The columns ``records`` were made of (each field's values, in
         field order), when they are the very records of one list taken
         whole, in order; else ``None``."""
-        for _, instances, columns in self.made.values():
+        for _, instances, columns, _ in self.made.values():
             if len(instances) == len(records) and all(map(is_, records, instances)):
                 return columns
         return None
@@ -432,7 +439,7 @@ def entities_by_column(
     made: ColumnRecords | None = records_by_column(cls, values)
     if made is None:
         return None
-    instances, keys, columns = made
+    instances, keys, columns, kinds = made
     records, deleted = batch.records, batch.deleted
     before = len(records)
     records.update(zip(keys, instances, strict=True))
@@ -441,7 +448,7 @@ def entities_by_column(
         # the items are its raw data, never mutated (a repeat makes a copy)
         batch.defer(keys, values)
         if columns is not None:
-            batch.took_whole(cls, keys, instances, columns)
+            batch.took_whole(cls, keys, instances, columns, kinds)
     else:
         # Rewrite every one of these records the record path's way: the
         # first of a key as it is, a repeat merged over what came before

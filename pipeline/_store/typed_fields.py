@@ -100,6 +100,10 @@ class FieldCheck(NamedTuple):
     #: msgspec works out a generic type again each time it is made.
     column_types: tuple[tuple[str, Any], ...]
     items: Any
+    #: For each field msgspec checks, the classes whose values pass its
+    #: check as they are (``str`` for ``str``; ``int`` and ``float`` for
+    #: ``float``; ...): a column all of one of them needs no check.
+    passing: Mapping[str, frozenset[type]]
 
     def check(self, data: Mapping[str, Any]) -> str | None:
         """The first field of ``data`` of the wrong type, or ``None``."""
@@ -114,12 +118,23 @@ class FieldCheck(NamedTuple):
                 return name
         return None
 
-    def check_columns(self, columns: list[list[Any]], index: Mapping[str, int]) -> bool:
+    def check_columns(
+        self,
+        columns: list[list[Any]],
+        index: Mapping[str, int],
+        kinds: Sequence[type | None] | None = None,
+    ) -> bool:
         """Whether every value of the checked fields' ``columns`` (each
-        field's values, every item having the field) is of its type."""
+        field's values, every item having the field) is of its type.
+        ``kinds``: for each column, the class of every one of its values
+        (exactly), where known."""
+        passing = self.passing
         try:
             for name, kind in self.column_types:
-                _convert(columns[index[name]], kind)
+                at = index[name]
+                if kinds is not None and kinds[at] in passing[name]:
+                    continue  # (all of a class that passes: nothing to ask)
+                _convert(columns[at], kind)
         except _ValidationError:
             return False
         return all(all(map(test, columns[index[name]])) for name, test in self.python)
@@ -180,7 +195,19 @@ def field_check(
         shown,
         tuple((name, _list_of(kind)) for name, kind in fields),
         None if struct is None else _list_of(struct),
+        {name: _passing(kind) for name, kind in fields},
     )
+
+
+def _passing(kind: Any) -> frozenset[type]:
+    """The classes whose every value msgspec's check of ``kind`` passes as
+    it is (none where the check asks more than the class: a ``Literal``,
+    a constraint, a container's items)."""
+    if kind in (str, int, float, bool, type(None)):
+        return frozenset((kind,))
+    if get_origin(kind) is Union:  # (``float``'s int | float, an Optional)
+        return frozenset().union(*map(_passing, get_args(kind)))
+    return frozenset()
 
 
 def _list_of(kind: Any) -> Any:

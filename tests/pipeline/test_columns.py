@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import pytest
 
 from restwire import Entity, EntityError
-from restwire._store.columns import SMALLEST
+from restwire._store.columns import SMALLEST, records_by_column
 from restwire._store.entity import EntityKey
 from restwire._store.schemas import Batch, entities_by_column, normalize
 
@@ -258,3 +258,79 @@ def test_a_failing_deserializer_names_the_value_it_refused() -> None:
     assert caught.value.value == "six"
     assert "Quote.price: Decimal failed" in str(caught.value)
     assert not batch.records  # nothing half-written
+
+
+class Stamp(Entity):
+    id: str = ""
+    day: Any = None
+
+
+@pytest.mark.parametrize(
+    ("deserialize", "raw", "makes"),
+    [
+        (datetime.date.fromisoformat, "2024-05-01", datetime.date),
+        (Decimal, "1.25", Decimal),
+        (lambda text: datetime.date.fromisoformat(text), "2024-05-01", None),
+        (type("Dated", (Decimal,), {}), "1.25", None),  # a subclass makes its own
+        ({"x": 1}.get, "x", None),  # (a method of what cannot be hashed)
+    ],
+)
+def test_each_column_says_the_one_class_of_its_values(
+    deserialize: Any, raw: str, makes: type | None
+) -> None:
+    """A column's class is said only when every value is of it, exactly:
+    learnt in one pass, or known from a deserializer of the standard
+    library that makes nothing else."""
+
+    class Text(str):
+        pass
+
+    items = [
+        {"id": Text(index) if index == 3 else str(index), "day": raw}
+        for index in range(10)
+    ]
+    Stamp.schema = {"day": deserialize}
+    made = records_by_column(Stamp, items)
+    assert made is not None
+    assert made.kinds == [None, makes]  # (a subclass among the ids: no one class)
+    items[3]["id"] = "3"
+    again = records_by_column(Stamp, items)
+    assert again is not None
+    assert again.columns is not None
+    assert again.kinds == [str, makes]
+    for column, kind in zip(again.columns, again.kinds, strict=True):
+        if kind is not None:
+            assert {type(value) for value in column} == {kind}
+
+
+class Counted(Entity):
+    id: str = ""
+    volume: int = 0
+    rate: float = 0.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "refused"),
+    [
+        ("volume", True, True),  # bool is no int, even a whole column of them
+        ("volume", 1.5, True),
+        ("rate", 2, False),  # an int is a float
+        ("id", 5, True),
+    ],
+)
+def test_a_column_of_one_class_is_checked_as_any_other(
+    field: str, value: Any, refused: bool
+) -> None:
+    items = [{"id": str(index), "volume": index, "rate": 0.5} for index in range(10)]
+    for item in items:
+        item[field] = value
+    if field == "id":
+        items = [{**item, "id": index} for index, item in enumerate(items)]
+    batch = Batch()
+    if refused:
+        with pytest.raises(EntityError) as caught:
+            normalize([Counted], items, batch, {})
+        assert caught.value.field == field
+    else:
+        refs = normalize([Counted], items, batch, {})
+        assert len(refs) == 10

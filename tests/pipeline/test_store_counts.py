@@ -354,9 +354,17 @@ def test_a_list_made_by_column_is_counted_as_its_records_are(count: int) -> None
     made = records_by_column(Priced, priced(count))
     assert made is not None
     assert made.columns is not None
+    assert made.kinds is not None
     size = columns_size(made.instances, made.columns)
     assert size == records_size(made.instances)
     assert size == sum(records_size([each]) for each in made.instances)
+    # counted with the columns' classes (no pass to learn them): the same
+    assert columns_size(made.instances, made.columns, made.kinds) == size
+    learnt = dict(zip(Priced._fields, made.kinds, strict=True))
+    assert learnt["id"] is str
+    assert learnt["price"] is Decimal
+    assert learnt["at"] is datetime.datetime
+    assert learnt["x"] is None  # (None and text: no one class)
 
 
 def test_a_list_read_from_the_bytes_is_counted_as_its_records_are() -> None:
@@ -369,7 +377,7 @@ def test_a_list_read_from_the_bytes_is_counted_as_its_records_are() -> None:
         Priced, batch
     )
     assert keys is not None
-    ((_, instances, _),) = batch.made.values()
+    ((_, instances, _, _),) = batch.made.values()
     assert batch.records_bytes(instances) == records_size(instances)
     assert batch.records_bytes(instances[1:]) is None  # not the very list
 
