@@ -334,3 +334,18 @@ def test_a_column_of_one_class_is_checked_as_any_other(
     else:
         refs = normalize([Counted], items, batch, {})
         assert len(refs) == 10
+
+
+def test_prices_made_in_one_call_are_what_decimal_makes_of_each_text() -> None:
+    """A column of texts for a ``Decimal`` field is made in one call: each
+    value is ``Decimal(text)``, exponent, sign and trailing zeros kept."""
+    texts = [" 1.5 ", "1_000", "1E+2", "-0", "1e-7", "\u0663", "NaN", "-Infinity"]
+    texts += ["0.10", "9" * 100, "1.", ".5"]
+    items = quotes(len(texts))
+    for item, text in zip(items, texts, strict=True):
+        item["price"] = text
+    batch = Batch()
+    normalize([Quote], items, batch, {})
+    prices = [record(batch, ("Quote", str(index))).price for index in range(12)]
+    assert [str(price) for price in prices] == [str(Decimal(text)) for text in texts]
+    assert {type(price) for price in prices} == {Decimal}
