@@ -17,9 +17,10 @@ the plan then files them in its batch. It declines
 (returns ``None``, having changed nothing) whatever it does not handle:
 items that are not plain ``dict``\\ s, keys that are not fields (kept as
 ``extra_fields`` by the record path), and anything that makes a record's
-primary key unusable, and any value not of its field's type (checked
-first, one C call for the list or for each column: ``typed_fields``). The
-record path then does the work and raises the error (so on the way to an
+primary key unusable, any value not of its field's type (checked
+first, one C call for the list or for each column: ``typed_fields``), and
+any value a deserializer refuses. The record path then does the work and
+raises the error of the first item that has one (so on the way to an
 error, a deserializer may see a value twice: deserializers are
 conversions, not side effects). Repeated primary keys,
 fields some items lack, ``None`` and values that already have a
@@ -34,7 +35,7 @@ import uuid
 from collections.abc import Callable
 from decimal import Decimal
 from itertools import repeat, starmap
-from operator import contains, countOf, itemgetter
+from operator import contains, countOf, is_, itemgetter
 from types import BuiltinMethodType
 from typing import Any, NamedTuple
 
@@ -80,13 +81,14 @@ class ColumnRecords(NamedTuple):
     kinds: Kinds | None = None
 
 
-def one_class(column: list[Any]) -> type | None:
+def one_class(column: list[Any] | tuple[Any, ...]) -> type | None:
     """The class of every value of ``column``, if they are all of one
-    (exactly: a subclass is another class); else ``None``."""
+    (exactly, by identity: a subclass is another class, and a class whose
+    metaclass says it equals another is not that one); else ``None``."""
     if not column:
         return None
     first = type(column[0])
-    return first if countOf(map(type, column), first) == len(column) else None
+    return first if all(map(is_, map(type, column), repeat(first))) else None
 
 
 def records_by_column(
@@ -100,7 +102,7 @@ def records_by_column(
     defaults = plan.defaults
     if count < SMALLEST or plan.nested or not defaults:
         return None
-    if countOf(map(type, values), dict) != count:
+    if one_class(values) is not dict:
         return None  # not plain objects: the record path checks each
     taken = _whole_columns(values, defaults)
     check = data_check(cls, plan)
@@ -122,7 +124,13 @@ def records_by_column(
         ):
             return None  # a value of the wrong type: the record path names it
         columns, present = taken, [True] * len(taken)
-    made = records_from_columns(cls, columns, count, values, present, kinds)
+    try:
+        made = records_from_columns(cls, columns, count, values, present, kinds)
+    except Exception:
+        # a value a deserializer refused: the record path, item by item,
+        # raises the error of the first item that has one (its own columns
+        # were deserialized in place; the data is as it came)
+        return None
     if made is None:
         return None
     instances, keys, kinds = made
@@ -305,7 +313,7 @@ def _primary_keys(
             pks = list(map(str, ids))
     else:
         pks = list(map(cls.pk, instances))
-        if countOf(map(type, pks), str) != len(pks):
+        if one_class(pks) is not str:
             return None
     if not all(pks):  # (an empty text)
         return None

@@ -491,8 +491,8 @@ def check_data(cls: type[Entity], plan: _Plan, data: Mapping[str, Any]) -> None:
         # (inline, not check.check(): a warm call stays in this file)
         try:
             _convert(data if type(data) is dict else dict(data), struct)
-        except _ValidationError:
-            pass
+        except (_ValidationError, UnicodeEncodeError):
+            pass  # (check.check names the field)
         else:
             if not check.python:
                 return

@@ -33,8 +33,8 @@ import itertools
 import sys
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, repeat
+from operator import attrgetter, is_
 from types import (
     BuiltinFunctionType,
     FunctionType,
@@ -156,7 +156,7 @@ def _by_type(level: list[Any]) -> Iterable[tuple[type, list[Any]]]:
     often of one: then the level itself, checked in C; else one pass)."""
     types = list(map(type, level))
     first = types[0]
-    if types.count(first) == len(types):
+    if all(map(is_, types, repeat(first))):  # (by identity: see columns.one_class)
         return ((first, level),)
     groups: dict[type, list[Any]] = {}
     for kind, each in zip(types, level, strict=True):

@@ -58,6 +58,7 @@ __all__ = [
     "field_check",
     "isinstance_check",
     "resolved_annotations",
+    "without_surrogates",
 ]
 
 #: An annotation that could not be resolved (a name not defined yet).
@@ -113,6 +114,10 @@ class FieldCheck(NamedTuple):
                 _convert(data if type(data) is dict else dict(data), struct)
             except _ValidationError as error:
                 return _field_of(error, data, self.types)
+            except UnicodeEncodeError:
+                # (msgspec cannot read a text holding a lone surrogate,
+                # which JSON may escape: checked with it replaced)
+                return self.check(without_surrogates(data))
         for name, test in self.python:
             if name in data and not test(data[name]):
                 return name
@@ -135,8 +140,8 @@ class FieldCheck(NamedTuple):
                 if kinds is not None and kinds[at] in passing[name]:
                     continue  # (all of a class that passes: nothing to ask)
                 _convert(columns[at], kind)
-        except _ValidationError:
-            return False
+        except (_ValidationError, UnicodeEncodeError):
+            return False  # (the record path checks each value)
         return all(all(map(test, columns[index[name]])) for name, test in self.python)
 
     def check_items(self, values: Sequence[Any]) -> bool:
@@ -144,8 +149,8 @@ class FieldCheck(NamedTuple):
         if self.struct is not None:
             try:
                 _convert(values, self.items)
-            except _ValidationError:
-                return False
+            except (_ValidationError, UnicodeEncodeError):
+                return False  # (the record path checks each value)
         for name, test in self.python:
             for value in values:
                 if name in value and not test(value[name]):
@@ -346,7 +351,7 @@ def failed_field(check: FieldCheck, entity: str, name: str, value: Any) -> str:
     kind = dict(check.types).get(name)
     if kind is not None and isinstance(value, list | dict):
         try:
-            _convert(value, kind)
+            _convert(without_surrogates(value), kind)
         except _ValidationError as error:
             message, at, where = str(error).rpartition(" - at `$")
             if at and message.startswith("Expected"):
@@ -358,6 +363,27 @@ def failed_field(check: FieldCheck, entity: str, name: str, value: Any) -> str:
             f"{name!r} in {entity}.schema"
         )
     return problem
+
+
+#: A lone surrogate (a text holds one when JSON escapes it alone).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(value: Any) -> Any:
+    """``value`` with each lone surrogate in its texts (keys too) replaced
+    by U+FFFD, for msgspec to check: it cannot read one. The same types,
+    and texts of the same lengths."""
+    kind = type(value)
+    if kind is str:
+        return _SURROGATE.sub("\ufffd", value)
+    if kind is list or kind is tuple:
+        return kind(map(without_surrogates, value))
+    if isinstance(value, Mapping):
+        return {
+            without_surrogates(key): without_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
 
 
 def _converts_to(kind: Any) -> bool:

@@ -385,3 +385,27 @@ def test_expiry_entries_of_dropped_results_do_not_outlive_them() -> None:
         retention.dropped(("me", f"k{number}", None))
     assert len(retention) == 0
     assert len(retention._expiry) <= 1024 + 1
+
+
+class SaysEqual(type):
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    __hash__ = type.__hash__
+
+
+class Pretender(metaclass=SaysEqual):
+    pass
+
+
+class Loose(Entity):
+    id: str = ""
+    value: Any = None
+
+
+def test_values_are_grouped_by_their_very_class() -> None:
+    """A class that says it equals ``int`` is not counted as one."""
+    rows = [Loose(id=str(n), value=n * 1000) for n in range(20)]
+    rows[7] = Loose(id="7", value=Pretender())
+    assert records_size(rows) == sum(records_size([row]) for row in rows)
+    assert size_of([row.value for row in rows]) > 0

@@ -173,3 +173,37 @@ def test_fields_named_in_schema_are_the_deserializers_to_check() -> None:
     assert Dated.from_data({"id": 1, "price": "2.50"}).price == 2.5
     with pytest.raises(EntityError, match=r"Dated\.id: expected int, got str"):
         Dated.from_data({"id": "1", "price": "2.50"})
+
+
+class Text(httpx.MockTransport):
+    """A transport answering ``body`` (JSON text, sent as it is)."""
+
+    def __init__(self, body: str) -> None:
+        super().__init__(
+            lambda request: httpx.Response(
+                200, content=body.encode(), headers={"content-type": "application/json"}
+            )
+        )
+
+
+@pytest.mark.parametrize("count", [2, 10])
+async def test_a_lone_surrogate_is_checked_as_any_text(
+    controller_factory: Callable[..., Any], count: int
+) -> None:
+    """JSON may escape a lone surrogate ("\\ud800"), which msgspec cannot
+    read: a text holding one is still a text, kept in a ``str`` field and
+    named in the error for a field of another type."""
+    rows = ",".join(
+        f'{{"id": {n}, "name": "a\\ud800b", "unit_price": "x\\udfff"}}'
+        for n in range(count)
+    )
+    controller = controller_factory(transport=Text(f"[{rows}]"))
+    with pytest.raises(EntityError) as caught:
+        await controller.fetch(items_of(Item).get_list)
+    assert caught.value.field == "unit_price"
+    assert "expected float, got str" in str(caught.value)
+
+    named = ",".join(f'{{"id": {n}, "name": "a\\ud800b"}}' for n in range(count))
+    controller = controller_factory(transport=Text(f"[{named}]"))
+    got = await controller.fetch(items_of(Item).get_list)
+    assert [item.name for item in got] == ["a\ud800b"] * count
