@@ -194,23 +194,25 @@ def text_size(text: str) -> int:
     return _WIDE_HEAD + (len(text) + 1) * width
 
 
-#: Texts joined at a time by :func:`_texts_size` (the copy it makes holds
-#: at most these many of the texts being counted).
-_JOINED = 256
+#: The most characters :func:`_texts_size` joins to ask, in one C call,
+#: whether a column of texts is all ASCII (the copy it makes: a few MB
+#: at most). Past it, each text is asked (``str.isascii`` reads a flag).
+_JOINED = 1 << 20
 
 
 def _texts_size(texts: list[str]) -> int:
     """:func:`text_size` of each of ``texts`` (exact ``str``), summed.
-    ASCII texts, the usual, are joined a few hundred at a time: one C
-    call says whether all are ASCII and how many characters they hold
-    (timeit, 20,000 ids: 0.14 ms, against 0.60 asking each text)."""
-    characters = 0
-    for start in range(0, len(texts), _JOINED):
-        joined = "".join(texts[start : start + _JOINED])
-        if not joined.isascii():
-            return sum(map(text_size, texts))
-        characters += len(joined)
-    return characters + _ASCII_HEAD * len(texts)
+    ASCII texts, the usual, take their length and a fixed head each; short
+    ones are joined to ask whether all are ASCII at once (timeit, 20,000
+    ids: 0.44 ms against 0.60 asking each text)."""
+    characters = sum(map(len, texts))
+    if characters <= _JOINED:
+        ascii = "".join(texts).isascii()
+    else:
+        ascii = all(map(str.isascii, texts))
+    if ascii:
+        return characters + _ASCII_HEAD * len(texts)
+    return sum(map(text_size, texts))
 
 
 def _level(

@@ -103,14 +103,16 @@ def test_records_are_counted_out_as_they_were_counted_in() -> None:
     assert len(held) == len(rows)
 
 
-@pytest.mark.parametrize("wide_at", [None, 0, 255, 256, 600, 699])
+@pytest.mark.parametrize("long", [False, True])
+@pytest.mark.parametrize("wide_at", [None, 0, 350, 699])
 @pytest.mark.parametrize("wide", ["\xe9t\xe9", "\u65e5\u672c", "\U0001f600", "\ud800"])
 def test_a_column_of_texts_counts_as_each_text_alone(
-    wide_at: int | None, wide: str
+    wide_at: int | None, wide: str, long: bool
 ) -> None:
-    """Texts are counted a few hundred at a time when all are ASCII: the
-    sum is each text's own size, wherever a wider one sits (or none)."""
-    texts = [f"id-{n}" * (n % 5) for n in range(700)]
+    """Short texts are asked at once whether all are ASCII, long ones
+    each (no copy of them made): either way the sum is each text's own
+    size, wherever a wider one sits (or none)."""
+    texts = [f"id-{n}" * (n % 5) + ("x" * 2_000 if long else "") for n in range(700)]
     if wide_at is not None:
         texts[wide_at] = wide + texts[wide_at]
     each = sum(map(retention.text_size, texts))
