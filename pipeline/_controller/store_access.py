@@ -147,9 +147,7 @@ class StoreAccess:
         except EntityError as error:
             raise error.from_request(job.label) from error.__cause__
         except RecursionError:
-            raise EntityError(
-                endpoint.label, None, "...", "nested too deeply to normalize"
-            ).from_request(job.label) from None
+            raise _too_deep(endpoint).from_request(job.label) from None
         if not keeps or type(job.identity) is Unshared:
             return endpoint.plan.read(normalized, batch.records)
         result = None
@@ -384,6 +382,17 @@ class StoreAccess:
         return _Answer(value)
 
 
+def _too_deep(endpoint: RestEndpoint | EndpointView) -> EntityError:
+    """The error for data nested deeper than ``endpoint``'s schema can be
+    followed (a schema that names itself), naming the schema: the request
+    is named by ``from_request``."""
+    schema = endpoint.schema
+    if isinstance(schema, list) and len(schema) == 1:
+        schema = schema[0]
+    name = schema.__name__ if isinstance(schema, type) else "the response"
+    return EntityError(name, None, "...", "nested too deeply to normalize")
+
+
 def _normalized(
     endpoint: RestEndpoint | EndpointView,
     label: str,
@@ -398,6 +407,4 @@ def _normalized(
     except EntityError as error:
         raise error.from_request(label) from error.__cause__
     except RecursionError:
-        raise EntityError(
-            endpoint.label, None, "...", "nested too deeply to normalize"
-        ).from_request(label) from None
+        raise _too_deep(endpoint).from_request(label) from None

@@ -106,8 +106,9 @@ class FieldCheck(NamedTuple):
     #: ``float``; ...): a column all of one of them needs no check.
     passing: Mapping[str, frozenset[type]]
 
-    def check(self, data: Mapping[str, Any]) -> str | None:
-        """The first field of ``data`` of the wrong type, or ``None``."""
+    def check(self, data: Mapping[str, Any], *, again: bool = False) -> str | None:
+        """The first field of ``data`` of the wrong type, or ``None``.
+        ``again``: ``data`` is a copy with lone surrogates replaced."""
         struct = self.struct
         if struct is not None:
             try:
@@ -116,8 +117,10 @@ class FieldCheck(NamedTuple):
                 return _field_of(error, data, self.types)
             except UnicodeEncodeError:
                 # (msgspec cannot read a text holding a lone surrogate,
-                # which JSON may escape: checked with it replaced)
-                return self.check(without_surrogates(data))
+                # which JSON may escape: checked with it replaced, once)
+                if again:
+                    return _field_of(None, data, self.types)
+                return self.check(without_surrogates(data), again=True)
         for name, test in self.python:
             if name in data and not test(data[name]):
                 return name
@@ -325,19 +328,20 @@ _AT_FIELD = re.compile(r" - at `\$\.([^.\[`]+)")
 
 
 def _field_of(
-    error: msgspec.ValidationError,
+    error: msgspec.ValidationError | None,
     data: Mapping[str, Any],
     fields: tuple[tuple[str, Any], ...],
 ) -> str:
-    """The field msgspec's ``error`` is about (its message says where)."""
-    found = _AT_FIELD.search(str(error))
+    """The field msgspec's ``error`` is about (its message says where);
+    without one, the first field msgspec refuses or cannot read."""
+    found = None if error is None else _AT_FIELD.search(str(error))
     if found is not None and found.group(1) in data:
         return found.group(1)
     for name, kind in fields:  # (a message of another form: ask each field)
         if name in data:
             try:
                 _convert(data[name], kind)
-            except _ValidationError:
+            except (_ValidationError, UnicodeEncodeError):
                 return name
     return next(iter(data))
 
@@ -352,6 +356,8 @@ def failed_field(check: FieldCheck, entity: str, name: str, value: Any) -> str:
     if kind is not None and isinstance(value, list | dict):
         try:
             _convert(without_surrogates(value), kind)
+        except UnicodeEncodeError:
+            pass  # (a text msgspec cannot read, in a container of a subclass)
         except _ValidationError as error:
             message, at, where = str(error).rpartition(" - at `$")
             if at and message.startswith("Expected"):
@@ -371,12 +377,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def without_surrogates(value: Any) -> Any:
     """``value`` with each lone surrogate in its texts (keys too) replaced
-    by U+FFFD, for msgspec to check: it cannot read one. The same types,
-    and texts of the same lengths."""
-    kind = type(value)
-    if kind is str:
+    by U+FFFD, for msgspec to check: it cannot read one. The same types
+    (a text of a subclass of ``str`` made a plain one), and texts of the
+    same lengths."""
+    if isinstance(value, str):  # (a subclass's text too: made a plain one)
         return _SURROGATE.sub("\ufffd", value)
-    if kind is list or kind is tuple:
+    kind = type(value)
+    if kind is list or kind is tuple or kind is set or kind is frozenset:
         return kind(map(without_surrogates, value))
     if isinstance(value, Mapping):
         return {

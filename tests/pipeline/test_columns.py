@@ -279,6 +279,20 @@ def test_of_many_bad_values_the_first_items_error_is_raised() -> None:
     assert as_list.value.field == "at"
 
 
+class _LooksLikeDecimal:
+    """A deserializer that says it is ``Decimal`` (equal, same hash) and
+    makes text."""
+
+    def __eq__(self, other: object) -> bool:
+        return other is Decimal or other is self
+
+    def __hash__(self) -> int:
+        return hash(Decimal)
+
+    def __call__(self, text: str) -> str:
+        return text
+
+
 class Stamp(Entity):
     id: str = ""
     day: Any = None
@@ -292,6 +306,7 @@ class Stamp(Entity):
         (lambda text: datetime.date.fromisoformat(text), "2024-05-01", None),
         (type("Dated", (Decimal,), {}), "1.25", None),  # a subclass makes its own
         ({"x": 1}.get, "x", None),  # (a method of what cannot be hashed)
+        (_LooksLikeDecimal(), "1.25", None),  # (equal to Decimal, not it)
     ],
 )
 def test_each_column_says_the_one_class_of_its_values(
@@ -408,3 +423,26 @@ def test_a_class_that_says_it_equals_another_is_not_taken_for_it() -> None:
     items[0]["v"] = Decimal("1")  # (a value of the deserializer's class)
     by_column, by_record, _ = both_ways(Counted2, items)
     assert_same(by_column, by_record)
+
+
+class Counts(Entity):
+    id: str = ""
+    n: int = 0
+    name: str = ""
+
+
+def test_a_lone_surrogate_in_a_text_of_a_subclass_is_checked_once() -> None:
+    class Text(str):
+        pass
+
+    for count in (2, 10):
+        items = [{"id": str(index), "n": index} for index in range(count)]
+        items[1]["n"] = Text("a\ud800")
+        with pytest.raises(EntityError) as caught:
+            normalize([Counts], items, Batch(), {})
+        assert caught.value.field == "n"
+        items[1]["n"] = 1
+        items[1]["name"] = Text("a\ud800")
+        batch = Batch()
+        normalize([Counts], items, batch, {})
+        assert batch.records[("Counts", "1")].name == "a\ud800"  # type: ignore[attr-defined]
