@@ -117,8 +117,17 @@ def records_by_column(
         kinds = None
     else:
         # (each column's class, learnt once: it passes the check without
-        # msgspec, picks a deserializer's path and says how to count bytes)
-        kinds = list(map(one_class, taken))
+        # msgspec, picks a deserializer's path and says how to count bytes;
+        # a column of the standard library's deserializers is not asked)
+        library = {
+            name
+            for name, deserialize, _ in plan.deserializers
+            if _made_class(deserialize)
+        }
+        kinds = [
+            None if name in library else one_class(column)
+            for name, column in zip(defaults, taken, strict=True)
+        ]
         if check is not None and not check.check_columns(
             taken, plan.field_index, kinds
         ):
@@ -241,6 +250,17 @@ def _deserialize_column(
     ``given``: the class of every value of ``column``, if known.
     """
     if present and column:
+        made = _made_class(deserialize)
+        if made is not None and given is None:
+            # (each of these refuses None, and keeps or refuses a value of
+            # its own class: every value may be handed to it, and a refusal
+            # takes the path below, which hands it only the others)
+            try:
+                column[:] = map(deserialize, column)
+            except Exception:
+                pass
+            else:
+                return made
         first = given or one_class(column)
         if first is not None:  # (one class: the usual)
             every = first is not _NONE and first is not kind

@@ -8,6 +8,7 @@ finds the same references, records (fields, types, extra keys) and batch.
 from __future__ import annotations
 
 import datetime
+import uuid
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -446,3 +447,35 @@ def test_a_lone_surrogate_in_a_text_of_a_subclass_is_checked_once() -> None:
         batch = Batch()
         normalize([Counts], items, batch, {})
         assert batch.records[("Counts", "1")].name == "a\ud800"  # type: ignore[attr-defined]
+
+
+class Library(Entity):
+    id: str = ""
+    v: Any = None
+
+
+@pytest.mark.parametrize(
+    ("deserialize", "raw", "odd"),
+    [
+        (Decimal, "1.5", [None, 2, Decimal("3"), type("D", (Decimal,), {})("4")]),
+        (uuid.UUID, str(uuid.UUID(int=5)), [None, uuid.UUID(int=6)]),
+        (datetime.date.fromisoformat, "2024-05-01", [None]),
+        (datetime.datetime.fromisoformat, "2024-05-01T12:00:00+00:00", [None]),
+    ],
+)
+def test_a_library_deserializer_is_handed_what_the_record_path_hands_it(
+    deserialize: Any, raw: str, odd: list[Any]
+) -> None:
+    """A column for one of the standard library's deserializers is handed
+    to it whole; a refusal (a null, a value of its class) takes the path
+    that hands it only the others: the same records as one by one."""
+    Library.schema = {"v": deserialize}
+    items = [{"id": str(index), "v": raw} for index in range(12)]
+    assert_same(*both_ways(Library, items)[:2])
+    for index, value in enumerate(odd):
+        items[2 * index + 1]["v"] = value
+    by_column, by_record, _ = both_ways(Library, items)
+    assert_same(by_column, by_record)
+    for index, value in enumerate(odd):
+        kept = record(by_column, ("Library", str(2 * index + 1))).v
+        assert kept is value or type(value) not in (type(None), uuid.UUID)
