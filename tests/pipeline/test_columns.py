@@ -19,6 +19,7 @@ from restwire import Entity, EntityError
 from restwire._store.columns import SMALLEST, records_by_column
 from restwire._store.entity import EntityKey
 from restwire._store.schemas import Batch, entities_by_column, normalize
+from tests.pipeline.entities import Pretender
 
 
 class Quote(Entity):
@@ -384,20 +385,6 @@ def test_prices_made_in_one_call_are_what_decimal_makes_of_each_text() -> None:
     prices = [record(batch, ("Quote", str(index))).price for index in range(12)]
     assert [str(price) for price in prices] == [str(Decimal(text)) for text in texts]
     assert {type(price) for price in prices} == {Decimal}
-
-
-class SaysEqual(type):
-    """A metaclass whose classes say they equal any class (as some
-    expression-building libraries' classes do)."""
-
-    def __eq__(cls, other: object) -> bool:
-        return True
-
-    __hash__ = type.__hash__
-
-
-class Pretender(metaclass=SaysEqual):
-    pass
 
 
 class Counted2(Entity):

@@ -19,6 +19,7 @@ from restwire import Controller, Entity, RestEndpoint
 from restwire._store import retention
 from restwire._store.retention import ENTRY, Retention, records_size, size_of
 from tests.conftest import FakeClock
+from tests.pipeline.entities import Pretender
 
 API = "http://api.test"
 BODY = json.dumps(
@@ -387,17 +388,6 @@ def test_expiry_entries_of_dropped_results_do_not_outlive_them() -> None:
         retention.dropped(("me", f"k{number}", None))
     assert len(retention) == 0
     assert len(retention._expiry) <= 1024 + 1
-
-
-class SaysEqual(type):
-    def __eq__(cls, other: object) -> bool:
-        return True
-
-    __hash__ = type.__hash__
-
-
-class Pretender(metaclass=SaysEqual):
-    pass
 
 
 class Loose(Entity):
