@@ -140,7 +140,9 @@ class FieldCheck(NamedTuple):
         try:
             for name, kind in self.column_types:
                 at = index[name]
-                if kinds is not None and kinds[at] in passing[name]:
+                if kinds is not None and any(
+                    kinds[at] is passes for passes in passing[name]
+                ):
                     continue  # (all of a class that passes: nothing to ask)
                 _convert(columns[at], kind)
         except (_ValidationError, UnicodeEncodeError):

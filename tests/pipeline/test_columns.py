@@ -466,3 +466,24 @@ def test_a_library_deserializer_is_handed_what_the_record_path_hands_it(
     for index, value in enumerate(odd):
         kept = record(by_column, ("Library", str(2 * index + 1))).v
         assert kept is value or type(value) not in (type(None), uuid.UUID)
+
+
+class PosesAsInt(type):
+    """Says it equals ``int`` and hashes as ``int`` does."""
+
+    def __eq__(cls, other: object) -> bool:
+        return other is int or other is cls
+
+    def __hash__(cls) -> int:
+        return hash(int)
+
+
+class Impostor(metaclass=PosesAsInt):
+    pass
+
+
+def test_a_whole_column_of_a_class_posing_as_int_is_checked() -> None:
+    items = [{"id": str(index), "n": Impostor(), "v": None} for index in range(10)]
+    with pytest.raises(EntityError) as caught:
+        normalize([Counted2], items, Batch(), {})
+    assert caught.value.field == "n"
