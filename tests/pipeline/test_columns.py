@@ -387,7 +387,7 @@ def test_prices_made_in_one_call_are_what_decimal_makes_of_each_text() -> None:
     assert {type(price) for price in prices} == {Decimal}
 
 
-class Counted2(Entity):
+class CountWithPrice(Entity):
     id: str = ""
     n: int = 0
     v: Any = None
@@ -403,13 +403,13 @@ def test_a_class_that_says_it_equals_another_is_not_taken_for_it() -> None:
     items[3]["n"] = Pretender()
     by_column = Batch()
     with pytest.raises(EntityError) as caught:
-        normalize([Counted2], items, by_column, {})
+        normalize([CountWithPrice], items, by_column, {})
     assert caught.value.field == "n"
     items[3]["n"] = 3
     for index, item in enumerate(items):
         item["v"] = None if index % 2 else "2.5"
     items[0]["v"] = Decimal("1")  # (a value of the deserializer's class)
-    by_column, by_record, _ = both_ways(Counted2, items)
+    by_column, by_record, _ = both_ways(CountWithPrice, items)
     assert_same(by_column, by_record)
 
 
@@ -485,5 +485,5 @@ class Impostor(metaclass=PosesAsInt):
 def test_a_whole_column_of_a_class_posing_as_int_is_checked() -> None:
     items = [{"id": str(index), "n": Impostor(), "v": None} for index in range(10)]
     with pytest.raises(EntityError) as caught:
-        normalize([Counted2], items, Batch(), {})
+        normalize([CountWithPrice], items, Batch(), {})
     assert caught.value.field == "n"
