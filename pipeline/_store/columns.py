@@ -117,15 +117,11 @@ def records_by_column(
         kinds = None
     else:
         # (each column's class, learnt once: it passes the check without
-        # msgspec, picks a deserializer's path and says how to count bytes;
-        # a column of the standard library's deserializers is not asked)
-        library = {
-            name
-            for name, deserialize, _ in plan.deserializers
-            if _made_class(deserialize)
-        }
+        # msgspec and says how to count bytes; a column a deserializer
+        # makes, which ``schema`` names, has its class from that: the
+        # plan has no nested entities here)
         kinds = [
-            None if name in library else one_class(column)
+            None if name in plan.schema else one_class(column)
             for name, column in zip(defaults, taken, strict=True)
         ]
         if check is not None and not check.check_columns(
@@ -212,7 +208,6 @@ def records_from_columns(
             columns[index],
             values,
             True if present is None else present[index],
-            kinds[index],
         )
     # one C call per record: the values in field order, as one tuple (zip
     # hands the same tuple over again once the record is made)
@@ -239,7 +234,6 @@ def _deserialize_column(
     column: list[Any],
     values: list[Any] | tuple[Any, ...],
     present: bool,
-    given: type | None = None,
 ) -> type | None:
     """Apply one field's deserializer down ``column``, in place; the class
     of every value now, if one and known (:data:`_MAKES`).
@@ -247,11 +241,10 @@ def _deserialize_column(
     Values that are ``None``, already of the deserializer's class, or absent
     from the data (a default) are kept, as the record path keeps them. When
     every value is to be converted, that is one ``map``; otherwise a loop.
-    ``given``: the class of every value of ``column``, if known.
     """
     if present and column:
         made = _made_class(deserialize)
-        if made is not None and given is None:
+        if made is not None:
             # (each of these refuses None, and keeps or refuses a value of
             # its own class: every value may be handed to it, and a refusal
             # takes the path below, which hands it only the others)
@@ -261,7 +254,7 @@ def _deserialize_column(
                 pass
             else:
                 return made
-        first = given or one_class(column)
+        first = one_class(column)
         if first is not None:  # (one class: the usual)
             every = first is not _NONE and first is not kind
         else:
@@ -273,7 +266,7 @@ def _deserialize_column(
             except Exception:
                 _raise_first_failure(cls, name, deserialize, column)
                 raise  # the deserializer failed once only: let it show as it is
-            return _made_class(deserialize)
+            return made
     for index, item in enumerate(column):
         if not present and name not in values[index]:
             continue  # (absent from the item: the default, kept)
