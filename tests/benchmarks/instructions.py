@@ -3,6 +3,7 @@ the machine's load does not move.
 
     python -m tests.benchmarks.instructions            # every case
     python -m tests.benchmarks.instructions sync       # one of them
+    python -m tests.benchmarks.instructions --cache six six-bare
 
 A dev script, not a test. Wall-clock rates swing with whatever else the
 machine runs; instruction counts do not (the same binary, inputs and
@@ -38,6 +39,13 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
   (aiohttp's pool) fetching a list of sixteen ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
   not counted).
+
+``--cache`` runs the cases under cachegrind with its caches simulated
+instead, and prints per call the instructions, the first-level data
+cache's read and write misses and the instruction cache's misses (by
+default for ``six`` against ``six-bare``): where the instructions of two
+calls compare one way and their times the other, the misses say why
+(``tests.benchmarks.footprint`` counts the bytecode part of them).
 
 Needs valgrind (Debian's package); the figures go on the performance page.
 """
@@ -196,38 +204,88 @@ def _child(case: str, count: int, origin: str) -> None:
 
 
 _TOTAL = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
+_EVENTS = re.compile(r"^events: (.+)$", re.MULTILINE)
+_SUMMARY = re.compile(r"^summary: (.+)$", re.MULTILINE)
+#: What ``--cache`` prints of cachegrind's simulated caches, per call:
+#: instructions, first-level data cache read and write misses, and
+#: first-level instruction cache misses.
+CACHE_EVENTS = ("Ir", "D1mr", "D1mw", "I1mr")
+
+
+def _run(tool: list[str], case: str, count: int, origin: str, out: Path) -> str:
+    subprocess.run(
+        [
+            "valgrind",
+            *tool,
+            sys.executable,
+            "-m",
+            "tests.benchmarks.instructions",
+            "--child",
+            case,
+            str(count),
+            origin,
+        ],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    return out.read_text(errors="replace")
 
 
 def _instructions(case: str, count: int, origin: str) -> int:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
-        subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                sys.executable,
-                "-m",
-                "tests.benchmarks.instructions",
-                "--child",
-                case,
-                str(count),
-                origin,
-            ],
-            check=True,
-            capture_output=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+        text = _run(
+            ["--tool=callgrind", f"--callgrind-out-file={out}"],
+            case,
+            count,
+            origin,
+            out,
         )
-        found = _TOTAL.search(out.read_text(errors="replace"))
+        found = _TOTAL.search(text)
         if found is None:
             raise RuntimeError("callgrind wrote no total")
         return int(found.group(1))
+
+
+def _cache_events(case: str, count: int, origin: str) -> dict[str, int]:
+    """Cachegrind's totals for ``count`` calls of ``case``, its caches
+    simulated (the machine's own L1 and last-level sizes)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cachegrind.out"
+        text = _run(
+            [
+                "--tool=cachegrind",
+                "--cache-sim=yes",
+                f"--cachegrind-out-file={out}",
+            ],
+            case,
+            count,
+            origin,
+            out,
+        )
+        events, summary = _EVENTS.search(text), _SUMMARY.search(text)
+        if events is None or summary is None:
+            raise RuntimeError("cachegrind wrote no summary")
+        return dict(
+            zip(
+                events.group(1).split(), map(int, summary.group(1).split()), strict=True
+            )
+        )
 
 
 def per_call(case: str, origin: str = "") -> float:
     """One call's instructions in ``case`` (a key of :data:`CALLS`)."""
     calls = CALLS[case]
     return (_instructions(case, calls, origin) - _instructions(case, 0, origin)) / calls
+
+
+def cache_per_call(case: str, origin: str = "") -> dict[str, float]:
+    """One call's :data:`CACHE_EVENTS` in ``case``, as :func:`per_call`
+    counts its instructions."""
+    calls = CALLS[case]
+    made, none = _cache_events(case, calls, origin), _cache_events(case, 0, origin)
+    return {event: (made[event] - none[event]) / calls for event in CACHE_EVENTS}
 
 
 def main(argv: list[str]) -> int:
@@ -237,6 +295,8 @@ def main(argv: list[str]) -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (apt-get install valgrind)")
         return 1
+    if argv[:1] == ["--cache"]:
+        return _print_cache(argv[1:] or ["six", "six-bare"])
     cases = argv or [case for case in CALLS if not case.startswith("part")]
     rows: list[tuple[str, Any]] = []
     for case in cases:
@@ -259,6 +319,34 @@ def main(argv: list[str]) -> int:
     for case, baseline in pairs:
         if case in found and baseline in found:
             print(f"{case} / {baseline}: {found[case] / found[baseline]:.3f}")
+    return 0
+
+
+def _print_cache(cases: list[str]) -> int:
+    """``--cache``: :data:`CACHE_EVENTS` per call of each of ``cases``, and
+    the first's against the others'."""
+    rows: dict[str, dict[str, float]] = {}
+    for case in cases:
+        if case in SERVED:
+            from tests.benchmarks.load import LoadServer
+
+            with LoadServer() as server:
+                rows[case] = cache_per_call(case, server.origin)
+        else:
+            rows[case] = cache_per_call(case)
+    print(f"{'case':8}" + "".join(f"  {event:>9}" for event in CACHE_EVENTS))
+    for case, row in rows.items():
+        print(f"{case:8}" + "".join(f"  {row[event]:9,.0f}" for event in CACHE_EVENTS))
+    first, *others = cases
+    for other in others:
+        print(
+            f"{first} / {other}: "
+            + ", ".join(
+                f"{event} {rows[first][event] / rows[other][event]:.2f}"
+                for event in CACHE_EVENTS
+                if rows[other][event]
+            )
+        )
     return 0
 
 
