@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Hashable, Mapping
+from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, Unpack, overload
 
@@ -323,115 +324,90 @@ class RestEndpoint(Generic[ValueT]):
 
     template: PathTemplate
 
-    @property
+    @cached_property
     def label(self) -> str:
         """The endpoint's name for errors and reprs (worked out once)."""
-        label: str | None = self.__dict__.get("_label")
-        if label is None:
-            label = self.name or (
-                f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"
-            )
-            self.__dict__["_label"] = label
-        return label
+        return self.name or (
+            f"{self.method} {redact_url(join_url(self.url_prefix, self.path))}"
+        )
 
-    @property
+    @cached_property
     def route(self) -> tuple[str, str, str]:
         """Method, URL prefix and path template: what every call of this
         endpoint (and of any endpoint extended from it with no new path)
         has in common, whatever its params; stored results carry it, for
         ``invalidate_all`` and ``adds_to``."""
-        route: tuple[str, str, str] | None = self.__dict__.get("_route")
-        if route is None:
-            route = (self.method, self.url_prefix, self.path)
-            self.__dict__["_route"] = route
-        return route
+        return (self.method, self.url_prefix, self.path)
 
-    @property
+    @cached_property
     def shape(self) -> Hashable:
         """What the value of a call depends on besides the response: class,
         schema and error schema (what its error holds), content kind,
         middleware, ``process``, ``parse_response`` and the reading limits.
         Two endpoints of equal shape make equal values (and errors) of one
         response, so they may share it; worked out once."""
-        shape: _Shape | None = self.__dict__.get("_shape")
-        if shape is None:
-            kind = type(self)
-            shape = _shape_of(
-                (
-                    kind,
-                    _frozen(self.schema),
-                    _frozen(self.error_schema),
-                    self.content,
-                    self.middleware,
-                    self.__dict__.get("process", kind.process),
-                    self.__dict__.get("parse_response", kind.parse_response),
-                    self.follow_redirects,
-                    self.max_redirects,
-                    self.max_body_size,
-                )
+        kind = type(self)
+        return _shape_of(
+            (
+                kind,
+                _frozen(self.schema),
+                _frozen(self.error_schema),
+                self.content,
+                self.middleware,
+                self.__dict__.get("process", kind.process),
+                self.__dict__.get("parse_response", kind.parse_response),
+                self.follow_redirects,
+                self.max_redirects,
+                self.max_body_size,
             )
-            self.__dict__["_shape"] = shape
-        return shape
+        )
 
-    @property
+    @cached_property
     def plan(self) -> Plan:
         """How a value of this endpoint is normalized into the store and read
         back: its ``schema``'s plan, made once."""
-        plan: Plan | None = self.__dict__.get("_plan")
-        if plan is None:
-            if isinstance(self.schema, EventSchemas):
-                raise UsageError(
-                    f"{self.label}: its schema reads a stream's events by "
-                    "their names (EventSchemas); call it with stream(), "
-                    "not fetch() or get(), which read one body"
-                )
-            plan = self.__dict__["_plan"] = plan_of(self.schema)
-        return plan
+        if isinstance(self.schema, EventSchemas):
+            raise UsageError(
+                f"{self.label}: its schema reads a stream's events by "
+                "their names (EventSchemas); call it with stream(), "
+                "not fetch() or get(), which read one body"
+            )
+        return plan_of(self.schema)
 
-    @property
+    @cached_property
     def defers_parse(self) -> bool:
         """Whether a 2xx body may be left unparsed for the store to read
         straight into entities: JSON content, the default
         ``parse_response`` and ``process``, a schema of one entity class in
         a list, and middleware that all take an unparsed value. Worked out
         once."""
-        defers: bool | None = self.__dict__.get("_defers")
-        if defers is None:
-            kind = type(self)
-            schema = self.schema
-            defers = (
-                type(self.content) is JsonContent
-                and "parse_response" not in self.__dict__
-                and kind.parse_response is RestEndpoint.parse_response
-                and "process" not in self.__dict__
-                and kind.process is RestEndpoint.process
-                and type(schema) is list
-                and len(schema) == 1
-                and isinstance(schema[0], type)
-                and issubclass(schema[0], Entity)
-                and self.middleware.takes_unparsed
-            )
-            self.__dict__["_defers"] = defers
-        return defers
+        kind = type(self)
+        schema = self.schema
+        return (
+            type(self.content) is JsonContent
+            and "parse_response" not in self.__dict__
+            and kind.parse_response is RestEndpoint.parse_response
+            and "process" not in self.__dict__
+            and kind.process is RestEndpoint.process
+            and type(schema) is list
+            and len(schema) == 1
+            and isinstance(schema[0], type)
+            and issubclass(schema[0], Entity)
+            and self.middleware.takes_unparsed
+        )
 
-    @property
+    @cached_property
     def stored_read(self) -> tuple[bool, str, Hashable] | None:
         """What ``get`` needs to answer a call of this endpoint from the
         store without running its chain: whether its middleware may add a
         credential (then it cannot), the request key's method part, and its
         :attr:`shape`; ``None`` for a method that changes data. Worked out
         once."""
-        kept = self.__dict__
-        if "_stored_read" not in kept:
-            kept["_stored_read"] = (
-                None
-                if self.side_effect
-                else (self.middleware.sends_credentials, f"{self.method} ", self.shape)
-            )
-        found: tuple[bool, str, Hashable] | None = kept["_stored_read"]
-        return found
+        if self.side_effect:
+            return None
+        return (self.middleware.sends_credentials, f"{self.method} ", self.shape)
 
-    @property
+    @cached_property
     def side_effect(self) -> bool:
         """True for methods that change data: these are never de-duplicated."""
         return self.method not in SAFE_METHODS
