@@ -315,14 +315,22 @@ def _collision(source: dict[Any, Any], convert: Callable[[str], str]) -> KeyColl
     raise AssertionError("no collision found")  # pragma: no cover
 
 
+#: Looks nothing up: the cache of a converter that keeps none.
+_NO_CACHE: dict[str, str] = {}
+
+
 def _converter(convert: Callable[[str], str]) -> Callable[[Any], Any]:
-    """A recursive key converter; the fast path for ordinary payloads."""
+    """A recursive key converter; the fast path for ordinary payloads. A
+    key the converter's cache holds (``_cached``) is read from it in C,
+    with no call of the converter."""
+    cache = getattr(convert, "cache", None)
+    known = (cache if type(cache) is dict else _NO_CACHE).get
 
     def walk(value: Any) -> Any:
         kind = type(value)
         if kind is dict:
             out = {
-                (convert(key) if type(key) is str else key): (
+                ((known(key) or convert(key)) if type(key) is str else key): (
                     walk(item) if type(item) in _CONTAINERS else item
                 )
                 for key, item in value.items()
