@@ -165,6 +165,11 @@ def _to_snake(key: str) -> str:
     return _WORD_START.sub(r"\1_\2", _ACRONYM_END.sub(r"\1_\2", key)).lower()
 
 
+#: The cache of each converter :func:`_cached` made (the module's own):
+#: their walkers read it directly (``_converter``).
+_CACHE_OF: dict[Callable[[str], str], dict[str, str]] = {}
+
+
 def _cached(convert: Callable[[str], str]) -> Callable[[str], str]:
     cache: dict[str, str] = {}
 
@@ -180,6 +185,7 @@ def _cached(convert: Callable[[str], str]) -> Callable[[str], str]:
 
     cached.__doc__ = convert.__doc__
     cached.cache = cache  # type: ignore[attr-defined]
+    _CACHE_OF[cached] = cache
     return cached
 
 
@@ -319,12 +325,14 @@ def _collision(source: dict[Any, Any], convert: Callable[[str], str]) -> KeyColl
 _NO_CACHE: dict[str, str] = {}
 
 
-def _converter(convert: Callable[[str], str]) -> Callable[[Any], Any]:
-    """A recursive key converter; the fast path for ordinary payloads. A
-    key the converter's cache holds (``_cached``) is read from it in C,
-    with no call of the converter."""
-    cache = getattr(convert, "cache", None)
-    known = (cache if type(cache) is dict else _NO_CACHE).get
+def _converter(
+    convert: Callable[[str], str], cache: dict[str, str] | None = None
+) -> Callable[[Any], Any]:
+    """A recursive key converter; the fast path for ordinary payloads.
+    ``cache``: what ``convert`` gives for the keys it holds, when it is
+    one of the module's own converters (``_cached``): a key it holds is
+    read from it in C, with no call of the converter."""
+    known = (_NO_CACHE if cache is None else cache).get
 
     def walk(value: Any) -> Any:
         kind = type(value)
@@ -470,7 +478,7 @@ def _deep_convert(value: Any, convert: Callable[[str], str]) -> Any:
 
 #: The walker of each style's conversions, made once.
 _WALKERS = {
-    convert: _converter(convert)
+    convert: _converter(convert, _CACHE_OF.get(convert))
     for convert in (*(c for pair in STYLES.values() for c in pair), *PASCAL.values())
 }
 

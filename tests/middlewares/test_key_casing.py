@@ -362,3 +362,24 @@ async def test_params_true_results_are_stored_and_shared_under_the_wire_url(
     assert await controller.get(endpoint, {"author_name": "x"}) == first
     assert len(httpx_mock.get_requests()) == 1
     assert repr(SnakeCaseKeys(params=True)) == "SnakeCaseKeys(params=True)"
+
+
+class _ReverseMap:
+    """A converter of its own that keeps a ``cache`` of another kind: each
+    result mapped back to the key it came from."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, str] = {}
+
+    def __call__(self, key: str) -> str:
+        out = to_camel(key)
+        self.cache[out] = key
+        return out
+
+
+@pytest.mark.parametrize("rows", [1, 3, 8])
+def test_a_converter_of_your_own_is_called_whatever_its_attributes(rows: int) -> None:
+    convert = _ReverseMap()
+    convert("user_name")  # its cache now maps "userName" back to "user_name"
+    out = convert_keys([{"userName": index} for index in range(rows)], convert)
+    assert {key for row in out for key in row} == {"userName"}
