@@ -40,12 +40,13 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
   a time, from the load benchmark's server in another process (its CPU is
   not counted).
 
-``--cache`` runs the cases under cachegrind with its caches simulated
-instead, and prints per call the instructions, the first-level data
-cache's read and write misses and the instruction cache's misses (by
+``--cache`` runs the cases under cachegrind with its caches and branch
+predictor simulated instead, and prints per call the instructions, the
+first-level data cache's read and write misses, the instruction cache's
+misses and the mispredicted conditional and indirect branches (by
 default for ``six`` against ``six-bare``): where the instructions of two
-calls compare one way and their times the other, the misses say why
-(``tests.benchmarks.footprint`` counts the bytecode part of them).
+calls compare one way and their times the other, these are where to look
+(``tests.benchmarks.footprint`` counts the bytecode a call runs).
 
 Needs valgrind (Debian's package); the figures go on the performance page.
 """
@@ -206,10 +207,11 @@ def _child(case: str, count: int, origin: str) -> None:
 _TOTAL = re.compile(r"^(?:summary|totals): (\d+)", re.MULTILINE)
 _EVENTS = re.compile(r"^events: (.+)$", re.MULTILINE)
 _SUMMARY = re.compile(r"^summary: (.+)$", re.MULTILINE)
-#: What ``--cache`` prints of cachegrind's simulated caches, per call:
-#: instructions, first-level data cache read and write misses, and
-#: first-level instruction cache misses.
-CACHE_EVENTS = ("Ir", "D1mr", "D1mw", "I1mr")
+#: What ``--cache`` prints of cachegrind's simulated caches and branch
+#: predictor, per call: instructions, first-level data cache read and
+#: write misses, first-level instruction cache misses, and mispredicted
+#: conditional and indirect branches.
+CACHE_EVENTS = ("Ir", "D1mr", "D1mw", "I1mr", "Bcm", "Bim")
 
 
 def _run(tool: list[str], case: str, count: int, origin: str, out: Path) -> str:
@@ -257,6 +259,7 @@ def _cache_events(case: str, count: int, origin: str) -> dict[str, int]:
             [
                 "--tool=cachegrind",
                 "--cache-sim=yes",
+                "--branch-sim=yes",
                 f"--cachegrind-out-file={out}",
             ],
             case,
