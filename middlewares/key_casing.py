@@ -165,11 +165,6 @@ def _to_snake(key: str) -> str:
     return _WORD_START.sub(r"\1_\2", _ACRONYM_END.sub(r"\1_\2", key)).lower()
 
 
-#: The cache of each converter :func:`_cached` made (the module's own):
-#: their walkers read it directly (``_converter``).
-_CACHE_OF: dict[Callable[[str], str], dict[str, str]] = {}
-
-
 def _cached(convert: Callable[[str], str]) -> Callable[[str], str]:
     cache: dict[str, str] = {}
 
@@ -185,7 +180,6 @@ def _cached(convert: Callable[[str], str]) -> Callable[[str], str]:
 
     cached.__doc__ = convert.__doc__
     cached.cache = cache  # type: ignore[attr-defined]
-    _CACHE_OF[cached] = cache
     return cached
 
 
@@ -476,9 +470,10 @@ def _deep_convert(value: Any, convert: Callable[[str], str]) -> Any:
     return done[0]
 
 
-#: The walker of each style's conversions, made once.
+#: The walker of each style's conversions, made once (each of them one of
+#: the module's own converters, made by ``_cached``: its cache is read).
 _WALKERS = {
-    convert: _converter(convert, _CACHE_OF.get(convert))
+    convert: _converter(convert, convert.cache)  # type: ignore[attr-defined]
     for convert in (*(c for pair in STYLES.values() for c in pair), *PASCAL.values())
 }
 
