@@ -60,8 +60,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: Calls per case (the second run); the first makes none.
 CALLS = {
@@ -291,6 +294,22 @@ def cache_per_call(case: str, origin: str = "") -> dict[str, float]:
     return {event: (made[event] - none[event]) / calls for event in CACHE_EVENTS}
 
 
+def _measured(cases: list[str], measure: Callable[[str, str], T]) -> dict[str, T]:
+    """``measure(case, origin)`` of each of ``cases``, in order; a case that
+    sends to the load benchmark's server (:data:`SERVED`) gets one of its
+    own, started for it."""
+    found: dict[str, T] = {}
+    for case in cases:
+        if case in SERVED:
+            from tests.benchmarks.load import LoadServer
+
+            with LoadServer() as server:
+                found[case] = measure(case, server.origin)
+        else:
+            found[case] = measure(case, "")
+    return found
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         _child(argv[1], int(argv[2]), argv[3] if len(argv) > 3 else "")
@@ -301,18 +320,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--cache"]:
         return _print_cache(argv[1:] or ["six", "six-bare"])
     cases = argv or [case for case in CALLS if not case.startswith("part")]
-    rows: list[tuple[str, Any]] = []
-    for case in cases:
-        if case in SERVED:
-            from tests.benchmarks.load import LoadServer
-
-            with LoadServer() as server:
-                rows.append((case, per_call(case, server.origin)))
-        else:
-            rows.append((case, per_call(case)))
-    for case, count in rows:
+    found = _measured(cases, per_call)
+    for case, count in found.items():
         print(f"{case:8} {count / 1000:,.0f}k instructions per call")
-    found = dict(rows)
     pairs = (
         ("sync", "bare"),
         ("six", "six-bare"),
@@ -328,15 +338,7 @@ def main(argv: list[str]) -> int:
 def _print_cache(cases: list[str]) -> int:
     """``--cache``: :data:`CACHE_EVENTS` per call of each of ``cases``, and
     the first's against the others'."""
-    rows: dict[str, dict[str, float]] = {}
-    for case in cases:
-        if case in SERVED:
-            from tests.benchmarks.load import LoadServer
-
-            with LoadServer() as server:
-                rows[case] = cache_per_call(case, server.origin)
-        else:
-            rows[case] = cache_per_call(case)
+    rows = _measured(cases, cache_per_call)
     print(f"{'case':8}" + "".join(f"  {event:>9}" for event in CACHE_EVENTS))
     for case, row in rows.items():
         print(f"{case:8}" + "".join(f"  {row[event]:9,.0f}" for event in CACHE_EVENTS))
