@@ -32,7 +32,7 @@ import heapq
 import itertools
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, is_
 from types import (
@@ -375,20 +375,17 @@ def records_size(records: list[Any]) -> int:
     if len(records) == 1:  # (one record, the usual answer: no columns made)
         record = records[0]
         kind = type(record)
-        if issubclass(kind, msgspec.Struct) and "_extras_made" not in kind.__dict__:
-            values = astuple(record)
-            if set(map(type, values)) <= _PLAIN:
-                own = _sizer(kind, record)
-                return (
-                    total
-                    + own.sizeof(record)
-                    + own.head
-                    + sum(
-                        text_size(value) if type(value) is str else _getsizeof(value)
-                        for value in values
-                        if value is not None and type(value) is not bool
-                    )
-                )
+        if issubclass(kind, msgspec.Struct):
+            # (its fields' values as one level, and its extra keys: as
+            # below, one object at a time for a few)
+            own = _sizer(kind, record)
+            return (
+                total
+                + own.sizeof(record)
+                + own.head
+                + _mixed_walked(astuple(record))
+                + extras_size(record)
+            )
     for kind, group in _by_type(records):
         if issubclass(kind, msgspec.Struct):
             # the walk sums per object (no object remembered): a column at a
@@ -405,12 +402,20 @@ def records_size(records: list[Any]) -> int:
             else:
                 own = _sizer(kind, group[0])  # the records themselves
                 total += sum(map(own.sizeof, group)) + own.head * len(group)
-                total += _walked(list(chain.from_iterable(map(astuple, group))))
+                total += _mixed_walked(list(chain.from_iterable(map(astuple, group))))
             if "_extras_made" in kind.__dict__:  # (an Entity's extra keys)
                 total += _walked([vars(each) for each in group if each.extra_fields])
         else:
             total += _walked(group)
     return total
+
+
+def extras_size(record: Any) -> int:
+    """The bytes an entity record's extra keys hold, as :func:`records_size`
+    counts them with it (none for a record that keeps none)."""
+    if "_extras_made" in type(record).__dict__ and record.extra_fields:
+        return _mixed_walked((vars(record),))
+    return 0
 
 
 def columns_size(
@@ -478,12 +483,59 @@ def _column_walked(column: list[Any], kind: type | None) -> int:
 def _walked(level: list[Any], depth: int = _RECORD_DEPTH) -> int:
     """The bytes of the objects of ``level`` and everything they hold,
     down to ``depth`` levels, each reference counted (no object is
-    remembered: the sum over a list is the sum of its items' sums)."""
+    remembered: the sum over a list is the sum of its items' sums).
+    Each level's work is done in C a type at a time."""
     total = 0
     while level and depth > 0:
         depth -= 1
         size, level = _level(level, None)
         total += size
+    return total
+
+
+def _mixed_walked(level: Sequence[Any]) -> int:
+    """:func:`_walked` of a few objects of mixed types (one record's
+    fields, its extra keys): one object at a time when they reach at most
+    :data:`_SMALL` objects, else level by level. (timeit, one record of
+    seven fields, a list of three texts among them: 2 us against 5-7 us
+    by levels, which group a level of mixed types in a Python loop; a
+    column of one type is the levels' case: 5.6 us against 9.5 for 16
+    lists of three texts.)"""
+    few = _few_walked(level, _RECORD_DEPTH)
+    return _walked(list(level)) if few is None else few
+
+
+def _few_walked(level: Iterable[Any], depth: int) -> int | None:
+    """:func:`_walked` of ``level``, walked one object at a time, when it
+    reaches at most :data:`_SMALL` objects (each reference one); else
+    ``None``."""
+    total = 0
+    left = _SMALL
+    sizers = _SIZERS
+    referents = gc.get_referents
+    # (objects, and how many levels they and what they hold may take)
+    pending: list[tuple[Iterable[Any], int]] = [(level, depth)]
+    while pending:
+        objects, levels = pending.pop()
+        if levels <= 0:
+            continue
+        for each in objects:
+            left -= 1
+            if left < 0:
+                return None
+            kind = type(each)
+            if kind is str:  # (text_size's usual case, without its call)
+                total += _ASCII_HEAD + len(each) if each.isascii() else text_size(each)
+                continue
+            how, sizeof, head = sizers.get(kind) or _sizer(kind, each)
+            if how == _SKIP:
+                continue
+            total += sizeof(each) + head
+            if how == _HOLDS:
+                pending.append((referents(each), levels - 1))
+            elif how == _DICT:
+                pending.append((dict.keys(each), levels - 1))
+                pending.append((dict.values(each), levels - 1))
     return total
 
 

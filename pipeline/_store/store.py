@@ -39,6 +39,7 @@ from .retention import (
     Slot,
     column_growth,
     column_size,
+    extras_size,
     records_size,
     size_of,
 )
@@ -368,27 +369,38 @@ class Store:
         if len(new) == 1 and records and not batch.deleted:
             # One record (the usual answer) stored again as it was: merging
             # it would give an equal record, and nothing is counted in or
-            # out (as below, without the lists; by identity where equal
-            # entities may differ in their extra keys).
+            # out but what may differ (as below, without the lists).
             ((entity_key, instance),) = new.items()
             existing = records.get(entity_key)
+            kind = type(instance)
+            extras = "_extras_made" in kind.__dict__
             if existing is not None and (
                 existing is instance
                 or (
-                    type(existing) is type(instance)
-                    and _equal_means_same(type(instance))
-                    # (data with every field: a partial answer is merged,
-                    # whatever the class's own == says)
+                    type(existing) is kind
+                    and kind.__eq__ is _FIELDWISE
+                    # (data with every field, and every extra key the record
+                    # held kept: a partial answer is merged, whatever the
+                    # class's own == says)
                     and (
                         (raw := batch.data.get(entity_key)) is None
-                        or raw.keys() >= type(instance)._fields.keys()
+                        or (
+                            raw.keys() >= kind._fields.keys()
+                            and (
+                                not extras or raw.keys() >= existing.extra_fields.keys()
+                            )
+                        )
                     )
                     and existing == instance
                 )
             ):
-                # (== passes 1 and 1.0: what the fields that may differ so
-                # hold now is counted)
-                self._count_bytes(partition, _resized([existing], [instance]))
+                # (== passes 1 and 1.0, and leaves extra keys aside: what the
+                # fields that may differ so hold now is counted, and the
+                # extra keys counted in and out)
+                grown = _resized([existing], [instance])
+                if extras:
+                    grown += extras_size(instance) - extras_size(existing)
+                self._count_bytes(partition, grown)
                 records[entity_key] = instance
                 partition.replaced += 1
                 batch.committed = True

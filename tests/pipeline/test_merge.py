@@ -169,6 +169,30 @@ def test_one_record_stored_again_keeps_the_extra_keys_it_had() -> None:
     assert (changed.title, changed.extra_fields) == ("new", {"note": "kept"})
 
 
+def test_one_record_stored_again_equal_counts_its_extra_keys_as_held() -> None:
+    """Equal fields, every extra key the stored record keeps sent again:
+    the new record is stored as it came (no merge), and its extra keys,
+    which equality leaves aside, are counted out and in as they are now
+    (``1 == 1.0``, yet they take other bytes; a key that grew; one more)."""
+    store = Store(max_bytes=None)
+    answers: list[dict[str, Any]] = [
+        {"id": "1", "title": "t", "note": 1},
+        {"id": "1", "title": "t", "note": 1.0},
+        {"id": "1", "title": "t", "note": "n" * 5_000},
+        {"id": "1", "title": "t", "note": ["a"], "more": {"k": [1, 2]}},
+        {"id": "1", "title": "t", "note": 1, "more": True},
+    ]
+    for data in answers:
+        read = stored_again(store, data)
+        assert read.extra_fields == {
+            key: value for key, value in data.items() if key not in ("id", "title")
+        }
+        counted_as_held(store)
+    after_one = Store(max_bytes=None)
+    stored_again(after_one, answers[-1])
+    assert store.size_bytes == after_one.size_bytes
+
+
 def test_one_record_stored_again_unchanged_counts_nothing_more() -> None:
     store = Store(max_bytes=None)
     plan = plan_of(Tick)

@@ -185,6 +185,69 @@ def test_a_small_value_walked_object_by_object_counts_as_by_levels(value: Any) -
     assert size_of(value) == by_levels(value)
 
 
+def each_reference_by_levels(level: list[Any], depth: int) -> int:
+    """``records_size``'s count of ``level`` (every reference counted, no
+    object remembered, ``depth`` levels down) the way it counts many
+    objects: level by level."""
+    total = 0
+    while level and depth > 0:
+        depth -= 1
+        size, level = retention._level(level, None)
+        total += size
+    return total
+
+
+def reached(level: list[Any], depth: int) -> int:
+    """How many references a walk of ``level`` meets, ``depth`` levels down."""
+    count = 0
+    while level and depth > 0:
+        depth -= 1
+        count += len(level)
+        level = retention._level(level, None)[1]
+    return count
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 64])
+@pytest.mark.parametrize(
+    "value", small_values(), ids=lambda value: type(value).__name__
+)
+def test_a_few_objects_walked_one_at_a_time_count_as_by_levels(
+    value: Any, depth: int
+) -> None:
+    """One record's fields and extra keys are walked one object at a time
+    (a third of the time of the levels' C loops for a few objects); the
+    count is the levels' count, every reference counted (a list held twice
+    counts twice, one that holds itself until the depth runs out), down to
+    the same depth; past the few objects it walks, it gives way."""
+    few = retention._few_walked([value, value], depth)
+    if few is None:  # (a list that holds itself, walked 64 levels down)
+        assert reached([value, value], depth) > retention._SMALL
+    else:
+        assert few == each_reference_by_levels([value, value], depth)
+    many = [value] * (retention._SMALL + 1)
+    assert retention._few_walked(many, depth) is None
+    for level in ([value, value], many):
+        counted = each_reference_by_levels(level, retention._RECORD_DEPTH)
+        assert retention._mixed_walked(level) == counted
+
+
+def test_one_record_counts_as_it_does_among_others() -> None:
+    """A record alone (a fetch of one item: its fields walked one object at
+    a time) counts what it counts among a list's records (a column at a
+    time), with a list field, extra keys, or neither."""
+    rows = [
+        Record.from_data({"id": "1", "name": "n", "score": 1, "tags": ["a", "é"]}),
+        Record.from_data({"id": "2", "name": "n", "score": 2, "tags": []}),
+        Record.from_data({"id": "3", "tags": ["x"] * 3, "extra": {"k": [1, 2.5]}}),
+        Record.from_data({"id": "4", "name": "\U0001f600", "score": 10**40}),
+    ]
+    assert rows[2].extra_fields == {"extra": {"k": [1, 2.5]}}
+    for row in rows:
+        assert records_size([row]) * 9 == records_size([row] * 9)
+        assert records_size([row]) * 2 == records_size([row, row])
+    assert records_size(rows) == sum(records_size([row]) for row in rows)
+
+
 def test_a_list_a_created_record_joined_is_counted_grown_and_keeps_its_read() -> None:
     """A create joins a kept list: the list kept is a new result, of its
     new size, in the old one's place, read if the old one was; when it
