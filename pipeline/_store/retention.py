@@ -384,7 +384,7 @@ def records_size(records: list[Any]) -> int:
                 + own.sizeof(record)
                 + own.head
                 + _mixed_walked(astuple(record))
-                + extras_size(record)
+                + (extras_size(records) if "_extras_made" in kind.__dict__ else 0)
             )
     for kind, group in _by_type(records):
         if issubclass(kind, msgspec.Struct):
@@ -404,18 +404,24 @@ def records_size(records: list[Any]) -> int:
                 total += sum(map(own.sizeof, group)) + own.head * len(group)
                 total += _mixed_walked(list(chain.from_iterable(map(astuple, group))))
             if "_extras_made" in kind.__dict__:  # (an Entity's extra keys)
-                total += _walked([vars(each) for each in group if each.extra_fields])
+                total += extras_size(group)
         else:
             total += _walked(group)
     return total
 
 
-def extras_size(record: Any) -> int:
-    """The bytes an entity record's extra keys hold, as :func:`records_size`
-    counts them with it (none for a record that keeps none)."""
-    if "_extras_made" in type(record).__dict__ and record.extra_fields:
-        return _mixed_walked((vars(record),))
-    return 0
+def extras_size(records: list[Any]) -> int:
+    """The bytes the extra keys of ``records`` (entity records) hold, as
+    :func:`records_size` counts them with the records (none for a record
+    that keeps none)."""
+    held = [
+        vars(each)
+        for each in records
+        if "_extras_made" in type(each).__dict__ and each.extra_fields
+    ]
+    if len(held) > 1:
+        return _walked(held)  # (one type a level: the levels' C loops)
+    return _mixed_walked(held) if held else 0
 
 
 def columns_size(

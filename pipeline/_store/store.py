@@ -399,7 +399,7 @@ class Store:
                 # extra keys counted in and out)
                 grown = _resized([existing], [instance])
                 if extras:
-                    grown += extras_size(instance) - extras_size(existing)
+                    grown += extras_size([instance]) - extras_size([existing])
                 self._count_bytes(partition, grown)
                 records[entity_key] = instance
                 partition.replaced += 1
@@ -431,20 +431,19 @@ class Store:
             # a record stored again as it was (a poll's unchanged rows) is
             # neither counted out nor in: one C comparison each (by identity
             # where == may pass records that hold other values)
-            same = ne if all(map(_equal_means_same, set(map(type, stored)))) else is_not
+            classes = set(map(type, stored))
+            same = ne if all(map(_equal_means_same, classes)) else is_not
             changed = list(map(same, before, stored))
             if not all(changed):
                 if same is ne:  # (== passes 1 and 1.0: see _resized)
                     unchanged = list(map(not_, changed))
                     again = list(compress(stored, unchanged))
-                    self._count_bytes(
-                        partition,
-                        _resized(
-                            list(compress(before, unchanged)),
-                            again,
-                            batch.made_columns(again),
-                        ),
-                    )
+                    held = list(compress(before, unchanged))
+                    grown = _resized(held, again, batch.made_columns(again))
+                    if any("_extras_made" in kind.__dict__ for kind in classes):
+                        # (== leaves extra keys aside: counted out and in)
+                        grown += extras_size(again) - extras_size(held)
+                    self._count_bytes(partition, grown)
                 stored = list(compress(stored, changed))
             gone = [*filter(_held, compress(before, changed)), *deleted]
         if before is not None or batch.deleted:
@@ -1088,13 +1087,13 @@ _FIELDWISE: Any = Entity.__eq__
 def _equal_means_same(kind: type) -> bool:
     """Whether two records of ``kind`` that are ``==`` hold equal values
     field by field, so that one stored again equal to the one held need not
-    be counted again but for :func:`_resized`: an entity compared field by
-    field (no ``__eq__`` of its own) that never kept extra keys (which its
-    equality leaves aside). Any other class (an ``__eq__`` of its own, by
-    primary key say; a model, whose == may pass values of other sizes too)
-    is compared by identity instead."""
+    be counted again but for :func:`_resized` and its extra keys (which
+    its equality leaves aside: ``retention.extras_size``): an entity
+    compared field by field (no ``__eq__`` of its own). Any other class
+    (an ``__eq__`` of its own, by primary key say; a model, whose == may
+    pass values of other sizes too) is compared by identity instead."""
     equal: Any = kind.__eq__
-    return equal is _FIELDWISE and "_extras_made" not in kind.__dict__
+    return equal is _FIELDWISE
 
 
 #: The types whose equal values always take the same bytes (``1 == 1.0 ==
@@ -1167,7 +1166,14 @@ def _resized(
             )
             for name in _loose_fields(kind)
         )
-    return sum(_resized([old], [new]) for old, new in zip(before, stored, strict=True))
+    # (records of several classes, a list's and those it nests: each class's
+    # pairs as one class's)
+    pairs: dict[type, tuple[list[Any], list[Any]]] = {}
+    for old, new in zip(before, stored, strict=True):
+        olds, news = pairs.setdefault(type(new), ([], []))
+        olds.append(old)
+        news.append(new)
+    return sum(_resized(olds, news) for olds, news in pairs.values())
 
 
 def _column_resized(
@@ -1186,6 +1192,14 @@ def _column_resized(
     if kinds == list(map(type, old)):
         if _SAME_SIZE_WHEN_EQUAL.issuperset(kinds):
             return 0
+        if kinds.count(tuple) == len(kinds):
+            # (references to nested records: equal tuples, as long, whose
+            # items are alike type by type, take the same bytes)
+            inside = list(map(type, chain.from_iterable(new)))
+            if inside == list(
+                map(type, chain.from_iterable(old))
+            ) and _SAME_SIZE_WHEN_EQUAL.issuperset(inside):
+                return 0
         if kinds.count(kinds[0]) == len(kinds):
             return column_growth(new, old)  # (one type: no level to walk)
     return column_size(new) - column_size(old)
@@ -1193,14 +1207,15 @@ def _column_resized(
 
 def _alike(old: Any, new: Any) -> bool:
     """Whether ``old`` and ``new`` (equal) surely take the same bytes: of one
-    type whose equal values do, or lists of as many slots (a list made by
-    appending holds spare ones) whose items are such, type by type."""
+    type whose equal values do, or tuples (a reference to a nested record)
+    or lists of as many slots (a list made by appending holds spare ones)
+    whose items are such, type by type."""
     kind = type(old)
     if kind is not type(new):
         return False
     if kind in _SAME_SIZE_WHEN_EQUAL:
         return True
-    if kind is list and old.__sizeof__() == new.__sizeof__():
+    if kind is tuple or (kind is list and old.__sizeof__() == new.__sizeof__()):
         kinds = list(map(type, old))
         return kinds == list(map(type, new)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds)
     return False

@@ -31,6 +31,9 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
 - ``six-extra``: ``six`` with an entity that declares one field fewer than
   the body sends (kept as an extra key: what most APIs' answers are to
   the entity a user writes);
+- ``list``, ``list-extra`` and ``nested``: a list of sixteen records
+  fetched again (a poll) on a mock: records with every field their class
+  declares, with one key more, and each nesting a record of another class;
 - ``normalize`` and ``pydantic``: the benchmarks' case 6a, 20,000
   ``Price`` records normalized and read back into a new store, and
   pydantic's ``TypeAdapter`` validating the same list (one call is one
@@ -57,6 +60,7 @@ Needs valgrind (Debian's package); the figures go on the performance page.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -65,7 +69,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 T = TypeVar("T")
 
@@ -78,6 +82,9 @@ CALLS = {
     "six": 2000,
     "six-bare": 2000,
     "six-extra": 2000,
+    "list": 1000,
+    "list-extra": 1000,
+    "nested": 1000,
     "async": 2000,
     "normalize": 4,
     "pydantic": 4,
@@ -175,6 +182,60 @@ def _fewer_fields() -> type[Any]:
     return FewerFields
 
 
+def _list_calls(count: int, case: str) -> None:
+    """A list of sixteen records fetched again and again (a poll): each
+    record has every field its class declares (``list``), one key more
+    (``list-extra``), or nests a record of another class (``nested``)."""
+    import httpx
+
+    from restwire import Controller, Entity, RestEndpoint
+
+    class Author(Entity):
+        id: str = ""
+        name: str = ""
+
+    class Row(Entity):
+        id: str = ""
+        name: str = ""
+        score: int = 0
+        tags: list[str] = []  # noqa: RUF012
+
+    class FewerRow(Entity):
+        id: str = ""
+        name: str = ""
+        score: int = 0
+
+    class Story(Entity):
+        id: str = ""
+        title: str = ""
+        author: Author | None = None
+
+        schema: ClassVar[dict[str, Any]] = {"author": Author}
+
+    if case == "nested":
+        rows: list[Any] = [
+            {"id": str(n), "title": f"t{n}", "author": {"id": str(n % 3), "name": "a"}}
+            for n in range(16)
+        ]
+        schema: Any = [Story]
+    else:
+        rows = [
+            {"id": str(n), "name": f"r{n}", "score": n, "tags": ["a", "b"]}
+            for n in range(16)
+        ]
+        schema = [FewerRow] if case == "list-extra" else [Row]
+    body = json.dumps(rows).encode()
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, content=body, headers={"content-type": "application/json"}
+        )
+    )
+    endpoint = RestEndpoint(url_prefix="http://api.test", path="/rows", schema=schema)
+    with Controller(httpx.Client(transport=transport)) as controller:
+        for _ in range(-WARM, count):
+            controller.fetch(endpoint)
+
+
 def _normalize_calls(count: int, case: str) -> None:
     from tests.benchmarks.cases import (
         normalize_and_read,
@@ -220,6 +281,8 @@ def _child(case: str, count: int, origin: str) -> None:
         _socket_calls(count, origin)
     elif case.startswith("six"):
         _six_calls(count, case)
+    elif case in ("list", "list-extra", "nested"):
+        _list_calls(count, case)
     elif case in ("normalize", "pydantic"):
         _normalize_calls(count, case)
     elif case.startswith("part"):
@@ -345,7 +408,7 @@ def main(argv: list[str]) -> int:
     cases = argv or [case for case in CALLS if not case.startswith("part")]
     found = _measured(cases, per_call)
     for case, count in found.items():
-        print(f"{case:9} {count / 1000:,.0f}k instructions per call")
+        print(f"{case:10} {count / 1000:,.0f}k instructions per call")
     pairs = (
         ("sync", "bare"),
         ("six", "six-bare"),

@@ -711,6 +711,63 @@ def test_a_record_equal_but_of_other_sizes_is_counted_as_it_is_held(
     assert store.size_bytes > 0
 
 
+class Tagged(Entity):
+    """Nests a reading: a list of these batches records of two classes."""
+
+    id: str = ""
+    pair: Any = None
+    reading: Reading | None = None
+
+    schema: ClassVar[dict[str, Any]] = {"reading": Reading}
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["one record", "a list"])
+def test_equal_tuples_and_references_are_counted_as_held(many: bool) -> None:
+    """A tuple equal to the one held may hold ``1.0`` where it held ``1``
+    (other bytes), and a reference to a nested record is a tuple of texts
+    (the same bytes when equal): a record, or a list nesting records of
+    another class, stored again equal is counted as it is held."""
+    store = Store(max_bytes=None)
+    plan = plan_of([Tagged] if many else Tagged)
+    for pair, level in [((1, "a"), 1), ((1.0, "a"), 1.0), ((1, "a"), 1)] * 2:
+        rows = [
+            {"id": str(n), "pair": pair, "reading": {"id": str(n % 2), "level": level}}
+            for n in range(3)
+        ]
+        batch = Batch()
+        value = plan.normalize(rows if many else rows[0], batch, {})
+        result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+        store.commit("me", batch, "GET /a", None, result, store.generation)
+        counted_as_held(store)
+        assert store.read("me", plan, value) is not None
+
+
+class Noted(Entity):
+    """Records sent with a key this class does not declare (``note``)."""
+
+    id: str = ""
+    title: str = ""
+
+
+def test_a_list_stored_again_equal_counts_its_extra_keys_as_held() -> None:
+    """A list whose records keep keys their class does not declare, stored
+    again with equal fields: its extra keys, which equality leaves aside,
+    are counted out and in as they are now (``1 == 1.0``, a key that grew,
+    one more)."""
+    store = Store(max_bytes=None)
+    plan = plan_of([Noted])
+    for note in (1, 1.0, "n" * 5_000, {"k": [1, 2]}, 1):
+        rows = [{"id": str(n), "title": "t", "note": note} for n in range(12)]
+        batch = Batch()
+        value = plan.normalize(rows, batch, {})
+        result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+        store.commit("me", batch, "GET /a", None, result, store.generation)
+        counted_as_held(store)
+        assert [row.extra_fields for row in store.read("me", plan, value)] == [
+            {"note": note}
+        ] * 12
+
+
 def test_an_equal_list_with_spare_slots_is_counted_as_it_is_held() -> None:
     """A list made by appending holds spare slots: equal to one parsed whole,
     it takes more bytes, and the record holding it is counted so."""
