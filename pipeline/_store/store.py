@@ -1101,6 +1101,10 @@ def _equal_means_same(kind: type) -> bool:
 _SAME_SIZE_WHEN_EQUAL = frozenset(
     {str, int, bool, type(None), datetime.datetime, datetime.date, datetime.time}
 )
+#: The same, value by value, whose types are compared first: two floats
+#: take the same bytes whatever they hold (a field declared ``float`` is not
+#: so, as it may hold an ``int`` equal to a float it held).
+_SAME_SIZE_VALUES = _SAME_SIZE_WHEN_EQUAL | {float}
 #: Each entity class's fields whose values may be == and yet of other sizes
 #: (a bound: classes are few, but not trusted).
 _LOOSE: dict[type, tuple[str, ...]] = {}
@@ -1190,7 +1194,7 @@ def _column_resized(
         new = list(map(field, stored))
     kinds = list(map(type, new))
     if kinds == list(map(type, old)):
-        if _SAME_SIZE_WHEN_EQUAL.issuperset(kinds):
+        if _SAME_SIZE_VALUES.issuperset(kinds):
             return 0
         if kinds.count(tuple) == len(kinds):
             # (references to nested records: equal tuples, as long, whose
@@ -1198,7 +1202,7 @@ def _column_resized(
             inside = list(map(type, chain.from_iterable(new)))
             if inside == list(
                 map(type, chain.from_iterable(old))
-            ) and _SAME_SIZE_WHEN_EQUAL.issuperset(inside):
+            ) and _SAME_SIZE_VALUES.issuperset(inside):
                 return 0
         if kinds.count(kinds[0]) == len(kinds):
             return column_growth(new, old)  # (one type: no level to walk)
@@ -1213,11 +1217,11 @@ def _alike(old: Any, new: Any) -> bool:
     kind = type(old)
     if kind is not type(new):
         return False
-    if kind in _SAME_SIZE_WHEN_EQUAL:
+    if kind in _SAME_SIZE_VALUES:
         return True
     if kind is tuple or (kind is list and old.__sizeof__() == new.__sizeof__()):
         kinds = list(map(type, old))
-        return kinds == list(map(type, new)) and _SAME_SIZE_WHEN_EQUAL.issuperset(kinds)
+        return kinds == list(map(type, new)) and _SAME_SIZE_VALUES.issuperset(kinds)
     return False
 
 
