@@ -34,6 +34,7 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
 - ``list``, ``list-extra`` and ``nested``: a list of sixteen records
   fetched again (a poll) on a mock: records with every field their class
   declares, with one key more, and each nesting a record of another class;
+  ``floats``: one record of three ``float`` fields fetched again;
 - ``normalize`` and ``pydantic``: the benchmarks' case 6a, 20,000
   ``Price`` records normalized and read back into a new store, and
   pydantic's ``TypeAdapter`` validating the same list (one call is one
@@ -85,6 +86,7 @@ CALLS = {
     "list": 1000,
     "list-extra": 1000,
     "nested": 1000,
+    "floats": 2000,
     "async": 2000,
     "normalize": 4,
     "pydantic": 4,
@@ -185,7 +187,8 @@ def _fewer_fields() -> type[Any]:
 def _list_calls(count: int, case: str) -> None:
     """A list of sixteen records fetched again and again (a poll): each
     record has every field its class declares (``list``), one key more
-    (``list-extra``), or nests a record of another class (``nested``)."""
+    (``list-extra``), or nests a record of another class (``nested``); or
+    one record of three float fields fetched again (``floats``)."""
     import httpx
 
     from restwire import Controller, Entity, RestEndpoint
@@ -212,12 +215,21 @@ def _list_calls(count: int, case: str) -> None:
 
         schema: ClassVar[dict[str, Any]] = {"author": Author}
 
-    if case == "nested":
-        rows: list[Any] = [
+    class Quote(Entity):
+        id: str = ""
+        bid: float = 0.0
+        ask: float = 0.0
+        last: float = 0.0
+
+    if case == "floats":
+        rows: Any = {"id": "1", "bid": 1.25, "ask": 1.5, "last": 1.375}
+        schema: Any = Quote
+    elif case == "nested":
+        rows = [
             {"id": str(n), "title": f"t{n}", "author": {"id": str(n % 3), "name": "a"}}
             for n in range(16)
         ]
-        schema: Any = [Story]
+        schema = [Story]
     else:
         rows = [
             {"id": str(n), "name": f"r{n}", "score": n, "tags": ["a", "b"]}
@@ -281,7 +293,7 @@ def _child(case: str, count: int, origin: str) -> None:
         _socket_calls(count, origin)
     elif case.startswith("six"):
         _six_calls(count, case)
-    elif case in ("list", "list-extra", "nested"):
+    elif case in ("list", "list-extra", "nested", "floats"):
         _list_calls(count, case)
     elif case in ("normalize", "pydantic"):
         _normalize_calls(count, case)
