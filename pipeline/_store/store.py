@@ -1151,7 +1151,7 @@ def _resized(
         # that is not is walked)
         old, new = before[0], stored[0]
         return sum(
-            column_size([getattr(new, name)]) - column_size([getattr(old, name)])
+            _grown(getattr(old, name), getattr(new, name))
             for name in _loose_fields(type(new))
             if not _alike(getattr(old, name), getattr(new, name))
         )
@@ -1207,6 +1207,15 @@ def _column_resized(
         if kinds.count(kinds[0]) == len(kinds):
             return column_growth(new, old)  # (one type: no level to walk)
     return column_size(new) - column_size(old)
+
+
+def _grown(old: Any, new: Any) -> int:
+    """How many bytes more ``new`` (one field's value) holds than ``old``:
+    of one type, as ``column_growth`` counts a column (a decimal, which
+    holds nothing, by its size alone), else each walked."""
+    if type(old) is type(new):
+        return column_growth([new], [old])
+    return column_size([new]) - column_size([old])
 
 
 def _alike(old: Any, new: Any) -> bool:

@@ -768,6 +768,31 @@ def test_a_list_stored_again_equal_counts_its_extra_keys_as_held() -> None:
         ] * 12
 
 
+class Digits(Entity):
+    """A decimal field: equal decimals may hold other numbers of digits."""
+
+    id: str = ""
+    price: Decimal = Decimal(0)
+
+    schema: ClassVar[dict[str, Any]] = {"price": Decimal}
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["one record", "a list"])
+def test_an_equal_decimal_of_more_digits_is_counted_as_held(many: bool) -> None:
+    """``Decimal("1.5") == Decimal("1.50...0")``, yet the second holds more
+    digits: a record stored again equal is counted at its decimal's size
+    now, each time the answer flips."""
+    store = Store(max_bytes=None)
+    plan = plan_of([Digits] if many else Digits)
+    for price in ["1.5", "1." + "5" + "0" * 200, "1.5"] * 2:
+        rows = [{"id": str(n), "price": price} for n in range(3)]
+        batch = Batch()
+        value = plan.normalize(rows if many else rows[0], batch, {})
+        result = Result(plan, value, 0.0, 1e9, None, None, None, None)
+        store.commit("me", batch, "GET /a", None, result, store.generation)
+        counted_as_held(store)
+
+
 def test_an_equal_list_with_spare_slots_is_counted_as_it_is_held() -> None:
     """A list made by appending holds spare slots: equal to one parsed whole,
     it takes more bytes, and the record holding it is counted so."""
