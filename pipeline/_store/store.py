@@ -22,8 +22,6 @@ from __future__ import annotations
 import datetime
 import sys
 import threading
-import types
-import typing
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from functools import partial
@@ -31,7 +29,9 @@ from itertools import chain, compress, filterfalse, repeat
 from operator import attrgetter, is_not, ne, not_
 from typing import Any, NamedTuple
 
-from .entity import Entity, EntityKey, data_check
+from msgspec.structs import astuple
+
+from .entity import Entity, EntityKey
 from .retention import (
     DEFAULT_MAX_BYTES,
     OVERHEAD,
@@ -1096,46 +1096,24 @@ def _equal_means_same(kind: type) -> bool:
     return equal is _FIELDWISE
 
 
-#: The types whose equal values always take the same bytes (``1 == 1.0 ==
-#: True`` do not: 28, 24 and 0 bytes as counted).
-_SAME_SIZE_WHEN_EQUAL = frozenset(
-    {str, int, bool, type(None), datetime.datetime, datetime.date, datetime.time}
+#: The types whose equal values always take the same bytes, asked of two
+#: values of one type (``1 == 1.0 == True`` do not: 28, 24 and 0 bytes as
+#: counted; nor does an ``IntEnum`` member equal to ``1``, a ``str`` enum's
+#: equal to its text, which the field checks of ``int`` and ``str`` pass:
+#: so every field is asked, whatever its annotation). Two floats take 24
+#: bytes whatever they hold.
+_SAME_SIZE_VALUES = frozenset(
+    {
+        str,
+        int,
+        float,
+        bool,
+        type(None),
+        datetime.datetime,
+        datetime.date,
+        datetime.time,
+    }
 )
-#: The same, value by value, whose types are compared first: two floats
-#: take the same bytes whatever they hold (a field declared ``float`` is not
-#: so, as it may hold an ``int`` equal to a float it held).
-_SAME_SIZE_VALUES = _SAME_SIZE_WHEN_EQUAL | {float}
-#: Each entity class's fields whose values may be == and yet of other sizes
-#: (a bound: classes are few, but not trusted).
-_LOOSE: dict[type, tuple[str, ...]] = {}
-
-
-def _loose_fields(kind: type[Entity]) -> tuple[str, ...]:
-    """The fields of ``kind`` whose values may be ``==`` and yet of other
-    sizes: every one but those its type check holds to texts, whole
-    numbers, booleans, dates and times (or ``None``)."""
-    found = _LOOSE.get(kind)
-    if found is None:
-        check = data_check(kind, kind._plan())
-        tight = (
-            {name for name, type_ in check.types if _same_size_when_equal(type_)}
-            if check is not None
-            else set()
-        )
-        found = tuple(name for name in kind._fields if name not in tight)
-        if len(_LOOSE) < 4096:
-            _LOOSE[kind] = found
-    return found
-
-
-def _same_size_when_equal(type_: Any) -> bool:
-    """Whether every value a field checked as ``type_`` may hold takes the
-    same bytes as any equal one."""
-    if type_ in _SAME_SIZE_WHEN_EQUAL:
-        return True
-    if typing.get_origin(type_) in (typing.Union, types.UnionType):
-        return all(map(_SAME_SIZE_WHEN_EQUAL.__contains__, typing.get_args(type_)))
-    return False
 
 
 def _resized(
@@ -1149,26 +1127,39 @@ def _resized(
         # (one record, the usual answer: a field whose values are alike in
         # type, and in their items' types, takes the same bytes; only one
         # that is not is walked)
-        old, new = before[0], stored[0]
-        return sum(
-            _grown(getattr(old, name), getattr(new, name))
-            for name in _loose_fields(type(new))
-            if not _alike(getattr(old, name), getattr(new, name))
-        )
+        held, now = astuple(before[0]), astuple(stored[0])
+        types = list(map(type, now))
+        if types != list(map(type, held)):
+            asked: Iterable[tuple[Any, Any]] = zip(held, now, strict=True)
+        else:
+            # (each field's two values of one type: texts, numbers, dates
+            # are alike, in C; only the others are asked)
+            loose = list(map(not_, map(_SAME_SIZE_VALUES.__contains__, types)))
+            if not any(loose):
+                return 0
+            asked = compress(zip(held, now, strict=True), loose)
+        return sum(_grown(old, new) for old, new in asked if not _alike(old, new))
     kinds = set(map(type, stored))
     if len(kinds) == 1:
         kind = kinds.pop()
         fields: tuple[str, ...] = getattr(kind, "__struct_fields__", ())
+        # (every field's values' types at once, in C: a field whose values
+        # are of one type each side, of those alike by type, is not asked)
+        count = len(fields)
+        types_now = list(map(type, chain.from_iterable(map(astuple, stored))))
+        types_held = list(map(type, chain.from_iterable(map(astuple, before))))
         return sum(
             _column_resized(
                 before,
                 stored,
                 name,
-                None
-                if columns is None or name not in fields
-                else columns[fields.index(name)],
+                None if columns is None else columns[index],
             )
-            for name in _loose_fields(kind)
+            for index, name in enumerate(fields)
+            if not (
+                (column := types_now[index::count]) == types_held[index::count]
+                and _SAME_SIZE_VALUES.issuperset(column)
+            )
         )
     # (records of several classes, a list's and those it nests: each class's
     # pairs as one class's)
