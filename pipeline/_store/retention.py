@@ -345,10 +345,6 @@ def _unseen(objects: list[Any], seen: set[int]) -> list[Any]:
 #: no record from JSON does, is cut there rather than walked for ever).
 _RECORD_DEPTH = 64
 
-#: Field values that hold nothing (``None`` and booleans, shared, count
-#: nothing): counted as a column of them is.
-_PLAIN = frozenset((str, int, float, bytes, bool, type(None)))
-
 
 #: Records of one class sized together as one level rather than column by
 #: column, at most (callgrind, records of four fields: four cost 81k

@@ -378,7 +378,7 @@ class Store:
                 existing is instance
                 or (
                     type(existing) is kind
-                    and kind.__eq__ is _FIELDWISE
+                    and _equal_means_same(kind)
                     # (data with every field, and every extra key the record
                     # held kept: a partial answer is merged, whatever the
                     # class's own == says)
