@@ -127,8 +127,10 @@ class Partition:
         self.records: dict[EntityKey, Entity] = {}
         self.results: dict[str, dict[Hashable, Result]] = {}
         #: How many references to each record key the kept results and the
-        #: held records make (none: not in it).
-        self.uses: Counter[EntityKey] = Counter()
+        #: held records make (none: not in it). A plain dict, counted into
+        #: by :func:`_count_uses`: the first list's uses are one table made
+        #: from its keys', not a copy of it.
+        self.uses: dict[EntityKey, int] = {}
         #: Records held that nothing uses yet (see the class).
         self.loose: dict[EntityKey, None] = {}
         #: Whether a record with nested entity fields was ever held: then
@@ -548,7 +550,7 @@ class Store:
         if not nested:
             return False
         partition.nested = True
-        partition.uses.update(nested)
+        _count_uses(partition.uses, nested)
         if partition.loose:
             for entity_key in partition.loose.keys() & set(nested):
                 del partition.loose[entity_key]
@@ -575,7 +577,7 @@ class Store:
         the bytes counted in for the records of ``refs``, if they are the
         ones held (a receipt: see ``Partition.receipts``)."""
         uses = partition.uses
-        drop = uses.pop  # (dict's, in C: Counter's own ``del`` is Python)
+        drop = uses.pop
         unused: list[EntityKey]
         if len(refs) > 1 and all(map((1).__eq__, map(uses.get, refs))):
             # each the last use of its record (a list that goes with its
@@ -597,7 +599,7 @@ class Store:
         else:
             unused = []
             for ref in refs:
-                left = uses[ref] - 1
+                left = uses.get(ref, 0) - 1
                 if left > 0:
                     uses[ref] = left
                 else:
@@ -675,11 +677,11 @@ class Store:
             # its references are ``named``'s keys (no list of them made)
             uses = partition.uses
             if uses:
-                uses.update(named.keys())
+                _count_uses(uses, named.keys())
             else:
-                # the first uses: the keys' table copied, no key hashed
-                # again (Counter's own update of a mapping is a Python loop)
-                dict.update(uses, dict.fromkeys(named, 1))
+                # the first uses: one table made from the keys' (no key
+                # hashed again), taken as it is
+                partition.uses = dict.fromkeys(named, 1)
             loose = partition.loose
             if loose:
                 for entity_key in loose.keys() & named.keys():
@@ -699,7 +701,7 @@ class Store:
                 ref = refs[0]
                 uses[ref] = uses.get(ref, 0) + 1
             else:
-                uses.update(refs)
+                _count_uses(uses, refs)
             loose = partition.loose
             if loose:
                 for entity_key in loose.keys() & set(refs):
@@ -815,7 +817,7 @@ class Store:
                         partition.receipts.pop((key, shape), None)  # (of the old one)
                         added += 1
             if added:
-                partition.uses[ref] += added
+                partition.uses[ref] = partition.uses.get(ref, 0) + added
                 partition.loose.pop(ref, None)
                 self._tables(partition)  # (the uses table may have grown)
             for slot in stale:
@@ -964,7 +966,7 @@ class Store:
         size = _getsizeof(records) + _getsizeof(uses) + _getsizeof(partition.loose)
         if size > _TABLE_SLACK * (len(records) + len(uses)) + _SMALL_TABLES:
             partition.records = records = dict(records)
-            partition.uses = uses = Counter(uses)
+            partition.uses = uses = dict(uses)
             size = _getsizeof(records) + _getsizeof(uses)
             size += _getsizeof(partition.loose)
         if size != partition.table_bytes:
@@ -981,19 +983,27 @@ class Store:
         gone = [record for key, record in records.items() if key not in reached]
         partition.records = reached
         partition.loose = {}
-        uses: Counter[EntityKey] = Counter()
+        uses: dict[EntityKey, int] = {}
         for by_shape in partition.results.values():
             for result in by_shape.values():
                 if result.error is None:
                     refs: list[EntityKey] = []
                     result.plan.refs(result.value, refs)
-                    uses.update(refs)
-        uses.update(_nested_refs(list(reached.values())))
+                    _count_uses(uses, refs)
+        _count_uses(uses, _nested_refs(list(reached.values())))
         partition.uses = uses
         partition.dropped = 0
         size = records_size(gone)
         partition.record_bytes -= size
         self.retention.records_changed(-size)
+
+
+#: One more use of each key of an iterable, in a plain dict of counts (a key
+#: met twice: two): ``Counter.update``'s C loop, which counts into any dict.
+#: (Not a mapping: of one, it would add the values.)
+_count_uses: Callable[[dict[EntityKey, int], Iterable[EntityKey]], None] = (
+    Counter.update  # type: ignore[assignment]
+)
 
 
 def _prior(
