@@ -235,9 +235,12 @@ def _group(
     below: list[Any],
     seen: set[int] | None = None,
     keys_met: set[int] | None = None,
+    apart: bool = False,
 ) -> int:
     """The bytes of ``group``, objects all of class ``kind`` (exactly), as
-    :func:`_level` counts them; what they hold is added to ``below``."""
+    :func:`_level` counts them; what they hold is added to ``below``, or,
+    ``apart``, appended to it as lists of their own (a dict's keys apart
+    from its values: each list then most often of one type)."""
     how, sizeof, head = _sizer(kind, group[0])
     if how == _SKIP:
         return 0
@@ -253,13 +256,22 @@ def _group(
     else:
         total = sum(map(sizeof, group)) + head * len(group)
     if how == _HOLDS:
-        below.extend(gc.get_referents(*group))
+        held = gc.get_referents(*group)
+        if apart:
+            below.append(held)
+        else:
+            below.extend(held)
     elif how == _DICT:
         keys = list(chain.from_iterable(map(dict.keys, group)))
         if keys_met is not None:
             keys = _unseen(keys, keys_met)
-        below.extend(keys)
-        below.extend(chain.from_iterable(map(dict.values, group)))
+        values = chain.from_iterable(map(dict.values, group))
+        if apart:
+            below.append(keys)
+            below.append(list(values))
+        else:
+            below.extend(keys)
+            below.extend(values)
     return total
 
 
@@ -477,9 +489,9 @@ def _column_walked(column: list[Any], kind: type | None) -> int:
     ``kind`` (exactly) when it is given: counted as one group."""
     if kind is None or not column:
         return _walked(column)
-    below: list[Any] = []
-    total = _group(kind, column, below)
-    return total + _walked(below, _RECORD_DEPTH - 1) if below else total
+    parts: list[list[Any]] = []
+    total = _group(kind, column, parts, apart=True)
+    return total + _walked_parts(parts, _RECORD_DEPTH - 1) if parts else total
 
 
 def _walked(level: list[Any], depth: int = _RECORD_DEPTH) -> int:
@@ -487,11 +499,26 @@ def _walked(level: list[Any], depth: int = _RECORD_DEPTH) -> int:
     down to ``depth`` levels, each reference counted (no object is
     remembered: the sum over a list is the sum of its items' sums).
     Each level's work is done in C a type at a time."""
+    return _walked_parts([level], depth)
+
+
+def _walked_parts(parts: list[list[Any]], depth: int) -> int:
+    """:func:`_walked` of the objects of ``parts`` (one level, in lists).
+    What a group of a level holds is walked in lists of its own (a dict's
+    keys apart from its values, a group's items apart from another's), so
+    that each list is most often of one type, grouped by a C check, not by
+    a Python loop over a level that mixes them (the records' extra keys:
+    texts beside the mappings they name). Each object is at the depth it
+    would be at in one list per level, so the sum is the same."""
     total = 0
-    while level and depth > 0:
+    while parts and depth > 0:
         depth -= 1
-        size, level = _level(level, None)
-        total += size
+        below: list[list[Any]] = []
+        for part in parts:
+            if part:
+                for kind, group in _by_type(part):
+                    total += _group(kind, group, below, apart=True)
+        parts = below
     return total
 
 

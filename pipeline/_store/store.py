@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from functools import partial
 from itertools import chain, compress, filterfalse, repeat
-from operator import attrgetter, is_not, ne, not_
+from operator import attrgetter, is_, is_not, le, methodcaller, ne, not_
 from typing import Any, NamedTuple
 
 from msgspec.structs import astuple
@@ -1334,10 +1334,13 @@ def _merge(
         # is in two of them: a repeat is merged, and its list not taken).
         records.update(new)
         return True
+    raw = batch.data
+    if not taken and not deleted and _replaces_each(before, new, raw):
+        records.update(new)  # (a poll's page whose records keep extra keys)
+        return False
     for keys in taken:
         records.update(zip(keys, map(new.__getitem__, keys), strict=True))
     replaced = set(chain.from_iterable(taken))
-    raw = batch.data
     for entity_key, instance in new.items():
         if entity_key in replaced:
             continue
@@ -1360,6 +1363,42 @@ def _merge(
                 raw[entity_key], base=existing
             )
     return False
+
+
+def _replaces_each(
+    before: list[Any] | None,
+    new: dict[EntityKey, Entity],
+    raw: Mapping[EntityKey, Mapping[str, Any]],
+) -> bool:
+    """Whether each of the records ``new`` replaces the one held before it
+    (``before``, in the batch's order), as :func:`_merge` asks record by
+    record: all of one entity class, each held one too, and each one's
+    data holding every field and every extra key the held one kept. Asked
+    in C loops over the list (a poll of a page whose records keep extra
+    keys, which the batch does not take whole)."""
+    if not before or len(before) != len(new):
+        return False
+    instances = list(new.values())
+    kind = type(instances[0])
+    if not (
+        "_extras_made" in kind.__dict__
+        and all(map(is_, map(type, instances), repeat(kind)))
+        and all(map(is_, map(type, before), repeat(kind)))
+    ):
+        return False
+    data: list[Any] = list(map(raw.get, new))
+    if not all(map(is_, map(type, data), repeat(dict))):
+        return False  # (no raw data, or not a plain dict: asked one by one)
+    keys = list(map(dict.keys, data))
+    return all(map(kind._fields.keys().__le__, keys)) and all(
+        map(le, map(_KEYS, map(_EXTRA, before)), keys)
+    )
+
+
+#: The keys of a mapping; a record's extra keys (the shared empty mapping
+#: when it keeps none).
+_KEYS = methodcaller("keys")
+_EXTRA = attrgetter("_extra")
 
 
 def _reachable(partition: Partition) -> dict[EntityKey, Entity]:

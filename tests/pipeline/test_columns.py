@@ -157,6 +157,64 @@ def test_an_extra_key_in_place_of_a_field_is_kept_apart_as_by_record() -> None:
     assert record(by_column, ("Quote", "3")).tags == []
 
 
+def test_a_list_with_extra_keys_is_made_by_column_as_by_record() -> None:
+    """Most answers hold keys the entity does not declare: the column path
+    takes them, each record keeping its own in the order they came."""
+    items = quotes()
+    for index, item in enumerate(items):
+        item["zone"] = f"z{index}"
+        if index % 3 == 0:
+            item["added"] = {"by": index}  # a second one, on some items
+    del items[4]["tags"]  # (and a field some item lacks)
+    assert entities_by_column(Quote, [dict(item) for item in items], Batch())
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert list(record(by_column, ("Quote", "3")).extra_fields) == ["zone", "added"]
+    assert record(by_column, ("Quote", "4")).extra_fields == {"zone": "z4"}
+    assert record(by_column, ("Quote", "4")).tags == []
+
+
+class Slugged(Entity):
+    """A primary key read from a key the class does not declare."""
+
+    title: str = ""
+
+    def pk(self) -> str:
+        return str(self.extra_fields.get("slug", ""))
+
+
+def test_a_primary_key_may_read_the_extra_keys() -> None:
+    items = [{"title": f"t{index}", "slug": f"s-{index}"} for index in range(10)]
+    assert entities_by_column(Slugged, [dict(item) for item in items], Batch())
+    by_column, by_record, refs = both_ways(Slugged, items)
+    assert_same(by_column, by_record)
+    assert refs[2] == ("Slugged", "s-2")
+
+
+def test_an_item_of_extra_keys_alone_is_the_record_paths_error() -> None:
+    items: list[Any] = quotes()
+    items[5] = {"zone": "z5"}  # none of the class's fields
+    assert entities_by_column(Quote, items, Batch()) is None
+    with pytest.raises(EntityError) as by_column:
+        normalize([Quote], items, Batch(), {})
+    with pytest.raises(EntityError) as by_record:
+        normalize(Quote, items[5], Batch(), {})
+    assert str(by_column.value) == str(by_record.value)
+
+
+def test_a_class_made_with_extra_keys_by_column_says_so() -> None:
+    """The store asks ``_extras_made`` whether a class's records may hold
+    extra keys (then ``==`` alone does not say two records are the same)."""
+
+    class Fresh(Entity):
+        id: str = ""
+
+    items = [{"id": str(index), "note": index} for index in range(10)]
+    assert "_extras_made" not in Fresh.__dict__
+    assert entities_by_column(Fresh, items, Batch())
+    assert Fresh.__dict__["_extras_made"] is True
+
+
 def test_a_repeated_key_merges_over_the_earlier_item() -> None:
     items = quotes()
     items[9] = {"id": "2", "price": "77"}  # repeats 2, without "at" or "tags"
