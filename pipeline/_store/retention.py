@@ -34,7 +34,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, is_
+from operator import attrgetter, countOf, is_
 from types import (
     BuiltinFunctionType,
     FunctionType,
@@ -430,6 +430,81 @@ def extras_size(records: list[Any]) -> int:
     if len(held) > 1:
         return _walked(held)  # (one type a level: the levels' C loops)
     return _mixed_walked(held) if held else 0
+
+
+def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) -> int:
+    """``extras_size(again) - extras_size(held)``, for records stored again
+    (``again[i]`` replacing ``held[i]``). When every record of both keeps
+    extra keys and nothing else in its own attributes, all the same number
+    of keys, texts, each pair the same ones in the same order, only what
+    may differ is counted: the tables holding them, and each key's values
+    as a column, none of them when the two columns are equal value by
+    value and of one type each value, of ``same_size``'s types (equal
+    values of which take the same bytes; the records' ``==`` leaves their
+    extra keys aside). The rest (the mappings, their keys) is the same on
+    both sides. Otherwise each side is counted whole."""
+    pairs = len(again)
+    if pairs < 2 or len(held) != pairs:
+        return extras_size(again) - extras_size(held)
+    kinds = set(map(type, held)) | set(map(type, again))
+    extra_old = list(map(_EXTRA_OF, held))
+    extra_new = list(map(_EXTRA_OF, again))
+    own_old: list[dict[str, Any]] = list(map(_OWN, held))
+    own_new: list[dict[str, Any]] = list(map(_OWN, again))
+    width = len(extra_new[0])
+    keys = list(chain.from_iterable(extra_new))
+    if not (
+        width
+        and all("_extras_made" in kind.__dict__ for kind in kinds)
+        and countOf(map(len, own_old), 1) == pairs
+        and countOf(map(len, own_new), 1) == pairs
+        and all(map(is_, map(dict.get, own_old, repeat("_extra")), extra_old))
+        and all(map(is_, map(dict.get, own_new, repeat("_extra")), extra_new))
+        and countOf(map(len, extra_new), width) == pairs
+        and countOf(map(len, extra_old), width) == pairs
+        and all(map(is_, map(type, keys), repeat(str)))
+        and keys == list(chain.from_iterable(extra_old))
+    ):
+        return extras_size(again) - extras_size(held)
+    # (each record's own attributes are its extra keys alone: a dict, the
+    # key "_extra", a read-only mapping, the dict it shows, its keys, equal
+    # texts each pair, and their values)
+    inner_old = gc.get_referents(*extra_old)
+    inner_new = gc.get_referents(*extra_new)
+    if not (
+        len(inner_old) == pairs == len(inner_new)
+        and all(map(is_, map(type, inner_old), repeat(dict)))
+        and all(map(is_, map(type, inner_new), repeat(dict)))
+    ):
+        return extras_size(again) - extras_size(held)
+    # (as many dicts each side: what getsizeof adds to each is the same)
+    grown = sum(map(_DICT_SIZEOF, own_new)) - sum(map(_DICT_SIZEOF, own_old))
+    grown += sum(map(_DICT_SIZEOF, inner_new)) - sum(map(_DICT_SIZEOF, inner_old))
+    values_old = list(chain.from_iterable(map(dict.values, inner_old)))
+    values_new = list(chain.from_iterable(map(dict.values, inner_new)))
+    for at in range(width):
+        old, new = values_old[at::width], values_new[at::width]
+        types = list(map(type, new))
+        if types == list(map(type, old)) and same_size.issuperset(types) and new == old:
+            continue
+        grown += _walked(new, _EXTRA_VALUES_DEPTH) - _walked(old, _EXTRA_VALUES_DEPTH)
+    return grown
+
+
+#: A dict's own bytes, without the collector's header ``getsizeof`` adds.
+_DICT_SIZEOF: Callable[[dict[Any, Any]], int] = dict.__sizeof__
+
+#: An object's own attributes (``vars``, typed as an instance's).
+_OWN: Callable[[Any], dict[str, Any]] = vars
+
+#: A record's mapping of extra keys, as its own attributes hold it (the
+#: class's shared empty one when it keeps none).
+_EXTRA_OF = attrgetter("_extra")
+
+#: The depth of an extra key's value below a record's own attributes, as
+#: :func:`extras_size` walks them (the attributes' dict, the mapping, the
+#: dict it shows, the value): the levels left to walk from it.
+_EXTRA_VALUES_DEPTH = _RECORD_DEPTH - 3
 
 
 def columns_size(

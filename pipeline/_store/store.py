@@ -39,6 +39,7 @@ from .retention import (
     Slot,
     column_growth,
     column_size,
+    extras_growth,
     extras_size,
     records_size,
     size_of,
@@ -444,7 +445,7 @@ class Store:
                     grown = _resized(held, again, batch.made_columns(again))
                     if any("_extras_made" in kind.__dict__ for kind in classes):
                         # (== leaves extra keys aside: counted out and in)
-                        grown += extras_size(again) - extras_size(held)
+                        grown += extras_growth(held, again, _SAME_SIZE_VALUES)
                     self._count_bytes(partition, grown)
                 stored = list(compress(stored, changed))
             gone = [*filter(_held, compress(before, changed)), *deleted]
