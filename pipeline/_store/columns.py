@@ -152,6 +152,10 @@ def records_by_column(
     if made is None:
         return None
     instances, keys, kinds = made
+    if extras is not None and any(extras) and "_extras_made" not in cls.__dict__:
+        # (marked once the records are made: a list declined to the record
+        # path leaves the class as the record path leaves it)
+        cls._extras_made = True
     # (the columns are the records' values now: deserialized in place)
     if taken is None:
         return ColumnRecords(instances, keys, None)
@@ -184,12 +188,11 @@ def _extras(
     ]
 
 
-def _keep_extras(
-    cls: type[Entity], instances: list[Entity], extras: list[dict[str, Any]]
-) -> None:
+def _keep_extras(instances: list[Entity], extras: list[dict[str, Any]]) -> None:
     """Give each record the extra keys of its item (``extras``, in order),
     read-only, as ``entity.build`` gives them; a record whose item had none
-    keeps the shared empty mapping."""
+    keeps the shared empty mapping. (The class is marked as keeping extra
+    keys by the caller, once the records are made.)"""
     keeping = list(compress(instances, extras))  # (C loops: a list of 16 or 20,000)
     if not keeping:
         return
@@ -201,8 +204,6 @@ def _keep_extras(
             map(MappingProxyType, filter(None, extras)),
         )
     )
-    if "_extras_made" not in cls.__dict__:
-        cls._extras_made = True
 
 
 def _columns_with_defaults(
@@ -263,7 +264,7 @@ def records_from_columns(
     rows = zip(*columns, strict=True) if columns else repeat((), count)
     instances: list[Entity] = list(starmap(_maker(cls), rows))
     if extras is not None:
-        _keep_extras(cls, instances, extras)
+        _keep_extras(instances, extras)
     ids = None
     if plan.id_column >= 0:
         ids = columns[plan.id_column]

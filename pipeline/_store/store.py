@@ -1392,14 +1392,14 @@ def _replaces_each(
         return False  # (no raw data, or not a plain dict: asked one by one)
     keys = list(map(dict.keys, data))
     return all(map(kind._fields.keys().__le__, keys)) and all(
-        map(le, map(_KEYS, map(_EXTRA, before)), keys)
+        map(le, map(_KEYS, map(_EXTRA_FIELDS, before)), keys)
     )
 
 
-#: The keys of a mapping; a record's extra keys (the shared empty mapping
-#: when it keeps none).
+#: The keys of a mapping; a record's extra keys, as the record says them
+#: (``extra_fields``, which a class may override: what the loop asks).
 _KEYS = methodcaller("keys")
-_EXTRA = attrgetter("_extra")
+_EXTRA_FIELDS = attrgetter("extra_fields")
 
 
 def _reachable(partition: Partition) -> dict[EntityKey, Entity]:

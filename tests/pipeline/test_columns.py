@@ -87,6 +87,8 @@ def assert_same_records(
         for name in type(record)._fields:
             assert type(getattr(ours, name)) is type(getattr(record, name))
         assert ours.extra_fields == record.extra_fields
+        assert list(ours.extra_fields) == list(record.extra_fields)  # (order)
+        assert type(ours.extra_fields) is type(record.extra_fields)  # (read-only)
 
 
 def assert_same(by_column: Batch, by_record: Batch) -> None:
@@ -200,6 +202,43 @@ def test_an_item_of_extra_keys_alone_is_the_record_paths_error() -> None:
     with pytest.raises(EntityError) as by_record:
         normalize(Quote, items[5], Batch(), {})
     assert str(by_column.value) == str(by_record.value)
+
+
+def test_extra_keys_of_every_kind_keep_their_order_and_values() -> None:
+    names = ["zeta", "alpha", "mid", "beta", "omega", "gamma", "kappa", "eta"]
+    items = quotes()
+    for index, item in enumerate(items):
+        for offset, name in enumerate(names):
+            item[name] = None if offset == 2 else [index, offset]
+    by_column, by_record, _ = both_ways(Quote, items)
+    assert_same(by_column, by_record)
+    assert list(record(by_column, ("Quote", "5")).extra_fields) == names
+    assert record(by_column, ("Quote", "5")).extra_fields["mid"] is None
+
+
+def test_an_item_of_extra_keys_alone_is_refused_whatever_the_key() -> None:
+    """An item with none of the class's fields is refused, even when the
+    class's primary key would find one among its extra keys."""
+    items: list[Any] = [{"title": f"t{n}", "slug": f"s-{n}"} for n in range(10)]
+    items[4] = {"slug": "s-4"}
+    assert entities_by_column(Slugged, items, Batch()) is None
+    with pytest.raises(EntityError, match="none of"):
+        normalize([Slugged], items, Batch(), {})
+
+
+def test_a_list_declined_leaves_the_class_unmarked() -> None:
+    """A list the column path declines (an empty primary key) leaves the
+    class as the record path leaves it: the record path fails on the first
+    item, before any with extra keys, so none was kept."""
+
+    class Marked(Entity):
+        id: str = ""
+
+    items = [{"id": ""}] + [{"id": str(n)} for n in range(1, 8)]
+    items[7]["note"] = "x"
+    with pytest.raises(EntityError):
+        normalize([Marked], items, Batch(), {})
+    assert "_extras_made" not in Marked.__dict__
 
 
 def test_a_class_made_with_extra_keys_by_column_says_so() -> None:

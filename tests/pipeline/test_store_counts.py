@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import sys
+from collections import Counter
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -37,7 +38,7 @@ from restwire._store.retention import (
     text_size,
 )
 from restwire._store.schemas import Batch, plan_of
-from restwire._store.store import Result, Store
+from restwire._store.store import Result, Store, _nested_refs
 from tests.pipeline.entities import Article, Post, User
 
 pytestmark = pytest.mark.anyio
@@ -63,6 +64,14 @@ def counted_as_held(store: Store) -> None:
         # a receipt is of the result kept at its slot: none outlives it
         for (key, shape), receipt in partition.receipts.items():
             assert partition.results[key][shape] is receipt[0]
+        # each record's uses are the references the kept results and the
+        # held records' nested fields make to it, counted afresh
+        refs: list[Any] = []
+        for result in results:
+            if result.error is None:
+                result.plan.refs(result.value, refs)
+        refs.extend(_nested_refs(list(partition.records.values())))
+        assert partition.uses == dict(Counter(refs))
         total += partition.bytes + partition.record_bytes + partition.table_bytes
     assert store.size_bytes == total
 
@@ -649,6 +658,34 @@ async def test_a_created_record_a_list_took_counts_the_tables_it_grew(
     counted_as_held(controller.store)
 
 
+async def test_a_created_record_another_result_uses_keeps_both_uses(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A create whose record a kept result uses already (an upsert of a
+    record read before) joins a kept list: the record is used twice, and
+    stays while either result does."""
+    upserted = resource(
+        path="/upserted{/:id}", schema=Post, endpoint=RestEndpoint(url_prefix=API)
+    )
+    httpx_mock.add_response(url=f"{API}/upserted", json=[{"id": "1"}, {"id": "2"}])
+    httpx_mock.add_response(url=f"{API}/upserted/9", json={"id": "9", "title": "a"})
+    httpx_mock.add_response(
+        url=f"{API}/upserted", method="POST", json={"id": "9", "title": "b"}
+    )
+    await controller.fetch(upserted.get_list)
+    await controller.fetch(upserted.get, {"id": 9})
+    await controller.fetch(upserted.create, body={"title": "b"})
+    (partition,) = controller.store.partitions.values()
+    assert partition.uses[("Post", "9")] == 2
+    counted_as_held(controller.store)
+    controller.invalidate(upserted.get, {"id": 9})
+    listed = await controller.get(upserted.get_list)
+    assert [post.id for post in listed] == ["1", "2", "9"]  # (the list kept it)
+    assert listed[2].title == "b"
+    assert len(httpx_mock.get_requests(url=f"{API}/upserted", method="GET")) == 1
+    counted_as_held(controller.store)
+
+
 async def test_a_list_read_and_dropped_again_and_again_leaves_no_record_behind(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
@@ -834,3 +871,119 @@ async def test_a_model_list_sharing_a_default_at_two_depths_is_kept(
     assert got[0].tag is got[0].child.tag
     assert len(controller.store) == 1
     counted_as_held(controller.store)
+
+
+# -- a poll of a page whose records keep extra keys --------------------------------
+
+
+def commit_list(store: Store, cls: type[Entity], rows: list[dict[str, Any]]) -> None:
+    from restwire._store.schemas import Batch, plan_of
+
+    plan = plan_of([cls])
+    batch = Batch()
+    value = plan.normalize(rows, batch, {})
+    store.commit("me", batch, "GET /page", None, Result(plan, value, 0.0, 1e9), 0)
+
+
+def test_a_partial_page_with_extra_keys_merges_into_what_is_held() -> None:
+    """Polled again with a field missing from every item, a page whose
+    records keep extra keys merges: the held field stays."""
+
+    class Tagged(Entity):
+        id: str = ""
+        name: str = ""
+
+    store = Store()
+    commit_list(
+        store, Tagged, [{"id": str(n), "name": f"n{n}", "x": n} for n in range(10)]
+    )
+    commit_list(store, Tagged, [{"id": str(n), "x": n + 1} for n in range(10)])
+    held: Any = store.partitions["me"].records[("Tagged", "3")]
+    assert held.name == "n3"
+    assert held.extra_fields == {"x": 4}
+    counted_as_held(store)
+
+
+def test_a_poll_asks_the_extra_keys_a_class_says_its_records_keep() -> None:
+    """A class may say its records keep more extra keys than the data gave
+    (``extra_fields`` overridden): the data lacks those, so each record is
+    merged, in the order the held one kept its keys, as record by record."""
+
+    class Sourced(Entity):
+        id: str = ""
+
+        @property
+        def extra_fields(self) -> Any:
+            return {**self._extra, "source": "api"}
+
+    store = Store()
+    commit_list(store, Sourced, [{"id": str(n), "x": 1, "y": 2} for n in range(8)])
+    commit_list(store, Sourced, [{"id": str(n), "y": 2, "x": 1} for n in range(8)])
+    held: Any = store.partitions["me"].records[("Sourced", "0")]
+    assert list(held._extra) == ["x", "y"]
+    counted_as_held(store)
+
+
+def test_a_column_of_lists_nested_past_the_depth_counts_as_its_records() -> None:
+    """A list taken whole counts its bytes from its columns; a column of
+    values nested past the depth the count walks counts what its records
+    count, to the same depth."""
+    from restwire._store.schemas import Batch, normalize
+
+    class Deep(Entity):
+        id: str = ""
+        tree: list[Any] = []  # noqa: RUF012
+
+    def nested(depth: int) -> Any:
+        value: Any = ["leaf" * 3]
+        for _ in range(depth):
+            value = ["x", value]
+        return value
+
+    batch = Batch()
+    normalize(
+        [Deep], [{"id": str(n), "tree": nested(70)} for n in range(10)], batch, {}
+    )
+    records = list(batch.records.values())
+    assert batch.records_bytes(records) == records_size(records)
+
+
+def test_uses_counted_again_after_evictions_hold_the_nested_references(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Results of records that nest others, evicted at a bound until the
+    store walks what it holds again (``Store._collect``): the uses it
+    counts afresh include the held records' nested references."""
+    from restwire._store import store as store_module
+    from restwire._store.schemas import Batch, plan_of
+
+    collected: list[int] = []
+    original = store_module.Store._collect
+
+    def collect(self: Store, partition: Any) -> None:
+        collected.append(1)
+        original(self, partition)
+
+    monkeypatch.setattr(store_module.Store, "_collect", collect)
+
+    class Kid(Entity):
+        id: str = ""
+
+    class Dad(Entity):
+        id: str = ""
+        kid: Kid | None = None
+        schema: ClassVar[dict[str, Any]] = {"kid": Kid}
+
+    store = Store(max_bytes=40_000)
+    plan = plan_of([Dad])
+    for number in range(600):
+        batch = Batch()
+        rows = [
+            {"id": str(number % 40 + i), "kid": {"id": str(i % 3)}} for i in range(8)
+        ]
+        value = plan.normalize(rows, batch, {})
+        store.commit(
+            "me", batch, f"GET /d{number}", None, Result(plan, value, 0.0, 1e9), 0
+        )
+        counted_as_held(store)
+    assert collected
