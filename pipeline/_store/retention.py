@@ -48,6 +48,7 @@ import msgspec
 from msgspec.structs import astuple
 
 from .._base.errors import SettingError
+from .entity import Entity
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -455,7 +456,11 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
     keys = list(chain.from_iterable(extra_new))
     if not (
         width
-        and all("_extras_made" in kind.__dict__ for kind in kinds)
+        and all(
+            "_extras_made" in kind.__dict__
+            and getattr(kind, "extra_fields", None) is _KEPT_EXTRA_FIELDS
+            for kind in kinds
+        )
         and countOf(map(len, own_old), 1) == pairs
         and countOf(map(len, own_new), 1) == pairs
         and all(map(is_, map(dict.get, own_old, repeat("_extra")), extra_old))
@@ -490,6 +495,10 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
         grown += _walked(new, _EXTRA_VALUES_DEPTH) - _walked(old, _EXTRA_VALUES_DEPTH)
     return grown
 
+
+#: ``Entity.extra_fields`` as the base class says it (the mapping a record
+#: keeps): a class that overrides it is counted by :func:`extras_size`.
+_KEPT_EXTRA_FIELDS = Entity.__dict__["extra_fields"]
 
 #: A dict's own bytes, without the collector's header ``getsizeof`` adds.
 _DICT_SIZEOF: Callable[[dict[Any, Any]], int] = dict.__sizeof__

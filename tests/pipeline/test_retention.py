@@ -526,6 +526,25 @@ def test_extras_growth_is_the_difference_of_the_extras_sizes(
     assert retention.extras_growth(held, again, SAME_SIZE) == expected
 
 
+class Hiding(Entity):
+    """Says its records keep no extra keys, whatever they hold."""
+
+    id: str = ""
+
+    @property
+    def extra_fields(self) -> Any:
+        return {}
+
+
+def test_extras_growth_of_a_class_that_says_otherwise_counts_as_it_says() -> None:
+    held = list(normalize_records(Hiding, [{"id": str(n), "x": "a"} for n in range(9)]))
+    again = list(
+        normalize_records(Hiding, [{"id": str(n), "x": "a" * 90} for n in range(9)])
+    )
+    expected = retention.extras_size(again) - retention.extras_size(held)
+    assert retention.extras_growth(held, again, SAME_SIZE) == expected
+
+
 @pytest.mark.parametrize(
     "change",
     ["other keys", "other order", "none on one side", "one pair", "own attribute"],
