@@ -422,36 +422,42 @@ def records_size(records: list[Any]) -> int:
 def extras_size(records: list[Any]) -> int:
     """The bytes the extra keys of ``records`` (entity records) hold, as
     :func:`records_size` counts them with the records (none for a record
-    that keeps none)."""
+    that keeps none): the read-only mapping each keeps, what it shows, and
+    the record's own table holding it, counted as a table of that one key
+    (:data:`_OWN_EXTRA`). A value a record keeps for itself beside them
+    (as ``functools.cached_property`` does, at any time) is not counted:
+    what is counted in for a record is what is counted out."""
     held = [
-        vars(each)
+        each._extra
         for each in records
         if "_extras_made" in type(each).__dict__ and each.extra_fields
     ]
+    if not held:
+        return 0
+    own = _OWN_EXTRA * len(held)
     if len(held) > 1:
-        return _walked(held)  # (one type a level: the levels' C loops)
-    return _mixed_walked(held) if held else 0
+        # (one type a level: the levels' C loops)
+        return own + _walked(held, _RECORD_DEPTH - 1)
+    return own + _mixed_walked(held, _RECORD_DEPTH - 1)
 
 
 def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) -> int:
     """``extras_size(again) - extras_size(held)``, for records stored again
     (``again[i]`` replacing ``held[i]``). When every record of both keeps
-    extra keys and nothing else in its own attributes, all the same number
-    of keys, texts, each pair the same ones in the same order, only what
-    may differ is counted: the tables holding them, and each key's values
-    as a column, none of them when the two columns are equal value by
-    value and of one type each value, of ``same_size``'s types (equal
-    values of which take the same bytes; the records' ``==`` leaves their
-    extra keys aside). The rest (the mappings, their keys) is the same on
-    both sides. Otherwise each side is counted whole."""
+    extra keys, all the same number of keys, texts, each pair the same
+    ones in the same order, only what may differ is counted: the dicts
+    holding them, and each key's values as a column, none of them when the
+    two columns are equal value by value and of one type each value, of
+    ``same_size``'s types (equal values of which take the same bytes; the
+    records' ``==`` leaves their extra keys aside). The rest (the records'
+    own tables, the mappings, their keys) is the same on both sides.
+    Otherwise each side is counted whole."""
     pairs = len(again)
     if pairs < 2 or len(held) != pairs:
         return extras_size(again) - extras_size(held)
     kinds = set(map(type, held)) | set(map(type, again))
     extra_old = list(map(_EXTRA_OF, held))
     extra_new = list(map(_EXTRA_OF, again))
-    own_old: list[dict[str, Any]] = list(map(_OWN, held))
-    own_new: list[dict[str, Any]] = list(map(_OWN, again))
     width = len(extra_new[0])
     keys = list(chain.from_iterable(extra_new))
     if not (
@@ -461,18 +467,14 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
             and getattr(kind, "extra_fields", None) is _KEPT_EXTRA_FIELDS
             for kind in kinds
         )
-        and countOf(map(len, own_old), 1) == pairs
-        and countOf(map(len, own_new), 1) == pairs
-        and all(map(is_, map(dict.get, own_old, repeat("_extra")), extra_old))
-        and all(map(is_, map(dict.get, own_new, repeat("_extra")), extra_new))
         and countOf(map(len, extra_new), width) == pairs
         and countOf(map(len, extra_old), width) == pairs
         and all(map(is_, map(type, keys), repeat(str)))
         and keys == list(chain.from_iterable(extra_old))
     ):
         return extras_size(again) - extras_size(held)
-    # (each record's own attributes are its extra keys alone: a dict, the
-    # key "_extra", a read-only mapping, the dict it shows, its keys, equal
+    # (each record's extra keys: its own table for them, counted alike
+    # each side, a read-only mapping, the dict it shows, its keys, equal
     # texts each pair, and their values)
     inner_old = gc.get_referents(*extra_old)
     inner_new = gc.get_referents(*extra_new)
@@ -483,8 +485,7 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
     ):
         return extras_size(again) - extras_size(held)
     # (as many dicts each side: what getsizeof adds to each is the same)
-    grown = sum(map(_DICT_SIZEOF, own_new)) - sum(map(_DICT_SIZEOF, own_old))
-    grown += sum(map(_DICT_SIZEOF, inner_new)) - sum(map(_DICT_SIZEOF, inner_old))
+    grown = sum(map(_DICT_SIZEOF, inner_new)) - sum(map(_DICT_SIZEOF, inner_old))
     values_old = list(chain.from_iterable(map(dict.values, inner_old)))
     values_new = list(chain.from_iterable(map(dict.values, inner_new)))
     for at in range(width):
@@ -503,17 +504,32 @@ _KEPT_EXTRA_FIELDS = Entity.__dict__["extra_fields"]
 #: A dict's own bytes, without the collector's header ``getsizeof`` adds.
 _DICT_SIZEOF: Callable[[dict[Any, Any]], int] = dict.__sizeof__
 
-#: An object's own attributes (``vars``, typed as an instance's).
-_OWN: Callable[[Any], dict[str, Any]] = vars
-
 #: A record's mapping of extra keys, as its own attributes hold it (the
 #: class's shared empty one when it keeps none).
 _EXTRA_OF = attrgetter("_extra")
 
 #: The depth of an extra key's value below a record's own attributes, as
-#: :func:`extras_size` walks them (the attributes' dict, the mapping, the
+#: :func:`extras_size` walks them (the attributes' table, the mapping, the
 #: dict it shows, the value): the levels left to walk from it.
 _EXTRA_VALUES_DEPTH = _RECORD_DEPTH - 3
+
+
+def _own_table_size() -> int:
+    """The bytes a record's own table takes holding its extra keys alone:
+    measured on a compiled record of the same kind (a ``msgspec`` struct
+    with a ``__dict__``), as an entity's is made."""
+
+    class Own(msgspec.Struct, dict=True):
+        pass
+
+    record = Own()
+    msgspec.structs.force_setattr(record, "_extra", None)
+    return _getsizeof(vars(record))
+
+
+#: A record's own table holding its extra keys, and that key, as
+#: :func:`extras_size` counts them: a table of that one key.
+_OWN_EXTRA = _own_table_size() + text_size("_extra")
 
 
 def columns_size(
@@ -606,7 +622,7 @@ def _walked_parts(parts: list[list[Any]], depth: int) -> int:
     return total
 
 
-def _mixed_walked(level: Sequence[Any]) -> int:
+def _mixed_walked(level: Sequence[Any], depth: int = _RECORD_DEPTH) -> int:
     """:func:`_walked` of a few objects of mixed types (one record's
     fields, its extra keys): one object at a time when they reach at most
     :data:`_SMALL` objects, else level by level. (timeit, one record of
@@ -614,8 +630,8 @@ def _mixed_walked(level: Sequence[Any]) -> int:
     by levels, which group a level of mixed types in a Python loop; a
     column of one type is the levels' case: 5.6 us against 9.5 for 16
     lists of three texts.)"""
-    few = _few_walked(level, _RECORD_DEPTH)
-    return _walked(list(level)) if few is None else few
+    few = _few_walked(level, depth)
+    return _walked(list(level), depth) if few is None else few
 
 
 def _few_walked(level: Iterable[Any], depth: int) -> int | None:

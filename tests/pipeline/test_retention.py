@@ -563,7 +563,7 @@ def test_extras_growth_counts_what_it_cannot_pair_whole(change: str) -> None:
         held, again = held[:1], again[:1]
     elif change == "own attribute":
         # (an attribute of a record's own besides its extra keys, as a
-        # cached property keeps one: counted with them)
+        # cached property keeps one: counted on neither side)
         from restwire._store.entity import _force_setattr
 
         _force_setattr(again[3], "cached", "a" * 100)
