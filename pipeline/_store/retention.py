@@ -27,6 +27,7 @@ The store calls it under its lock, except ``Retention.touch_id``.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import gc
 import heapq
 import itertools
@@ -441,20 +442,48 @@ def extras_size(records: list[Any]) -> int:
     return own + _mixed_walked(held, _RECORD_DEPTH - 1)
 
 
-def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) -> int:
+#: The types whose equal values always take the same bytes, asked of two
+#: values of one type (``1 == 1.0 == True`` do not: 28, 24 and 0 bytes as
+#: counted; nor does an ``IntEnum`` member equal to ``1``, a ``str`` enum's
+#: equal to its text, which the field checks of ``int`` and ``str`` pass:
+#: so every field is asked, whatever its annotation). Two floats take 24
+#: bytes whatever they hold.
+_SAME_SIZE_VALUES = frozenset(
+    {
+        str,
+        int,
+        float,
+        bool,
+        type(None),
+        datetime.datetime,
+        datetime.date,
+        datetime.time,
+    }
+)
+
+
+def extras_growth(held: list[Any], again: list[Any]) -> int:
     """``extras_size(again) - extras_size(held)``, for records stored again
-    (``again[i]`` replacing ``held[i]``). When every record of both keeps
-    extra keys, all the same number of keys, texts, each pair the same
-    ones in the same order, only what may differ is counted: the dicts
-    holding them, and each key's values as a column, none of them when the
-    two columns are equal value by value and of one type each value, of
-    ``same_size``'s types (equal values of which take the same bytes; the
-    records' ``==`` leaves their extra keys aside). The rest (the records'
-    own tables, the mappings, their keys) is the same on both sides.
-    Otherwise each side is counted whole."""
+    (``again[i]`` replacing ``held[i]``): by :func:`_paired_growth` where it
+    can tell, else each side counted whole."""
+    grown = _paired_growth(held, again)
+    if grown is None:
+        return extras_size(again) - extras_size(held)
+    return grown
+
+
+def _paired_growth(held: list[Any], again: list[Any]) -> int | None:
+    """:func:`extras_growth` when every record of both keeps extra keys,
+    all the same number of keys, texts, each pair the same ones in the
+    same order: only what may differ is counted, the dicts holding them
+    and each key's values as a column, none of them when the two columns
+    are equal value by value and of one type each value, of
+    :data:`_SAME_SIZE_VALUES`' types (the records' ``==`` leaves their
+    extra keys aside). The rest (the records' own tables, the mappings,
+    their keys) is the same on both sides. ``None`` otherwise."""
     pairs = len(again)
     if pairs < 2 or len(held) != pairs:
-        return extras_size(again) - extras_size(held)
+        return None
     kinds = set(map(type, held)) | set(map(type, again))
     extra_old = list(map(_EXTRA_OF, held))
     extra_new = list(map(_EXTRA_OF, again))
@@ -472,7 +501,7 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
         and all(map(is_, map(type, keys), repeat(str)))
         and keys == list(chain.from_iterable(extra_old))
     ):
-        return extras_size(again) - extras_size(held)
+        return None
     # (each record's extra keys: its own table for them, counted alike
     # each side, a read-only mapping, the dict it shows, its keys, equal
     # texts each pair, and their values)
@@ -483,7 +512,7 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
         and all(map(is_, map(type, inner_old), repeat(dict)))
         and all(map(is_, map(type, inner_new), repeat(dict)))
     ):
-        return extras_size(again) - extras_size(held)
+        return None
     # (as many dicts each side: what getsizeof adds to each is the same)
     grown = sum(map(_DICT_SIZEOF, inner_new)) - sum(map(_DICT_SIZEOF, inner_old))
     values_old = list(chain.from_iterable(map(dict.values, inner_old)))
@@ -491,7 +520,11 @@ def extras_growth(held: list[Any], again: list[Any], same_size: frozenset[Any]) 
     for at in range(width):
         old, new = values_old[at::width], values_new[at::width]
         types = list(map(type, new))
-        if types == list(map(type, old)) and same_size.issuperset(types) and new == old:
+        if (
+            types == list(map(type, old))
+            and _SAME_SIZE_VALUES.issuperset(types)
+            and new == old
+        ):
             continue
         grown += _walked(new, _EXTRA_VALUES_DEPTH) - _walked(old, _EXTRA_VALUES_DEPTH)
     return grown

@@ -19,7 +19,6 @@ older generation does not write its result back.
 
 from __future__ import annotations
 
-import datetime
 import sys
 import threading
 from collections import Counter
@@ -33,6 +32,7 @@ from msgspec.structs import astuple
 
 from .entity import Entity, EntityKey
 from .retention import (
+    _SAME_SIZE_VALUES,
     DEFAULT_MAX_BYTES,
     OVERHEAD,
     Retention,
@@ -445,7 +445,7 @@ class Store:
                     grown = _resized(held, again, batch.made_columns(again))
                     if any("_extras_made" in kind.__dict__ for kind in classes):
                         # (== leaves extra keys aside: counted out and in)
-                        grown += extras_growth(held, again, _SAME_SIZE_VALUES)
+                        grown += extras_growth(held, again)
                     self._count_bytes(partition, grown)
                 stored = list(compress(stored, changed))
             gone = [*filter(_held, compress(before, changed)), *deleted]
@@ -1105,26 +1105,6 @@ def _equal_means_same(kind: type) -> bool:
     pass values of other sizes too) is compared by identity instead."""
     equal: Any = kind.__eq__
     return equal is _FIELDWISE
-
-
-#: The types whose equal values always take the same bytes, asked of two
-#: values of one type (``1 == 1.0 == True`` do not: 28, 24 and 0 bytes as
-#: counted; nor does an ``IntEnum`` member equal to ``1``, a ``str`` enum's
-#: equal to its text, which the field checks of ``int`` and ``str`` pass:
-#: so every field is asked, whatever its annotation). Two floats take 24
-#: bytes whatever they hold.
-_SAME_SIZE_VALUES = frozenset(
-    {
-        str,
-        int,
-        float,
-        bool,
-        type(None),
-        datetime.datetime,
-        datetime.date,
-        datetime.time,
-    }
-)
 
 
 def _resized(

@@ -18,7 +18,6 @@ import pytest
 from restwire import Controller, Entity, RestEndpoint
 from restwire._store import retention
 from restwire._store.retention import ENTRY, Retention, records_size, size_of
-from restwire._store.store import _SAME_SIZE_VALUES as SAME_SIZE
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Pretender
 
@@ -523,7 +522,7 @@ def test_extras_growth_is_the_difference_of_the_extras_sizes(
     held = fewer_records([{"tag": old, "n": 1}] * 12)
     again = fewer_records([{"tag": new, "n": 1}] * 12)
     expected = retention.extras_size(again) - retention.extras_size(held)
-    assert retention.extras_growth(held, again, SAME_SIZE) == expected
+    assert retention.extras_growth(held, again) == expected
 
 
 class Hiding(Entity):
@@ -542,7 +541,7 @@ def test_extras_growth_of_a_class_that_says_otherwise_counts_as_it_says() -> Non
         normalize_records(Hiding, [{"id": str(n), "x": "a" * 90} for n in range(9)])
     )
     expected = retention.extras_size(again) - retention.extras_size(held)
-    assert retention.extras_growth(held, again, SAME_SIZE) == expected
+    assert retention.extras_growth(held, again) == expected
 
 
 @pytest.mark.parametrize(
@@ -568,7 +567,7 @@ def test_extras_growth_counts_what_it_cannot_pair_whole(change: str) -> None:
 
         _force_setattr(again[3], "cached", "a" * 100)
     expected = retention.extras_size(again) - retention.extras_size(held)
-    assert retention.extras_growth(held, again, SAME_SIZE) == expected
+    assert retention.extras_growth(held, again) == expected
 
 
 def test_a_poll_with_extras_that_change_keeps_the_count_as_held() -> None:
