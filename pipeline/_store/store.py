@@ -40,7 +40,6 @@ from .retention import (
     column_growth,
     column_size,
     extras_growth,
-    extras_size,
     records_size,
     size_of,
 )
@@ -402,7 +401,7 @@ class Store:
                 # extra keys counted in and out)
                 grown = _resized([existing], [instance])
                 if extras:
-                    grown += extras_size([instance]) - extras_size([existing])
+                    grown += extras_growth([existing], [instance])
                 self._count_bytes(partition, grown)
                 records[entity_key] = instance
                 partition.replaced += 1
