@@ -17,7 +17,9 @@ import pytest
 
 from restwire import Controller, Entity, RestEndpoint
 from restwire._store import retention
+from restwire._store.entity import _force_setattr
 from restwire._store.retention import ENTRY, Retention, records_size, size_of
+from restwire._store.schemas import Batch, normalize
 from tests.conftest import FakeClock
 from tests.pipeline.entities import Pretender
 
@@ -486,8 +488,6 @@ def fewer_records(extras: list[dict[str, Any]]) -> list[Any]:
 
 
 def normalize_records(cls: type[Entity], items: list[dict[str, Any]]) -> Any:
-    from restwire._store.schemas import Batch, normalize
-
     batch = Batch()
     refs = normalize([cls], items, batch, {})
     return [batch.records[ref] for ref in refs]
@@ -563,8 +563,6 @@ def test_extras_growth_counts_what_it_cannot_pair_whole(change: str) -> None:
     elif change == "own attribute":
         # (an attribute of a record's own besides its extra keys, as a
         # cached property keeps one: counted on neither side)
-        from restwire._store.entity import _force_setattr
-
         _force_setattr(again[3], "cached", "a" * 100)
     expected = retention.extras_size(again) - retention.extras_size(held)
     assert retention.extras_growth(held, again) == expected

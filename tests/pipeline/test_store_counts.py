@@ -37,7 +37,7 @@ from restwire._store.retention import (
     size_of,
     text_size,
 )
-from restwire._store.schemas import Batch, plan_of
+from restwire._store.schemas import Batch, normalize, plan_of
 from restwire._store.store import Result, Store, _nested_refs
 from tests.pipeline.entities import Article, Post, User
 
@@ -876,13 +876,19 @@ async def test_a_model_list_sharing_a_default_at_two_depths_is_kept(
 # -- a poll of a page whose records keep extra keys --------------------------------
 
 
-def commit_list(store: Store, cls: type[Entity], rows: list[dict[str, Any]]) -> None:
-    from restwire._store.schemas import Batch, plan_of
-
-    plan = plan_of([cls])
+def commit(store: Store, plan: Any, data: Any, key: str | None) -> Any:
+    """``data`` normalized by ``plan`` and committed for the caller "me",
+    kept under ``key`` (none: a mutation's answer); the value normalized."""
     batch = Batch()
-    value = plan.normalize(rows, batch, {})
-    store.commit("me", batch, "GET /page", None, Result(plan, value, 0.0, 1e9), 0)
+    value = plan.normalize(data, batch, {})
+    result = None if key is None else Result(plan, value, 0.0, 1e9)
+    store.commit("me", batch, key, None, result, store.generation)
+    return value
+
+
+def commit_list(store: Store, cls: type[Entity], rows: list[dict[str, Any]]) -> None:
+    """``rows`` committed as a page of ``cls`` kept under one key."""
+    commit(store, plan_of([cls]), rows, "GET /page")
 
 
 def test_a_partial_page_with_extra_keys_merges_into_what_is_held() -> None:
@@ -928,7 +934,6 @@ def test_a_column_of_lists_nested_past_the_depth_counts_as_its_records() -> None
     """A list taken whole counts its bytes from its columns; a column of
     values nested past the depth the count walks counts what its records
     count, to the same depth."""
-    from restwire._store.schemas import Batch, normalize
 
     class Deep(Entity):
         id: str = ""
@@ -955,7 +960,6 @@ def test_uses_counted_again_after_evictions_hold_the_nested_references(
     store walks what it holds again (``Store._collect``): the uses it
     counts afresh include the held records' nested references."""
     from restwire._store import store as store_module
-    from restwire._store.schemas import Batch, plan_of
 
     collected: list[int] = []
     original = store_module.Store._collect

@@ -20,8 +20,8 @@ from restwire import Entity, RestEndpoint
 from restwire._store import retention
 from restwire._store.retention import records_size
 from restwire._store.schemas import Batch, plan_of
-from restwire._store.store import Result, Store
-from tests.pipeline.test_store_counts import counted_as_held
+from restwire._store.store import Store
+from tests.pipeline.test_store_counts import commit, counted_as_held
 
 pytestmark = pytest.mark.anyio
 
@@ -144,14 +144,6 @@ def a_record(
         if rng.random() < 0.4:
             data[extra] = a_value(rng, group)
     return data
-
-
-def commit(store: Store, plan: Any, data: Any, key: str | None) -> Any:
-    batch = Batch()
-    value = plan.normalize(data, batch, {})
-    result = None if key is None else Result(plan, value, 0.0, 1e9)
-    store.commit("me", batch, key, None, result, store.generation)
-    return value
 
 
 @pytest.mark.parametrize("seed", range(30))
