@@ -20,8 +20,12 @@ Python client, the yardstick) and to bare httpx on the same transport:
 Under the tables, issue 44's ratios at each concurrency, with their goals
 at c=64.
 
-Rounds are interleaved (each client once per round, in turn) and the
-median of each is kept. The server answers every ``GET /item/<n>`` with
+Each client runs in a process of its own, alone: rounds are interleaved
+(each client once per round, in turn, the others waiting) and the median of
+each is kept. (In one process, each restwire client's store at its bound
+made every other client's garbage collector passes longer: measured at c=64,
+``AsyncController()`` read 0.16x aiohttp beside three other stores, 0.26x
+alone.) The server answers every ``GET /item/<n>`` with
 a 2 KB JSON list of 16 records whose ids are that URL's own, keep-alive,
 from an ``asyncio`` protocol (on uvloop when installed), so that it is
 never the bottleneck.
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import operator
@@ -50,7 +55,9 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Awaitable, Callable
+from multiprocessing.connection import Connection
 from typing import Any
 
 #: The body of every answer: a list of 16 small records, about 2 KB, whose
@@ -149,6 +156,8 @@ class LoadServer:
 # -- the clients ---------------------------------------------------------------------
 
 Call = Callable[[int], Awaitable[Any]]
+#: A client under test: its call, and what closes it.
+Client = tuple[Call, Callable[[], Awaitable[Any]]]
 
 
 async def _drive(call: Call, total: int, concurrency: int, start: int) -> float:
@@ -165,13 +174,37 @@ async def _drive(call: Call, total: int, concurrency: int, start: int) -> float:
     return total / (time.perf_counter() - began)
 
 
-async def _clients(origin: str, concurrency: int) -> dict[str, tuple[Call, Any]]:
-    """Each client under test: its call, and what closes it."""
-    import aiohttp
-    import httpx
-    import httpx2
+#: The clients under test, in the tables' order (pyreqwest's are added by
+#: :func:`client_names` when it is installed).
+CLIENTS = (
+    "aiohttp ClientSession()",
+    "httpx AsyncClient()",
+    "httpx2 AsyncClient()",
+    "httpx on fast_transport()",
+    "restwire AsyncController() [Entity]",
+    "restwire on fast_transport() [Entity]",
+    "restwire, given client on fast_transport() [Entity]",
+)
+PYREQWEST_CLIENTS = (
+    "pyreqwest Client()",
+    "httpx on pyreqwest HttpxTransport",
+    "restwire on pyreqwest HttpxTransport [Entity]",
+)
 
-    from restwire import AsyncController, Entity, RestEndpoint, fast_transport
+
+def client_names() -> tuple[str, ...]:
+    """Every client measured here: :data:`CLIENTS`, and pyreqwest's when it
+    is installed."""
+    try:
+        import pyreqwest  # noqa: F401
+    except ImportError:
+        return CLIENTS
+    return CLIENTS + PYREQWEST_CLIENTS
+
+
+def _restwire_call(controller: Any, origin: str) -> Call:
+    """A fetch of an ``Entity`` list from ``GET /item/<n>`` on ``controller``."""
+    from restwire import Entity, RestEndpoint
 
     class Record(Entity):
         id: str = ""
@@ -179,92 +212,190 @@ async def _clients(origin: str, concurrency: int) -> dict[str, tuple[Call, Any]]
         score: int = 0
         tags: list[str] = []  # noqa: RUF012
 
-    limits = {"max_connections": concurrency, "max_keepalive_connections": concurrency}
     endpoint = RestEndpoint(url_prefix=origin, path="/item/:n", schema=[Record])
 
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
-    plain = httpx.AsyncClient(limits=httpx.Limits(**limits))
-    plain2 = httpx2.AsyncClient(limits=httpx2.Limits(**limits))
-    on_aiohttp = httpx.AsyncClient(
-        transport=fast_transport(max_connections=concurrency)
-    )
-    own = AsyncController()  # the client restwire makes (aiohttp's pool)
-    fast = AsyncController(transport=fast_transport(max_connections=concurrency))
-    given = AsyncController(
-        httpx.AsyncClient(transport=fast_transport(max_connections=concurrency))
-    )
+    async def call(n: int) -> Any:
+        return await controller.fetch(endpoint, {"n": n})
 
-    async def with_aiohttp(n: int) -> Any:
-        async with session.get(f"{origin}/item/{n}") as response:
-            return json.loads(await response.read())
-
-    def bare(client: Any) -> Call:
-        async def call(n: int) -> Any:
-            return (await client.get(f"{origin}/item/{n}")).json()
-
-        return call
-
-    def restwire(controller: Any) -> Call:
-        async def call(n: int) -> Any:
-            return await controller.fetch(endpoint, {"n": n})
-
-        return call
-
-    async def close_given() -> None:
-        await given.close()
-        await given.client.aclose()
-
-    clients: dict[str, tuple[Call, Any]] = {
-        "aiohttp ClientSession()": (with_aiohttp, session.close),
-        "httpx AsyncClient()": (bare(plain), plain.aclose),
-        "httpx2 AsyncClient()": (bare(plain2), plain2.aclose),
-        "httpx on fast_transport()": (bare(on_aiohttp), on_aiohttp.aclose),
-        "restwire AsyncController() [Entity]": (restwire(own), own.close),
-        "restwire on fast_transport() [Entity]": (restwire(fast), fast.close),
-        "restwire, given client on fast_transport() [Entity]": (
-            restwire(given),
-            close_given,
-        ),
-    }
-    clients.update(_pyreqwest_clients(origin, concurrency, restwire))
-    return clients
+    return call
 
 
-def _pyreqwest_clients(
-    origin: str, concurrency: int, restwire: Callable[[Any], Call]
-) -> dict[str, tuple[Call, Any]]:
-    """pyreqwest's rows, when it is installed: raw, bare httpx on its httpx
-    transport, and restwire on that transport."""
-    try:
-        import httpx
-        from pyreqwest.client import ClientBuilder
-        from pyreqwest.compatibility.httpx import HttpxTransport
-    except ImportError:
-        return {}
+def _bare_call(client: Any, origin: str) -> Call:
+    """``client.get(url).json()`` of ``GET /item/<n>``."""
+
+    async def call(n: int) -> Any:
+        return (await client.get(f"{origin}/item/{n}")).json()
+
+    return call
+
+
+async def make_client(name: str, origin: str, concurrency: int) -> Client:
+    """The client ``name`` (one of :func:`client_names`), made for
+    ``concurrency`` calls at a time (its pool as large), in the running
+    event loop."""
+    import httpx
+
+    from restwire import AsyncController, fast_transport
+
+    limits = {"max_connections": concurrency, "max_keepalive_connections": concurrency}
+    if name == "aiohttp ClientSession()":
+        import aiohttp
+
+        session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=concurrency)
+        )
+
+        async def with_aiohttp(n: int) -> Any:
+            async with session.get(f"{origin}/item/{n}") as response:
+                return json.loads(await response.read())
+
+        return with_aiohttp, session.close
+    if name == "httpx AsyncClient()":
+        plain = httpx.AsyncClient(limits=httpx.Limits(**limits))
+        return _bare_call(plain, origin), plain.aclose
+    if name == "httpx2 AsyncClient()":
+        import httpx2
+
+        plain2 = httpx2.AsyncClient(limits=httpx2.Limits(**limits))
+        return _bare_call(plain2, origin), plain2.aclose
+    if name == "httpx on fast_transport()":
+        on_aiohttp = httpx.AsyncClient(
+            transport=fast_transport(max_connections=concurrency)
+        )
+        return _bare_call(on_aiohttp, origin), on_aiohttp.aclose
+    if name == "restwire AsyncController() [Entity]":
+        own = AsyncController()  # the client restwire makes (aiohttp's pool)
+        return _restwire_call(own, origin), own.close
+    if name == "restwire on fast_transport() [Entity]":
+        fast = AsyncController(transport=fast_transport(max_connections=concurrency))
+        return _restwire_call(fast, origin), fast.close
+    if name == "restwire, given client on fast_transport() [Entity]":
+        given = AsyncController(
+            httpx.AsyncClient(transport=fast_transport(max_connections=concurrency))
+        )
+
+        async def close_given() -> None:
+            await given.close()
+            await given.client.aclose()
+
+        return _restwire_call(given, origin), close_given
+    return _pyreqwest_client(name, origin, concurrency)
+
+
+def _pyreqwest_client(name: str, origin: str, concurrency: int) -> Client:
+    """pyreqwest's rows: raw, bare httpx on its httpx transport, and
+    restwire on that transport."""
+    import httpx
+    from pyreqwest.client import ClientBuilder
+    from pyreqwest.compatibility.httpx import HttpxTransport
+
     from restwire import AsyncController
 
-    def builder() -> Any:
-        return ClientBuilder().max_connections(concurrency).error_for_status(False)
+    def built() -> Any:
+        return (
+            ClientBuilder().max_connections(concurrency).error_for_status(False).build()
+        )
 
-    raw = builder().build()
-    on_rust = httpx.AsyncClient(transport=HttpxTransport(builder().build()))
-    controller = AsyncController(transport=HttpxTransport(builder().build()))
+    if name == "pyreqwest Client()":
+        raw = built()
 
-    async def with_pyreqwest(n: int) -> Any:
-        response = await raw.get(f"{origin}/item/{n}").build().send()
-        return json.loads(bytes(await response.bytes()))
+        async def with_pyreqwest(n: int) -> Any:
+            response = await raw.get(f"{origin}/item/{n}").build().send()
+            return json.loads(bytes(await response.bytes()))
 
-    async def bare(n: int) -> Any:
-        return (await on_rust.get(f"{origin}/item/{n}")).json()
+        return with_pyreqwest, raw.close
+    if name == "httpx on pyreqwest HttpxTransport":
+        on_rust = httpx.AsyncClient(transport=HttpxTransport(built()))
+        return _bare_call(on_rust, origin), on_rust.aclose
+    if name == "restwire on pyreqwest HttpxTransport [Entity]":
+        controller = AsyncController(transport=HttpxTransport(built()))
+        return _restwire_call(controller, origin), controller.close
+    raise ValueError(f"no client named {name!r}")
 
-    return {
-        "pyreqwest Client()": (with_pyreqwest, raw.close),
-        "httpx on pyreqwest HttpxTransport": (bare, on_rust.aclose),
-        "restwire on pyreqwest HttpxTransport [Entity]": (
-            restwire(controller),
-            controller.close,
-        ),
-    }
+
+def _client_process(connection: Connection, name: str, origin: str) -> None:
+    """The process of one client: it makes the client (``("make",
+    concurrency)``), drives it (``("run", total, concurrency, start)``:
+    requests per second) and closes it (``("close",)``), one command at a
+    time from ``connection``, answering each. Nothing else runs meanwhile
+    in the process, so no other client's objects weigh on this one's
+    (a store at its bound makes each pass of the garbage collector longer,
+    for every client of its process)."""
+
+    async def serve() -> None:
+        made: Client | None = None
+        while True:
+            command = connection.recv()
+            try:
+                if made is not None and command[0] in ("make", "close"):
+                    await made[1]()
+                    made = None
+                if command[0] == "make":
+                    made = await make_client(name, origin, command[1])
+                    answer: Any = None
+                elif command[0] == "run":
+                    assert made is not None, "run before make"
+                    _, total, concurrency, start = command
+                    answer = await _drive(made[0], total, concurrency, start)
+                else:
+                    connection.send(("done", None))
+                    return
+            except Exception:
+                connection.send(("failed", traceback.format_exc()))
+                return
+            connection.send(("done", answer))
+
+    asyncio.run(serve())
+
+
+class ClientProcesses:
+    """One process per client (:func:`_client_process`), each asked in
+    turn: only one client runs at a time, alone in its process."""
+
+    def __init__(self, names: tuple[str, ...], origin: str) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.connections: dict[str, Connection] = {}
+        self.processes: list[Any] = []
+        for name in names:
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=_client_process, args=(theirs, name, origin), daemon=True
+            )
+            self.connections[name] = ours
+            self.processes.append(process)
+
+    def __enter__(self) -> ClientProcesses:
+        for process in self.processes:
+            process.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for connection in self.connections.values():
+            with contextlib.suppress(OSError):
+                connection.send(("close",))
+        for process in self.processes:
+            process.join(10)
+            if process.is_alive():
+                process.terminate()
+
+    def ask_all(self, command: tuple[Any, ...]) -> None:
+        """Send ``command`` to every client at once (they work in
+        parallel: making the clients, their imports), then wait for each."""
+        for connection in self.connections.values():
+            connection.send(command)
+        for name in self.connections:
+            self._answer(name)
+
+    def ask(self, name: str, command: tuple[Any, ...]) -> Any:
+        """Send ``command`` to client ``name`` alone; its answer."""
+        self.connections[name].send(command)
+        return self._answer(name)
+
+    def _answer(self, name: str) -> Any:
+        status, answer = self.connections[name].recv()
+        if status != "done":
+            raise RuntimeError(f"client {name!r} failed:\n{answer}")
+        return answer
 
 
 #: Issue 44's ratios: the client, what it is compared to, how the ratio is
@@ -297,26 +428,23 @@ _RATIOS = (
 )
 
 
-async def _measure(
-    origin: str, concurrency: int, total: int, rounds: int
+def _measure(
+    clients: ClientProcesses, concurrency: int, total: int, rounds: int
 ) -> tuple[dict[str, float], list[float]]:
     """Each client's median requests per second, and each of ``_RATIOS``
     as the median of its ratio within each round (the two measured a few
     seconds apart: a machine whose speed drifts between rounds moves both)."""
-    clients = await _clients(origin, concurrency)
-    runs: dict[str, list[float]] = {name: [] for name in clients}
+    clients.ask_all(("make", concurrency))
+    names = list(clients.connections)
+    runs: dict[str, list[float]] = {name: [] for name in names}
     start = 0
-    try:
-        for call, _ in clients.values():  # warm: connections, imports
-            await _drive(call, min(total, 4 * concurrency), concurrency, start)
+    for name in names:  # warm: connections, imports
+        clients.ask(name, ("run", min(total, 4 * concurrency), concurrency, start))
+        start += total
+    for _ in range(rounds):
+        for name in names:
+            runs[name].append(clients.ask(name, ("run", total, concurrency, start)))
             start += total
-        for _ in range(rounds):
-            for name, (call, _) in clients.items():
-                runs[name].append(await _drive(call, total, concurrency, start))
-                start += total
-    finally:
-        for _, close in clients.values():
-            await close()
     ratios = [
         statistics.median(map(operator.truediv, runs[name], runs[other]))
         for name, other, _, _ in _RATIOS
@@ -399,12 +527,13 @@ def main(argv: list[str] | None = None) -> int:
     total = 600 if arguments.quick else 3_000
     rounds = 3 if arguments.quick else 5
     lines: list[str] = []
-    with LoadServer() as server:
+    with (
+        LoadServer() as server,
+        ClientProcesses(client_names(), server.origin) as clients,
+    ):
         for concurrency in (1, 16, 64):
             calls = total // 4 if concurrency == 1 else total
-            rates, ratios = asyncio.run(
-                _measure(server.origin, concurrency, calls, rounds)
-            )
+            rates, ratios = _measure(clients, concurrency, calls, rounds)
             lines += _table(concurrency, rates, ratios)
     if not arguments.no_memory:
         lines.append(
