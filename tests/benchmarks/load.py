@@ -356,6 +356,7 @@ class ClientProcesses:
         context = multiprocessing.get_context("spawn")
         self.connections: dict[str, Connection] = {}
         self.processes: list[Any] = []
+        self._their_ends: list[Connection] = []
         for name in names:
             ours, theirs = context.Pipe()
             process = context.Process(
@@ -363,10 +364,15 @@ class ClientProcesses:
             )
             self.connections[name] = ours
             self.processes.append(process)
+            self._their_ends.append(theirs)
 
     def __enter__(self) -> ClientProcesses:
         for process in self.processes:
             process.start()
+        for theirs in self._their_ends:
+            # (the child has its own copy: a child that dies then ends the
+            # pipe, and waiting on it raises rather than hangs)
+            theirs.close()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -392,7 +398,10 @@ class ClientProcesses:
         return self._answer(name)
 
     def _answer(self, name: str) -> Any:
-        status, answer = self.connections[name].recv()
+        try:
+            status, answer = self.connections[name].recv()
+        except EOFError:
+            raise RuntimeError(f"client {name!r} ended without answering") from None
         if status != "done":
             raise RuntimeError(f"client {name!r} failed:\n{answer}")
         return answer
