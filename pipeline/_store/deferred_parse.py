@@ -46,7 +46,7 @@ import msgspec
 
 from .._base.http import is_json_type
 from .._base.library import Response
-from .columns import SMALLEST, records_from_columns
+from .columns import SMALLEST, one_class, records_from_columns
 from .entity import Entity, EntityKey, data_check
 from .schemas import Batch
 from .typed_fields import FieldCheck
@@ -133,6 +133,8 @@ class Unparsed:
         """Each field's name on the wire: the renamings undone, last first,
         and checked forwards; ``None`` if one does not come back."""
         renames = self._renames
+        if not renames:
+            return fields  # (no casing: the wire names are the fields')
         names = []
         for field in fields:
             name = field
@@ -154,15 +156,27 @@ class Unparsed:
         batch: Batch,
     ) -> list[EntityKey] | None:
         columns = [list(map(attrgetter(name), items)) for name in fields]
+        classes: list[type | None] = []
         for column in columns:
             kinds = set(map(type, column))
             if _UNSET_TYPE in kinds:
                 return None  # an item lacks a field: the usual path fills defaults
-            if not _CONTAINERS.isdisjoint(kinds):
+            if not _CONTAINERS.isdisjoint(kinds) and self._renames:
                 for apply, _, _ in self._renames:
                     column[:] = map(apply, column)
-        raw = [list(column) for column in columns]  # before the deserializers
-        made = records_from_columns(cls, columns, len(items))
+                kinds = set(map(type, column))
+            # each column's class, where its values have one (by identity:
+            # ``one_class``), so that counting its bytes groups no values
+            classes.append(one_class(column) if len(kinds) == 1 else None)
+        # the items' values as they came: a column a deserializer converts
+        # in place is copied first, the others are shared (nothing else
+        # changes a column)
+        converted = {name for name, _, _ in cls._plan().deserializers}
+        raw = [
+            list(column) if name in converted else column
+            for name, column in zip(fields, columns, strict=True)
+        ]
+        made = records_from_columns(cls, columns, len(items), kinds=classes)
         if made is None:
             return None
         instances, keys, classes = made

@@ -20,7 +20,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import Entity, JsonContent, RestEndpoint, RestwireError, Unparsed
-from restwire._store.schemas import Batch
+from restwire._store.schemas import Batch, entities_by_column
 from restwire.middlewares import CamelCaseKeys, FillPrimaryKey, SnakeCaseKeys
 from restwire.middlewares.key_casing import convert_keys, to_camel
 
@@ -242,6 +242,28 @@ async def test_records_kept_for_merging_are_the_items_as_read(
     assert results[0] == results[1]
     assert results[0][1] == {"exchange_note": "kept"}
     assert results[0][0].last_price == Decimal("2.25")  # the list's, merged over
+
+
+def test_the_shortcut_files_the_columns_as_the_usual_path_does() -> None:
+    """Read straight from the bytes (no casing here), a list is filed as the
+    usual path files its parsed items: the same references and columns,
+    each column with the class of all its values (so that counting their
+    bytes groups no values), and, kept for merging, the items as the body
+    had them, the columns a deserializer converted included."""
+    body = ticks()
+    plain = RestEndpoint(url_prefix=API, path="/ticks", schema=[Tick])
+    shortcut, usual = Batch(), Batch()
+    keys = Unparsed(plain, httpx.Response(200, json=body)).entities(Tick, shortcut)
+    assert keys is not None
+    assert keys == entities_by_column(Tick, json.loads(json.dumps(body)), usual)
+    ((_, _, columns, kinds),) = shortcut.made.values()
+    ((_, _, usual_columns, usual_kinds),) = usual.made.values()
+    assert columns == usual_columns
+    assert kinds == usual_kinds
+    assert kinds is not None
+    assert kinds[0] is str
+    assert kinds[3] is dict
+    assert [shortcut.data[key] for key in keys] == body
 
 
 def test_a_decline_leaves_the_batch_untouched() -> None:
