@@ -22,10 +22,12 @@ at c=64.
 
 Each client runs in a process of its own, alone: rounds are interleaved
 (each client once per round, in turn, the others waiting) and the median of
-each is kept. (In one process, each restwire client's store at its bound
-made every other client's garbage collector passes longer: measured at c=64,
-``AsyncController()`` read 0.16x aiohttp beside three other stores, 0.26x
-alone.) The server answers every ``GET /item/<n>`` with
+each is kept. (In one process, the restwire clients' stores at their bound
+made the garbage-collector passes of every client beside them longer, so
+that one of two restwire rows that take the same path read 0.16-0.17x
+aiohttp at c=64, the other 0.24-0.27x, which one depending on the run.
+``--quick`` runs too few calls to fill a store to its bound.) The server
+answers every ``GET /item/<n>`` with
 a 2 KB JSON list of 16 records whose ids are that URL's own, keep-alive,
 from an ``asyncio`` protocol (on uvloop when installed), so that it is
 never the bottleneck.
@@ -47,9 +49,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import multiprocessing
 import operator
+import signal
 import socket
 import statistics
 import subprocess
@@ -58,6 +62,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable
 from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnProcess
 from typing import Any
 
 #: The body of every answer: a list of 16 small records, about 2 KB, whose
@@ -194,12 +199,12 @@ PYREQWEST_CLIENTS = (
 
 def client_names() -> tuple[str, ...]:
     """Every client measured here: :data:`CLIENTS`, and pyreqwest's when it
-    is installed."""
+    is installed with its httpx transport (found, not imported)."""
     try:
-        import pyreqwest  # noqa: F401
-    except ImportError:
-        return CLIENTS
-    return CLIENTS + PYREQWEST_CLIENTS
+        found = importlib.util.find_spec("pyreqwest.compatibility.httpx")
+    except ImportError:  # (no pyreqwest at all)
+        found = None
+    return CLIENTS if found is None else CLIENTS + PYREQWEST_CLIENTS
 
 
 def _restwire_call(controller: Any, origin: str) -> Call:
@@ -229,7 +234,7 @@ def _bare_call(client: Any, origin: str) -> Call:
     return call
 
 
-async def make_client(name: str, origin: str, concurrency: int) -> Client:
+async def _make_client(name: str, origin: str, concurrency: int) -> Client:
     """The client ``name`` (one of :func:`client_names`), made for
     ``concurrency`` calls at a time (its pool as large), in the running
     event loop."""
@@ -279,6 +284,8 @@ async def make_client(name: str, origin: str, concurrency: int) -> Client:
             await given.client.aclose()
 
         return _restwire_call(given, origin), close_given
+    if name not in PYREQWEST_CLIENTS:
+        raise ValueError(f"no client named {name!r}")
     return _pyreqwest_client(name, origin, concurrency)
 
 
@@ -307,10 +314,8 @@ def _pyreqwest_client(name: str, origin: str, concurrency: int) -> Client:
     if name == "httpx on pyreqwest HttpxTransport":
         on_rust = httpx.AsyncClient(transport=HttpxTransport(built()))
         return _bare_call(on_rust, origin), on_rust.aclose
-    if name == "restwire on pyreqwest HttpxTransport [Entity]":
-        controller = AsyncController(transport=HttpxTransport(built()))
-        return _restwire_call(controller, origin), controller.close
-    raise ValueError(f"no client named {name!r}")
+    controller = AsyncController(transport=HttpxTransport(built()))
+    return _restwire_call(controller, origin), controller.close
 
 
 def _client_process(connection: Connection, name: str, origin: str) -> None:
@@ -320,54 +325,62 @@ def _client_process(connection: Connection, name: str, origin: str) -> None:
     time from ``connection``, answering each. Nothing else runs meanwhile
     in the process, so no other client's objects weigh on this one's
     (a store at its bound makes each pass of the garbage collector longer,
-    for every client of its process)."""
+    for every client of its process). Ctrl-C is the parent's to handle:
+    the parent then closes each child."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     async def serve() -> None:
         made: Client | None = None
-        while True:
-            command = connection.recv()
-            try:
-                if made is not None and command[0] in ("make", "close"):
+        try:
+            while True:
+                command = connection.recv()
+                if made is not None and command[0] != "run":
                     await made[1]()
                     made = None
                 if command[0] == "make":
-                    made = await make_client(name, origin, command[1])
-                    answer: Any = None
-                elif command[0] == "run":
-                    assert made is not None, "run before make"
+                    made = await _make_client(name, origin, command[1])
+                    connection.send(("done", None))
+                elif command[0] == "run" and made is not None:
                     _, total, concurrency, start = command
-                    answer = await _drive(made[0], total, concurrency, start)
-                else:
+                    rate = await _drive(made[0], total, concurrency, start)
+                    connection.send(("done", rate))
+                elif command[0] == "close":
                     connection.send(("done", None))
                     return
-            except Exception:
-                connection.send(("failed", traceback.format_exc()))
-                return
-            connection.send(("done", answer))
+                else:
+                    raise ValueError(f"no command {command!r} now")
+        except Exception:
+            connection.send(("failed", traceback.format_exc()))
+        finally:
+            if made is not None:
+                await made[1]()
 
     asyncio.run(serve())
 
 
 class ClientProcesses:
     """One process per client (:func:`_client_process`), each asked in
-    turn: only one client runs at a time, alone in its process."""
+    turn: only one client runs at a time, alone in its process. Leaving
+    the ``with`` block closes each client and ends each process (one that
+    does not end within a few seconds is terminated), however the block
+    ends; a child that fails or dies is a ``RuntimeError`` naming its
+    client, never a wait for ever."""
 
     def __init__(self, names: tuple[str, ...], origin: str) -> None:
         context = multiprocessing.get_context("spawn")
         self.connections: dict[str, Connection] = {}
-        self.processes: list[Any] = []
+        self.processes: dict[str, SpawnProcess] = {}
         self._their_ends: list[Connection] = []
         for name in names:
             ours, theirs = context.Pipe()
-            process = context.Process(
+            self.processes[name] = context.Process(
                 target=_client_process, args=(theirs, name, origin), daemon=True
             )
             self.connections[name] = ours
-            self.processes.append(process)
             self._their_ends.append(theirs)
 
     def __enter__(self) -> ClientProcesses:
-        for process in self.processes:
+        for process in self.processes.values():
             process.start()
         for theirs in self._their_ends:
             # (the child has its own copy: a child that dies then ends the
@@ -379,32 +392,50 @@ class ClientProcesses:
         for connection in self.connections.values():
             with contextlib.suppress(OSError):
                 connection.send(("close",))
-        for process in self.processes:
-            process.join(10)
+        deadline = time.monotonic() + 10
+        for process in self.processes.values():
+            process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
                 process.terminate()
+                process.join()
+        for connection in self.connections.values():
+            connection.close()
 
     def ask_all(self, command: tuple[Any, ...]) -> None:
         """Send ``command`` to every client at once (they work in
         parallel: making the clients, their imports), then wait for each."""
-        for connection in self.connections.values():
-            connection.send(command)
+        for name in self.connections:
+            self._send(name, command)
         for name in self.connections:
             self._answer(name)
 
     def ask(self, name: str, command: tuple[Any, ...]) -> Any:
         """Send ``command`` to client ``name`` alone; its answer."""
-        self.connections[name].send(command)
+        self._send(name, command)
         return self._answer(name)
+
+    def _send(self, name: str, command: tuple[Any, ...]) -> None:
+        try:
+            self.connections[name].send(command)
+        except OSError:
+            raise self._ended(name) from None
 
     def _answer(self, name: str) -> Any:
         try:
             status, answer = self.connections[name].recv()
-        except EOFError:
-            raise RuntimeError(f"client {name!r} ended without answering") from None
+        except (EOFError, OSError):
+            raise self._ended(name) from None
         if status != "done":
             raise RuntimeError(f"client {name!r} failed:\n{answer}")
         return answer
+
+    def _ended(self, name: str) -> RuntimeError:
+        process = self.processes[name]
+        process.join(1)
+        return RuntimeError(
+            f"client {name!r} ended without answering "
+            f"(its process's exit code: {process.exitcode})"
+        )
 
 
 #: Issue 44's ratios: the client, what it is compared to, how the ratio is
