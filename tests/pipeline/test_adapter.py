@@ -1,13 +1,16 @@
-"""``_wire.adapter``: the one-step request equals ``client.build_request``'s, the
-direct send (a client restwire made) equals ``client.send``'s outcome, a
-body is read into ``response.content`` by public means, and a user's client
-is used as given."""
+"""``_wire.adapter``: the one-step request equals ``client.build_request``'s
+(a bodiless one, made directly, equals the library's ``Request`` attribute
+by attribute), the direct send (a client restwire made) equals
+``client.send``'s outcome, a body is read into ``response.content`` by
+public means, and a user's client is used as given."""
 
 from __future__ import annotations
 
 import http.cookiejar
 import itertools
 import logging
+import random
+import types
 from typing import Any
 
 import httpx
@@ -20,8 +23,14 @@ from restwire import (
     InvalidRequest,
     RestEndpoint,
 )
-from restwire._base.library import Request
-from restwire._wire.adapter import Adapter, add_cookie_header, build_request
+from restwire._base.library import LIBRARIES, Request
+from restwire._wire import adapter as _adapter
+from restwire._wire.adapter import (
+    Adapter,
+    add_cookie_header,
+    build_request,
+    empty_request,
+)
 from restwire._wire.content import BodyReader
 from tests.conftest import SSL_CONTEXT
 
@@ -569,3 +578,108 @@ def test_headers_found_fit_once_are_checked_again_only_when_they_differ() -> Non
     client.headers["X-Client"] = "c\n"
     with pytest.raises(InvalidRequest, match="X-Client"):
         build_request(client, "GET", URL, fit, None, {}, checked=checked)
+
+
+# -- a bodiless request, made directly ------------------------------------------
+
+
+@pytest.fixture(params=LIBRARIES, ids=lambda library: library.__name__)
+def library(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> types.ModuleType:
+    """httpx and httpx2, each checked again (an empty record of the check)."""
+    monkeypatch.setattr(_adapter, "_DIRECT_REQUESTS", {})
+    module: types.ModuleType = request.param
+    return module
+
+
+#: Raw header fields random requests are made of: repeats, cases, bytes
+#: that are not ASCII, empty values.
+_FIELDS = [
+    (b"Host", b"api.example.com"),
+    (b"Accept", b"*/*"),
+    (b"accept", b"application/json"),
+    (b"ACCEPT-ENCODING", b"gzip, deflate"),
+    (b"X-Thing", b"\xe9t\xe9"),
+    (b"X-Empty", b""),
+    (b"Cookie", b"a=1; b=2"),
+    (b"Content-Length", b"0"),
+    (b"x-\xff", b"\xff"),
+]
+
+
+def _alike(made: Any, public: Any) -> None:
+    """``made`` is the request ``public`` is, attribute by attribute."""
+    assert type(made) is type(public)
+    assert vars(made).keys() == vars(public).keys()
+    assert made.method == public.method
+    assert made.url == public.url
+    assert made.url._uri_reference == public.url._uri_reference
+    assert vars(made.headers) == vars(public.headers)
+    assert made.extensions == public.extensions
+    assert made.stream is public.stream
+    assert made.read() == made.content == public.read() == b""
+    assert made.headers.raw == public.headers.raw
+    assert list(made.headers.multi_items()) == list(public.headers.multi_items())
+    assert made.headers.encoding == public.headers.encoding
+    assert repr(made) == repr(public)
+
+
+def test_a_bodiless_request_is_made_as_the_library_makes_it(
+    library: types.ModuleType,
+) -> None:
+    chance = random.Random(7)
+    stream = _adapter._EMPTY[library]
+    for _ in range(300):
+        fields = [chance.choice(_FIELDS) for _ in range(chance.randrange(8))]
+        method = chance.choice(["GET", "DELETE", "HEAD", "OPTIONS"])
+        url = library.URL(f"https://api.example.com/items/{chance.randrange(99)}?q=1")
+        extensions = {"timeout": {"read": chance.random()}}
+        made = empty_request(library, method, url, fields, extensions)
+        public = library.Request(
+            method, url, headers=fields, stream=stream, extensions=extensions
+        )
+        public.read()
+        _alike(made, public)
+        assert made.url is not url  # (its own, as Request makes it)
+        assert made.extensions is not extensions
+    assert _adapter._DIRECT_REQUESTS[library] is True  # made directly
+
+
+def test_a_bodiless_request_is_its_own(library: types.ModuleType) -> None:
+    """Changing one request's headers or extensions changes no other's,
+    nor what they were made from."""
+    url = library.URL("https://api.example.com/a")
+    fields = [(b"Accept", b"*/*")]
+    extensions: dict[str, Any] = {"timeout": {}}
+    first = empty_request(library, "GET", url, fields, extensions)
+    second = empty_request(library, "GET", url, fields, extensions)
+    first.headers["Cookie"] = "a=1"
+    first.extensions["trace"] = True
+    assert "cookie" not in second.headers
+    assert "trace" not in second.extensions
+    assert fields == [(b"Accept", b"*/*")]
+    assert extensions == {"timeout": {}}
+
+
+def test_a_library_with_other_request_internals_makes_its_own(
+    library: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library whose requests keep their headers otherwise is left to
+    make its requests the public way."""
+
+    class OtherHeaders(library.Headers):  # type: ignore[name-defined,misc]
+        def __init__(self, headers: Any = None, encoding: Any = None) -> None:
+            super().__init__(headers, encoding)
+            self._seen = True
+
+    other = types.ModuleType("other")
+    for name in ("URL", "Request", "ByteStream"):
+        setattr(other, name, getattr(library, name))
+    other.Headers = OtherHeaders  # type: ignore[attr-defined]
+    monkeypatch.setitem(_adapter._EMPTY, other, library.ByteStream(b""))
+    url = library.URL("https://api.example.com/a")
+    made = empty_request(other, "GET", url, [(b"Accept", b"*/*")], {})
+    assert _adapter._DIRECT_REQUESTS[other] is False
+    assert made.headers["accept"] == "*/*"
+    assert made.read() == b""
