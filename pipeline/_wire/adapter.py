@@ -88,6 +88,7 @@ from .jar_headers import JarHeaders
 
 __all__ = [
     "Adapter",
+    "HeadersSeen",
     "add_cookie_header",
     "build_request",
     "cookie_for",
@@ -166,8 +167,8 @@ class Adapter:
         #: through ``client.send`` was written (once per controller).
         self.said_why = False
         #: The client's default headers and a call's own as last found fit to
-        #: send (``build_request``).
-        self.checked: list[list[tuple[bytes, bytes]]] = [[], []]
+        #: send, and what they were made into (``build_request``).
+        self.checked = HeadersSeen()
         #: The ``Cookie`` header the client's jar gives each request, kept
         #: per state of the jar (``build_request``).
         self.jar_headers = jar_headers()
@@ -649,6 +650,34 @@ def merged_headers(
     return items, names
 
 
+#: Header fields as ``Headers`` keeps them: (name, lower-case name, value).
+Fields = list[tuple[bytes, bytes, bytes]]
+
+
+class HeadersSeen:
+    """A client's default headers and a call's own as :func:`build_request`
+    last found them fit to send, with what it made of them (merged, their
+    names, their fields): the same headers call after call are checked,
+    merged and lowered once. Kept as one tuple, replaced whole, so that
+    threads sharing it each read one consistent whole."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        #: (the client's raw headers, the call's, merged, their lower-case
+        #: names, the merged fields), or ``None`` before the first call.
+        self.last: (
+            tuple[
+                list[tuple[bytes, bytes]],
+                list[tuple[bytes, bytes]],
+                list[tuple[bytes, bytes]],
+                set[bytes],
+                Fields,
+            ]
+            | None
+        ) = None
+
+
 def build_request(
     client: Client,
     method: str,
@@ -657,7 +686,7 @@ def build_request(
     timeout: Timeout | None,
     arguments: dict[str, Any],
     library: ModuleType | None = None,
-    checked: list[list[tuple[bytes, bytes]]] | None = None,
+    checked: HeadersSeen | None = None,
     jar_headers: JarHeaders | None = None,
 ) -> Request:
     """The request ``client.build_request`` would make for the absolute
@@ -695,15 +724,21 @@ def build_request(
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
     defaults, own = client.headers.raw, headers.raw
-    items, names = merged_headers(defaults, own)
-    if checked is None or own != checked[1]:
+    last = None if checked is None else checked.last
+    same_own = last is not None and own == last[1]
+    same_defaults = last is not None and defaults == last[0]
+    if not same_own:
         _refuse_what_http_cannot_carry(method, url, own)
-        if checked is not None:
-            checked[1] = own  # (a list of its own: Headers.raw makes one)
-    if defaults and (checked is None or defaults != checked[0]):
+    if defaults and not same_defaults:
         _refuse_what_http_cannot_carry(method, url, defaults)
+    if last is not None and same_own and same_defaults:
+        items, names, fields = last[2], last[3], last[4]
+    else:
+        items, names = merged_headers(defaults, own)
+        fields = [(name, name.lower(), value) for name, value in items]
         if checked is not None:
-            checked[0] = defaults  # (the client's, while they stay as they are)
+            # (lists of their own: Headers.raw makes new ones each time)
+            checked.last = (defaults, own, items, names, fields)
     if arguments:
         # The jar itself: httpx wraps a CookieJar without copying it, adds
         # its Cookie before the body's headers, and skips an empty one.
@@ -714,13 +749,13 @@ def build_request(
     # Without a body, Request would normalize every header twice more
     # (its _prepare); given a stream, it takes the headers as they are, so
     # the auto headers go in front here, as it orders them.
-    auto: list[tuple[bytes, bytes]] = []
+    auto: Fields = []
     if b"host" not in names and url.host:
-        auto.append((b"Host", url.netloc))
+        auto.append((b"Host", b"host", url.netloc))
     method = method.upper()
     if method in _EMPTY_BODY_LENGTH and names.isdisjoint(_LENGTH_NAMES):
-        auto.append((b"Content-Length", b"0"))
-    request = empty_request(library, method, url, auto + items, extensions)
+        auto.append((b"Content-Length", b"content-length", b"0"))
+    request = empty_request(library, method, url, auto + fields, extensions)
     if (
         jar_headers is not None
         and type(jar) is http.cookiejar.CookieJar
@@ -745,13 +780,13 @@ def empty_request(
     library: ModuleType,
     method: str,
     url: URL,
-    headers: list[tuple[bytes, bytes]],
+    fields: Fields,
     extensions: dict[str, Any],
 ) -> Request:
-    """``library.Request(method, url, headers=headers, stream=<no bytes>,
-    extensions=extensions)``, read: ``method`` upper-case, ``headers`` raw
-    names and values (bytes, as ``Headers.raw`` gives them, so normalized
-    already).
+    """``library.Request(method, url, headers=<fields' names and values>,
+    stream=<no bytes>, extensions=extensions)``, read: ``method``
+    upper-case, ``fields`` as ``Headers`` keeps them (raw name, lower-case
+    name, value: bytes, normalized already).
 
     Made directly, for less: ``Request.__init__`` would normalize each
     header again, one Python call each (timeit, eight headers: 2.7 us
@@ -765,10 +800,14 @@ def empty_request(
     if allowed is None:
         allowed = _DIRECT_REQUESTS[library] = _direct_requests_agree(library)
     if allowed:
-        direct: Request = _direct_request(library, method, url, headers, extensions)
+        direct: Request = _direct_request(library, method, url, fields, extensions)
         return direct
     public: Request = library.Request(
-        method, url, headers=headers, stream=_EMPTY[library], extensions=extensions
+        method,
+        url,
+        headers=[(name, value) for name, _, value in fields],
+        stream=_EMPTY[library],
+        extensions=extensions,
     )
     public.read()
     return public
@@ -778,7 +817,7 @@ def _direct_request(
     library: ModuleType,
     method: str,
     url: URL,
-    headers: list[tuple[bytes, bytes]],
+    fields: Fields,
     extensions: dict[str, Any],
 ) -> Any:
     """The request :func:`empty_request` makes, its attributes set as
@@ -789,10 +828,10 @@ def _direct_request(
     own_url = library.URL.__new__(library.URL)  # (a URL of its own, as URL(url))
     own_url._uri_reference = url._uri_reference
     request.url = own_url
-    fields = library.Headers.__new__(library.Headers)
-    fields._list = [(name, name.lower(), value) for name, value in headers]
-    fields._encoding = None
-    request.headers = fields
+    headers = library.Headers.__new__(library.Headers)
+    headers._list = list(fields)  # (its own: a header set later is its alone)
+    headers._encoding = None
+    request.headers = headers
     request.extensions = dict(extensions)
     request.stream = _EMPTY[library]
     request._content = b""
@@ -811,12 +850,13 @@ def _direct_requests_agree(library: ModuleType) -> bool:
             (b"X-Thing", b"\xe9t\xe9"),
             (b"accept", b"application/json"),
         ]
+        fields = [(name, name.lower(), value) for name, value in headers]
         extensions = {"timeout": {"connect": 5.0}}
         public = library.Request(
             "GET", url, headers=headers, stream=_EMPTY[library], extensions=extensions
         )
         public.read()
-        direct = _direct_request(library, "GET", url, headers, extensions)
+        direct = _direct_request(library, "GET", url, fields, extensions)
         return bool(
             type(direct) is type(public)
             and vars(direct).keys() == vars(public).keys()

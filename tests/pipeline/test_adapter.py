@@ -27,6 +27,7 @@ from restwire._base.library import LIBRARIES, Request
 from restwire._wire import adapter as _adapter
 from restwire._wire.adapter import (
     Adapter,
+    HeadersSeen,
     add_cookie_header,
     build_request,
     empty_request,
@@ -565,7 +566,7 @@ def test_headers_found_fit_once_are_checked_again_only_when_they_differ() -> Non
     change is (a field HTTP cannot carry is refused every time it is
     asked for, however many fit calls came before)."""
     client = httpx.Client(headers={"X-Client": "c"})
-    checked: list[list[tuple[bytes, bytes]]] = [[], []]
+    checked = HeadersSeen()
     fit = httpx.Headers({"X-Own": "1"})
     unfit = httpx.Headers({"X-Own": "1\r\nX-Smuggled: 2"})
     for headers in (fit, fit, unfit, unfit, fit):
@@ -574,10 +575,32 @@ def test_headers_found_fit_once_are_checked_again_only_when_they_differ() -> Non
                 build_request(client, "GET", URL, headers, None, {}, checked=checked)
         else:
             build_request(client, "GET", URL, headers, None, {}, checked=checked)
-            assert checked == [client.headers.raw, fit.raw]
+            assert checked.last is not None
+            assert checked.last[:2] == (client.headers.raw, fit.raw)
     client.headers["X-Client"] = "c\n"
     with pytest.raises(InvalidRequest, match="X-Client"):
         build_request(client, "GET", URL, fit, None, {}, checked=checked)
+
+
+def test_what_was_made_of_the_last_headers_serves_only_the_same_headers() -> None:
+    """``build_request`` keeps what it made of the last call's headers and
+    the client's (merged, lowered); a call whose headers differ, its own or
+    the client's, gets a request of its own headers, as the client builds
+    it, and a header set on one request is on no other."""
+    client = httpx.Client(headers={"X-Client": "c"})
+    seen = HeadersSeen()
+    one = httpx.Headers({"X-Own": "1"})
+    two = httpx.Headers({"X-Own": "2", "Accept": "text/plain"})
+    for headers in (one, one, two, one, two, two):
+        made = build_request(client, "GET", URL, headers, None, {}, checked=seen)
+        public = client.build_request("GET", URL, headers=headers)
+        assert made.headers.raw == public.headers.raw
+    client.headers["X-Client"] = "d"
+    made = build_request(client, "GET", URL, two, None, {}, checked=seen)
+    assert made.headers.raw == client.build_request("GET", URL, headers=two).headers.raw
+    made.headers["X-Later"] = "1"
+    again = build_request(client, "GET", URL, two, None, {}, checked=seen)
+    assert "x-later" not in again.headers
 
 
 # -- a bodiless request, made directly ------------------------------------------
@@ -635,7 +658,8 @@ def test_a_bodiless_request_is_made_as_the_library_makes_it(
         method = chance.choice(["GET", "DELETE", "HEAD", "OPTIONS"])
         url = library.URL(f"https://api.example.com/items/{chance.randrange(99)}?q=1")
         extensions = {"timeout": {"read": chance.random()}}
-        made = empty_request(library, method, url, fields, extensions)
+        lowered = [(name, name.lower(), value) for name, value in fields]
+        made = empty_request(library, method, url, lowered, extensions)
         public = library.Request(
             method, url, headers=fields, stream=stream, extensions=extensions
         )
@@ -650,7 +674,7 @@ def test_a_bodiless_request_is_its_own(library: types.ModuleType) -> None:
     """Changing one request's headers or extensions changes no other's,
     nor what they were made from."""
     url = library.URL("https://api.example.com/a")
-    fields = [(b"Accept", b"*/*")]
+    fields = [(b"Accept", b"accept", b"*/*")]
     extensions: dict[str, Any] = {"timeout": {}}
     first = empty_request(library, "GET", url, fields, extensions)
     second = empty_request(library, "GET", url, fields, extensions)
@@ -658,7 +682,7 @@ def test_a_bodiless_request_is_its_own(library: types.ModuleType) -> None:
     first.extensions["trace"] = True
     assert "cookie" not in second.headers
     assert "trace" not in second.extensions
-    assert fields == [(b"Accept", b"*/*")]
+    assert fields == [(b"Accept", b"accept", b"*/*")]
     assert extensions == {"timeout": {}}
 
 
@@ -679,7 +703,7 @@ def test_a_library_with_other_request_internals_makes_its_own(
     other.Headers = OtherHeaders  # type: ignore[attr-defined]
     monkeypatch.setitem(_adapter._EMPTY, other, library.ByteStream(b""))
     url = library.URL("https://api.example.com/a")
-    made = empty_request(other, "GET", url, [(b"Accept", b"*/*")], {})
+    made = empty_request(other, "GET", url, [(b"Accept", b"accept", b"*/*")], {})
     assert _adapter._DIRECT_REQUESTS[other] is False
     assert made.headers["accept"] == "*/*"
     assert made.read() == b""
