@@ -487,7 +487,7 @@ class Identities:
         #: URLs the controller's ``Targets`` remembers come again whole
         self._urls: dict[int, tuple[URL, bool, tuple[tuple[str, str], ...]]] = {}
         #: The last identity :meth:`of` worked out, after what it was worked
-        #: out of (the first hop's raw headers, the marked names, the
+        #: out of (the first hop's header fields, the marked names, the
         #: credentials mode, the auth part, the caller, the URL's authority
         #: and query): the same again is answered without reading them.
         self._last: tuple[Any, ...] = ()
@@ -511,26 +511,39 @@ class Identities:
         auth = auth_part(client.auth, request) if client.auth is not None else None
         if type(auth) is Unshared:
             return self.unseen("an auth whose flow restwire cannot run")
-        raw, url = request.headers.raw, request.url
+        headers, url = request.headers, request.url
         marked, mode = exchange.sensitive, exchange.credentials
-        netloc, query = url.netloc, url.query
+        # What the identity is worked out of, read for less where the
+        # library keeps it as httpx does: the header fields as a list (equal
+        # lists, equal raw headers), the URL's authority and query as parsed
+        # (equal parts, equal netloc and query).
+        fields = getattr(headers, "_list", None)
+        if type(fields) is not list:
+            fields = headers.raw
+        parts = getattr(url, "_uri_reference", None)
+        where: tuple[Any, ...] = (
+            (url.netloc, url.query)
+            if parts is None
+            else (parts.host, parts.port, parts.query)
+        )
         last = self._last
         if (
             last
-            and last[0] == raw
+            and last[0] == fields
             and last[1] == marked
             and last[2] == mode
             and last[3] == auth
             and last[4] is caller
-            and last[5] == netloc
-            and last[6] == query
+            and last[5] == where
         ):
-            found: Identity = last[7]
+            found: Identity = last[6]
             return found
         found = identity_of(
-            raw, marked, mode, auth, self.sharing, url=url, caller=caller
+            headers.raw, marked, mode, auth, self.sharing, url=url, caller=caller
         )
-        self._last = (raw, frozenset(marked), mode, auth, caller, netloc, query, found)
+        # (a copy of the fields: a header set on the request later is not
+        # in what this identity was worked out of)
+        self._last = (list(fields), frozenset(marked), mode, auth, caller, where, found)
         return found
 
     def caller_key(self, exchange: Exchange) -> str | None:

@@ -386,3 +386,21 @@ def test_the_identity_remembered_from_the_last_call_is_what_it_would_read() -> N
     assert seen[0] == seen[1]
     assert seen[2] == seen[3]  # (a public header, not marked, is no identity)
     assert len(set(seen)) == len(seen) - 2  # every other step another caller
+
+
+def test_a_header_set_later_is_not_in_what_the_identity_was_read_of() -> None:
+    """What ``Identities.of`` remembers of the last first hop is a copy: a
+    header set on that request afterwards does not make a later request
+    that carries it look like the one the identity was read from."""
+    client = httpx.Client()
+    identities = Identities(client, None, Sharing())
+    exchange: Any = type("Exchange", (), {"sensitive": set(), "credentials": "omit"})
+    first = client.build_request("GET", "https://api.test/me")
+    before = identities.of(first, exchange)
+    first.headers["Authorization"] = "Bearer alice"
+    second = client.build_request(
+        "GET", "https://api.test/me", headers={"Authorization": "Bearer alice"}
+    )
+    after = identities.of(second, exchange)
+    assert after != before
+    assert after == identity_of(second, set(), "omit", None, caller=identities._mark)
