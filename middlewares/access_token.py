@@ -112,6 +112,10 @@ _refreshing: ContextVar[frozenset[int]] = ContextVar(
 class AccessToken:
     """Sends a token held by this one shared instance."""
 
+    #: It sets headers and reads a response's status, never its value: a
+    #: list of entities may go from the body's bytes to the store.
+    takes_unparsed = True
+
     def __init__(
         self,
         token: str | None = None,

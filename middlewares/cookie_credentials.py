@@ -29,6 +29,10 @@ _MODES = frozenset(get_args(Credentials))
 class CookieCredentials:
     """Sets the credentials mode of every call through it."""
 
+    #: It sets the mode and never reads the value: a list of entities may
+    #: go from the body's bytes to the store.
+    takes_unparsed = True
+
     def __init__(self, mode: Credentials = "same-origin") -> None:
         if mode not in _MODES:
             raise SettingError(f"mode must be one of {sorted(_MODES)}, not {mode!r}")

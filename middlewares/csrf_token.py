@@ -18,6 +18,10 @@ __all__ = ["CsrfToken"]
 class CsrfToken:
     """Copies the CSRF cookie into a header on unsafe requests."""
 
+    #: It sets a header and never reads the value: a list of entities may
+    #: go from the body's bytes to the store.
+    takes_unparsed = True
+
     def __init__(self, cookie: str = "csrftoken", header: str = "X-CSRFToken") -> None:
         self.cookie = cookie
         self.header = header

@@ -21,7 +21,14 @@ from pytest_httpx import HTTPXMock
 
 from restwire import Entity, JsonContent, RestEndpoint, RestwireError, Unparsed
 from restwire._store.schemas import Batch, entities_by_column
-from restwire.middlewares import CamelCaseKeys, FillPrimaryKey, SnakeCaseKeys
+from restwire.middlewares import (
+    AccessToken,
+    CamelCaseKeys,
+    CookieCredentials,
+    CsrfToken,
+    FillPrimaryKey,
+    SnakeCaseKeys,
+)
 from restwire.middlewares.key_casing import convert_keys, to_camel
 
 pytestmark = pytest.mark.anyio
@@ -135,6 +142,39 @@ async def test_a_cased_list_is_read_straight_from_the_bytes(
     # nested keys cased by the middleware's own conversion
     assert first.venue == {"venue_name": "v1", "open_hours": [{"day_of_week": 1}]}
     assert len(records) == 12
+
+
+async def test_request_side_middleware_leave_a_list_to_be_read_from_the_bytes(
+    controller_factory: Any, httpx_mock: HTTPXMock, taken: list[bool]
+) -> None:
+    """AccessToken, CookieCredentials and CsrfToken set what a call sends
+    and never read its value: an endpoint with them (and casing) still reads
+    a list straight from the bytes, with the value and records the usual
+    parse gives; a 401 refreshed is sent again and read so too."""
+    tokens = iter(["refreshed"])
+    signed = RestEndpoint(url_prefix=API, path="/ticks", schema=[Tick]).use(
+        AccessToken("stale", refresh=lambda: next(tokens)),
+        CookieCredentials(),
+        CsrfToken(),
+        SnakeCaseKeys(),
+    )
+    assert signed.defers_parse
+    httpx_mock.add_response(url=f"{API}/ticks", status_code=401)
+    httpx_mock.add_response(url=f"{API}/ticks", json=camel(ticks()))
+    httpx_mock.add_response(url=f"{API}/ticks", json=camel(ticks()))
+    deferred = await outcome(controller_factory(), signed)
+    assert taken == [True]
+    sent = httpx_mock.get_requests()
+    assert [request.headers["Access-Token"] for request in sent] == [
+        "stale",
+        "refreshed",
+    ]
+    usual = await outcome(
+        controller_factory(), signed.extend(process=lambda value, params: value)
+    )
+    assert taken == [True]  # (the usual path: no shortcut asked)
+    assert deferred == usual
+    assert len(deferred[1]) == 12
 
 
 @pytest.mark.parametrize(
