@@ -438,6 +438,51 @@ def _empty(jar: CookieJar) -> bool:
     return not len(jar)
 
 
+#: (headers class, URL class) -> whether :meth:`Identities.of` may compare
+#: the header fields and URL parts they keep (absent until first met).
+_KEPT_PARTS: dict[tuple[type, type], bool] = {}
+
+
+def _kept_parts_agree(headers_class: type, url_class: type) -> bool:
+    """Whether headers and URLs of these classes keep what an identity is
+    read from as httpx and httpx2 do, so that :meth:`Identities.of` may
+    compare what they keep: the header fields in a list whose equal
+    contents mean equal ``raw`` headers, and URL parts whose equal host,
+    port and query mean an equal ``netloc`` and ``query``. Checked once
+    per pair of classes, on samples; any other pair is read the public way.
+    """
+    try:
+        headers = headers_class([(b"Accept", b"*/*"), (b"X-A", b"1"), (b"x-a", b"2")])
+        fields = headers._list
+        if type(fields) is not list or headers.raw != [
+            (name, value) for name, _, value in fields
+        ]:
+            return False
+        texts = (
+            "https://a.example/x?q=1",
+            "https://a.example/y?q=1",
+            "https://a.example:8443/x?q=1",
+            "https://b.example/x?q=1",
+            "https://a.example/x?q=2",
+            "https://a.example/x",
+            "http://[::1]:8080/x?q=1",
+            "https://xn--bcher-kva.example/x?q=1",
+        )
+        urls = [url_class(text) for text in texts]
+        for one in urls:
+            for other in urls:
+                ours = (one._uri_reference.host, one._uri_reference.port)
+                theirs = (other._uri_reference.host, other._uri_reference.port)
+                same = ours == theirs and (
+                    one._uri_reference.query == other._uri_reference.query
+                )
+                if same != ((one.netloc, one.query) == (other.netloc, other.query)):
+                    return False
+        return True
+    except Exception:  # not kept as expected: read the public way
+        return False
+
+
 class Identities:
     """Who the calls of one controller are (see the module).
 
@@ -517,15 +562,18 @@ class Identities:
         # library keeps it as httpx does: the header fields as a list (equal
         # lists, equal raw headers), the URL's authority and query as parsed
         # (equal parts, equal netloc and query).
-        fields = getattr(headers, "_list", None)
-        if type(fields) is not list:
-            fields = headers.raw
-        parts = getattr(url, "_uri_reference", None)
-        where: tuple[Any, ...] = (
-            (url.netloc, url.query)
-            if parts is None
-            else (parts.host, parts.port, parts.query)
-        )
+        kinds = (type(headers), type(url))
+        kept = _KEPT_PARTS.get(kinds)
+        if kept is None:
+            kept = _KEPT_PARTS[kinds] = _kept_parts_agree(*kinds)
+        fields: list[Any]
+        where: tuple[Any, ...]
+        if kept:
+            fields = headers._list
+            parts = url._uri_reference
+            where = (parts.host, parts.port, parts.query)
+        else:
+            fields, where = headers.raw, (url.netloc, url.query)
         last = self._last
         if (
             last

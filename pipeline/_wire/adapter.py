@@ -799,7 +799,9 @@ def empty_request(
     allowed = _DIRECT_REQUESTS.get(library)
     if allowed is None:
         allowed = _DIRECT_REQUESTS[library] = _direct_requests_agree(library)
-    if allowed:
+    if allowed and type(url) is library.URL:
+        # (a URL of another library, which a middleware may set, goes the
+        # public way: refused there as it always was)
         direct: Request = _direct_request(library, method, url, fields, extensions)
         return direct
     public: Request = library.Request(

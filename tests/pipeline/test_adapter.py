@@ -601,6 +601,21 @@ def test_what_was_made_of_the_last_headers_serves_only_the_same_headers() -> Non
     made.headers["X-Later"] = "1"
     again = build_request(client, "GET", URL, two, None, {}, checked=seen)
     assert "x-later" not in again.headers
+    for method in ("POST", "PUT", "PATCH", "DELETE"):  # (Content-Length: 0 or none)
+        made = build_request(client, method, URL, two, None, {}, checked=seen)
+        public = client.build_request(method, URL, headers=two)
+        assert made.headers._list == public.headers._list
+
+
+def test_a_url_of_another_library_is_refused_as_the_library_refuses_it() -> None:
+    if len(LIBRARIES) < 2:
+        pytest.skip("needs httpx and httpx2 both installed")
+    one, other = LIBRARIES
+    url = one.URL("https://api.example.com/a")
+    with pytest.raises(TypeError):
+        other.Request("GET", url)
+    with pytest.raises(TypeError):
+        empty_request(other, "GET", url, [(b"Accept", b"accept", b"*/*")], {})
 
 
 # -- a bodiless request, made directly ------------------------------------------

@@ -18,6 +18,7 @@ from restwire._chain.identity import (
     Identity,
     Unshared,
     _empty,
+    _kept_parts_agree,
     identity_of,
 )
 
@@ -404,3 +405,35 @@ def test_a_header_set_later_is_not_in_what_the_identity_was_read_of() -> None:
     after = identities.of(second, exchange)
     assert after != before
     assert after == identity_of(second, set(), "omit", None, caller=identities._mark)
+
+
+def test_a_host_header_of_its_own_to_another_host_is_another_caller() -> None:
+    """Two first hops that set the same ``Host`` header themselves have the
+    same header fields; sent to other hosts, each is read afresh."""
+    client = httpx.Client()
+    identities = Identities(client, None, Sharing())
+    exchange: Any = type("Exchange", (), {"sensitive": set(), "credentials": "omit"})
+    found = []
+    for url in ("https://a.example/x", "https://b.example/x", "https://a.example/x"):
+        request = client.build_request("GET", url, headers={"Host": "a.example"})
+        identity = identities.of(request, exchange)
+        assert identity == identity_of(
+            request, set(), "omit", None, caller=identities._mark
+        )
+        found.append(identity)
+    assert found[0] != found[1]
+    assert found[0] == found[2]
+
+
+def test_headers_or_urls_kept_otherwise_are_read_the_public_way() -> None:
+    """A URL class whose parts do not say its ``netloc`` (a subclass that
+    reports another) fails the check, and identities are read from its
+    public ``netloc`` and ``query``."""
+
+    class OtherURL(httpx.URL):
+        @property
+        def netloc(self) -> bytes:
+            return b"elsewhere.example"
+
+    assert _kept_parts_agree(httpx.Headers, httpx.URL)
+    assert not _kept_parts_agree(httpx.Headers, OtherURL)

@@ -304,6 +304,16 @@ def test_the_shortcut_files_the_columns_as_the_usual_path_does() -> None:
     assert kinds[0] is str
     assert kinds[3] is dict
     assert [shortcut.data[key] for key in keys] == body
+    # a column of values of two classes has none, both ways
+    body[4]["venue"] = None
+    mixed, usual = Batch(), Batch()
+    again = Unparsed(plain, httpx.Response(200, json=body)).entities(Tick, mixed)
+    assert again == entities_by_column(Tick, json.loads(json.dumps(body)), usual)
+    ((_, _, _, mixed_kinds),) = mixed.made.values()
+    ((_, _, _, usual_kinds),) = usual.made.values()
+    assert mixed_kinds == usual_kinds
+    assert mixed_kinds is not None
+    assert mixed_kinds[3] is None
 
 
 def test_a_decline_leaves_the_batch_untouched() -> None:
