@@ -10,10 +10,11 @@ top level is renamed, unless ``nested=True``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
-from restwire import ContentError, Exchange, RequestBodyError, SettingError
+from restwire import ContentError, Exchange, RequestBodyError, SettingError, Unparsed
 
 __all__ = ["RenameKeys"]
 
@@ -44,11 +45,17 @@ def _rename(value: Any, names: Mapping[str, str], nested: bool) -> Any:
     return out
 
 
+def _unchanged(value: Any) -> Any:
+    return value
+
+
 class RenameKeys:
     """Renames keys between their client and wire names."""
 
     #: Never changes the credentials a call sends (see ``restwire.Stack``).
     sends_credentials = False
+    #: Records its renaming on an unparsed body (see ``restwire.Unparsed``).
+    takes_unparsed = True
 
     def __init__(self, mapping: Mapping[str, str], *, nested: bool = False) -> None:
         self.to_wire = dict(mapping)
@@ -66,11 +73,31 @@ class RenameKeys:
             ) from None
 
     def on_response(self, exchange: Exchange) -> None:
+        value = exchange.value
+        if type(value) is Unparsed:
+            # the body is read later, maybe straight into entities (a list
+            # of objects): say how its keys are renamed. Without nested=True
+            # the items of a list are left as they are, and so is what they
+            # hold; with it, each item's keys and what they hold.
+            rename = functools.partial(self._response_value, exchange)
+            if self.nested:
+                value.rename_keys(rename, self.field_name, self.wire_name, rename)
+            else:
+                value.rename_keys(rename, _unchanged, _unchanged, _unchanged)
+            return
+        exchange.value = self._response_value(exchange, value)
+
+    def _response_value(self, exchange: Exchange, value: Any) -> Any:
+        """``value`` (a response's, or a value inside it) renamed."""
         try:
-            exchange.value = _rename(exchange.value, self.to_client, self.nested)
+            return _rename(value, self.to_client, self.nested)
         except _BothNames as error:
             assert exchange.response is not None
             raise ContentError(exchange.response, f"the response {error}") from None
+
+    def wire_name(self, key: str) -> str:
+        """The wire name of the client key ``key``."""
+        return self.to_wire.get(key, key)
 
     def field_name(self, key: str) -> str:
         """The client name of the wire key ``key`` (a param in the wire's

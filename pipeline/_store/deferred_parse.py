@@ -83,18 +83,28 @@ class Unparsed:
     def __init__(self, endpoint: _Parses, response: Response) -> None:
         self.endpoint = endpoint
         self.response = response
-        self._renames: list[tuple[Apply, Convert, Convert]] = []
+        self._renames: list[tuple[Apply, Convert, Convert, Apply]] = []
 
-    def rename_keys(self, apply: Apply, convert: Convert, inverse: Convert) -> None:
-        """Cases the value's keys when it is read: ``apply`` does it to a
+    def rename_keys(
+        self,
+        apply: Apply,
+        convert: Convert,
+        inverse: Convert,
+        within: Apply | None = None,
+    ) -> None:
+        """Renames the value's keys when it is read: ``apply`` does it to a
         parsed value; ``convert`` maps one wire key, ``inverse`` maps a key
-        back to the wire's spelling (checked against ``convert``)."""
-        self._renames.append((apply, convert, inverse))
+        back to the wire's spelling (checked against ``convert``);
+        ``within`` does it to a value held in a field of an item (an
+        object or array inside one), which the renaming of the item's own
+        keys does not reach: by default ``apply`` (key casing renames every
+        level alike)."""
+        self._renames.append((apply, convert, inverse, within or apply))
 
     def value(self) -> Any:
         """The value the usual path gives: parsed, then each renaming."""
         value = self.endpoint.parse_response(self.response)
-        for apply, _, _ in self._renames:
+        for apply, _, _, _ in self._renames:
             value = apply(value)
         return value
 
@@ -138,10 +148,10 @@ class Unparsed:
         names = []
         for field in fields:
             name = field
-            for _, _, inverse in reversed(renames):
+            for _, _, inverse, _ in reversed(renames):
                 name = inverse(name)
             back = name
-            for _, convert, _ in renames:
+            for _, convert, _, _ in renames:
                 back = convert(back)
             if back != field:
                 return None
@@ -162,8 +172,8 @@ class Unparsed:
             if _UNSET_TYPE in kinds:
                 return None  # an item lacks a field: the usual path fills defaults
             if not _CONTAINERS.isdisjoint(kinds) and self._renames:
-                for apply, _, _ in self._renames:
-                    column[:] = map(apply, column)
+                for _, _, _, within in self._renames:
+                    column[:] = map(within, column)
                 kinds = set(map(type, column))
             # each column's class, where its values have one (by identity:
             # ``one_class``), so that counting its bytes groups no values

@@ -27,6 +27,7 @@ from restwire.middlewares import (
     CookieCredentials,
     CsrfToken,
     FillPrimaryKey,
+    RenameKeys,
     SnakeCaseKeys,
 )
 from restwire.middlewares.key_casing import convert_keys, to_camel
@@ -175,6 +176,69 @@ async def test_request_side_middleware_leave_a_list_to_be_read_from_the_bytes(
     assert taken == [True]  # (the usual path: no shortcut asked)
     assert deferred == usual
     assert len(deferred[1]) == 12
+
+
+def _renamed_ticks(nested_names: bool) -> list[dict[str, Any]]:
+    """Ticks as a server that renames ``last_price`` (and, inside a venue,
+    ``venue_name``) sends them."""
+    items = ticks()
+    for item in items:
+        item["price_now"] = item.pop("last_price")
+        if nested_names:
+            item["venue"]["name_of_venue"] = item["venue"].pop("venue_name")
+    return items
+
+
+@pytest.mark.parametrize(
+    ("nested", "body", "shortcut"),
+    [
+        # nested=True: each item's keys and what a field holds are renamed
+        (True, _renamed_ticks(nested_names=True), True),
+        # without it a list's items are left as they are: sent under the
+        # client's names they are read from the bytes, under the wire's
+        # the usual path reads them (and the entity keeps the extra key)
+        (False, ticks(), True),
+        (False, _renamed_ticks(nested_names=False), False),
+        # a field holding both names of one key: the same error both ways
+        (
+            True,
+            [
+                {**item, "venue": {"venue_name": "a", "name_of_venue": "b"}}
+                for item in _renamed_ticks(nested_names=False)
+            ],
+            False,
+        ),
+    ],
+)
+async def test_renamed_keys_are_read_from_the_bytes_as_they_are_read_as_usual(
+    controller_factory: Any,
+    httpx_mock: HTTPXMock,
+    taken: list[bool],
+    nested: bool,
+    body: Any,
+    shortcut: bool,
+) -> None:
+    """``RenameKeys`` records its renaming on an unparsed body: a list is
+    read straight from the bytes, with the value, records and errors the
+    usual parse and renaming give."""
+    renamed = RestEndpoint(url_prefix=API, path="/ticks", schema=[Tick]).use(
+        RenameKeys(
+            {"last_price": "price_now", "venue_name": "name_of_venue"}, nested=nested
+        )
+    )
+    assert renamed.defers_parse
+    httpx_mock.add_response(url=f"{API}/ticks", json=body)
+    httpx_mock.add_response(url=f"{API}/ticks", json=body)
+    deferred = await outcome(controller_factory(), renamed)
+    usual = await outcome(
+        controller_factory(), renamed.extend(process=lambda value, params: value)
+    )
+    assert taken == [shortcut]
+    assert deferred == usual
+    if shortcut:
+        values, _ = deferred
+        assert values[1].last_price == Decimal("1.25")
+        assert values[1].venue["venue_name"] == "v1"
 
 
 @pytest.mark.parametrize(
