@@ -63,6 +63,11 @@ class RenameKeys:
         if len(self.to_client) != len(self.to_wire):
             raise SettingError("two client names map to one wire name")
         self.nested = nested
+        # Names that are both a client name and a wire name (a swap, a
+        # chain): an object holding one of them may hold both names of a
+        # key, which nested=True refuses, so no field is read from the
+        # bytes under such a name (its round trip fails: declined).
+        self._both = self.to_wire.keys() & self.to_client.keys()
 
     def on_request(self, exchange: Exchange) -> None:
         try:
@@ -96,8 +101,9 @@ class RenameKeys:
             raise ContentError(exchange.response, f"the response {error}") from None
 
     def wire_name(self, key: str) -> str:
-        """The wire name of the client key ``key``."""
-        return self.to_wire.get(key, key)
+        """The wire name of the client key ``key`` (itself, for a name that
+        is both a client and a wire name, as in a swap or a chain)."""
+        return key if key in self._both else self.to_wire.get(key, key)
 
     def field_name(self, key: str) -> str:
         """The client name of the wire key ``key`` (a param in the wire's

@@ -20,19 +20,20 @@ Guarantees:
 - The result is the one the usual path gives: the same records, batch and
   references. The shortcut is taken only when the body is exactly what it
   handles: a JSON array of objects, each with every field of the entity
-  under the wire name the casing maps to it and no other key, whose
+  under the wire name the renamings map to it and no other key, whose
   primary keys are usable text and all different, and whose values are
   of their fields' types (checked as msgspec decodes them:
   ``typed_fields``). Anything else (an extra or missing key, another
   spelling, JSON msgspec refuses, a value of another type, a bad
   deserializer value) makes it decline, having changed nothing, and the
-  body is parsed and cased as usual (:meth:`Unparsed.value`), so errors
+  body is parsed and renamed as usual (:meth:`Unparsed.value`), so errors
   are the usual ones, word for word.
 - Such an error is raised when the value is read, after the chain, so a
   middleware's ``on_error`` does not see it; a middleware that needs to
   says nothing (``takes_unparsed`` is ``False`` unless set).
-- Values inside a field that hold objects or arrays have their keys cased
-  by the middleware's own conversion, as the usual path cases them.
+- Values inside a field that hold objects or arrays have their keys
+  renamed by the middleware's own conversion (``within``), as the usual
+  path renames them.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ from .typed_fields import FieldCheck
 
 __all__ = ["Unparsed"]
 
-#: Converts a whole value the way a casing middleware does (its own errors
-#: included); converts one key; converts a key back.
+#: Renames a value's keys the way a middleware does (key casing,
+#: ``RenameKeys``; its own errors included); renames one key; renames a
+#: key back.
 Apply = Callable[[Any], Any]
 Convert = Callable[[str], str]
 

@@ -19,7 +19,14 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from restwire import Entity, JsonContent, RestEndpoint, RestwireError, Unparsed
+from restwire import (
+    ContentError,
+    Entity,
+    JsonContent,
+    RestEndpoint,
+    RestwireError,
+    Unparsed,
+)
 from restwire._store.schemas import Batch, entities_by_column
 from restwire.middlewares import (
     AccessToken,
@@ -187,6 +194,46 @@ def _renamed_ticks(nested_names: bool) -> list[dict[str, Any]]:
         if nested_names:
             item["venue"]["name_of_venue"] = item["venue"].pop("venue_name")
     return items
+
+
+class Pair(Entity):
+    """An entity whose fields a swap or a chain of renamings names."""
+
+    id: str = ""
+    a: Any = None
+    b: Any = None
+
+
+@pytest.mark.parametrize(
+    ("mapping", "items"),
+    [
+        ({"a": "b", "b": "a"}, {"a": 1, "b": 2}),  # a swap
+        ({"a": "b", "b": "c"}, {"b": 1, "c": 2}),  # a chain
+    ],
+)
+async def test_a_swap_or_a_chain_of_names_is_read_as_usual(
+    controller_factory: Any,
+    httpx_mock: HTTPXMock,
+    taken: list[bool],
+    mapping: dict[str, str],
+    items: dict[str, int],
+) -> None:
+    """With ``nested=True`` an object holding both names of a key is
+    refused; under a swap or a chain each object holds both: the shortcut
+    declines, and the usual path's error is raised."""
+    body = [{"id": str(n), **items} for n in range(12)]
+    renamed = RestEndpoint(url_prefix=API, path="/pairs", schema=[Pair]).use(
+        RenameKeys(mapping, nested=True)
+    )
+    httpx_mock.add_response(url=f"{API}/pairs", json=body)
+    httpx_mock.add_response(url=f"{API}/pairs", json=body)
+    deferred = await outcome(controller_factory(), renamed)
+    usual = await outcome(
+        controller_factory(), renamed.extend(process=lambda value, params: value)
+    )
+    assert taken == [False]
+    assert deferred == usual
+    assert deferred[0] is ContentError
 
 
 @pytest.mark.parametrize(
