@@ -133,6 +133,25 @@ def test_which_endpoints_defer_their_parse() -> None:
     assert not DEFERRING.extend(parse_response=JsonContent().read).defers_parse
 
 
+async def read_both_ways(
+    controller_factory: Any,
+    httpx_mock: HTTPXMock,
+    endpoint: RestEndpoint[Any],
+    body: Any,
+) -> tuple[Any, Any]:
+    """:func:`outcome` of ``endpoint`` answered ``body``, then of the same
+    endpoint with the shortcut off (a ``process`` of its own), each on a
+    new controller."""
+    url = f"{endpoint.url_prefix}{endpoint.path}"
+    httpx_mock.add_response(url=url, json=body)
+    httpx_mock.add_response(url=url, json=body)
+    deferred = await outcome(controller_factory(), endpoint)
+    usual = await outcome(
+        controller_factory(), endpoint.extend(process=lambda value, params: value)
+    )
+    return deferred, usual
+
+
 async def test_a_cased_list_is_read_straight_from_the_bytes(
     controller_factory: Any, httpx_mock: HTTPXMock, taken: list[bool]
 ) -> None:
@@ -225,11 +244,8 @@ async def test_a_swap_or_a_chain_of_names_is_read_as_usual(
     renamed = RestEndpoint(url_prefix=API, path="/pairs", schema=[Pair]).use(
         RenameKeys(mapping, nested=True)
     )
-    httpx_mock.add_response(url=f"{API}/pairs", json=body)
-    httpx_mock.add_response(url=f"{API}/pairs", json=body)
-    deferred = await outcome(controller_factory(), renamed)
-    usual = await outcome(
-        controller_factory(), renamed.extend(process=lambda value, params: value)
+    deferred, usual = await read_both_ways(
+        controller_factory, httpx_mock, renamed, body
     )
     assert taken == [False]
     assert deferred == usual
@@ -274,11 +290,8 @@ async def test_renamed_keys_are_read_from_the_bytes_as_they_are_read_as_usual(
         )
     )
     assert renamed.defers_parse
-    httpx_mock.add_response(url=f"{API}/ticks", json=body)
-    httpx_mock.add_response(url=f"{API}/ticks", json=body)
-    deferred = await outcome(controller_factory(), renamed)
-    usual = await outcome(
-        controller_factory(), renamed.extend(process=lambda value, params: value)
+    deferred, usual = await read_both_ways(
+        controller_factory, httpx_mock, renamed, body
     )
     assert taken == [shortcut]
     assert deferred == usual
