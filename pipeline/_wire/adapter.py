@@ -654,6 +654,12 @@ def merged_headers(
 Fields = list[tuple[bytes, bytes, bytes]]
 
 
+def as_fields(items: list[tuple[bytes, bytes]]) -> Fields:
+    """Raw header ``items`` (normalized bytes, as ``Headers.raw`` gives
+    them) as ``Headers`` keeps them: each with its lower-case name."""
+    return [(name, name.lower(), value) for name, value in items]
+
+
 class HeadersSeen:
     """A client's default headers and a call's own as :func:`build_request`
     last found them fit to send, with what it made of them (merged, their
@@ -735,7 +741,7 @@ def build_request(
         items, names, fields = last[2], last[3], last[4]
     else:
         items, names = merged_headers(defaults, own)
-        fields = [(name, name.lower(), value) for name, value in items]
+        fields = as_fields(items)
         if checked is not None:
             # (lists of their own: Headers.raw makes new ones each time)
             checked.last = (defaults, own, items, names, fields)
@@ -852,7 +858,7 @@ def _direct_requests_agree(library: ModuleType) -> bool:
             (b"X-Thing", b"\xe9t\xe9"),
             (b"accept", b"application/json"),
         ]
-        fields = [(name, name.lower(), value) for name, value in headers]
+        fields = as_fields(headers)
         extensions = {"timeout": {"connect": 5.0}}
         public = library.Request(
             "GET", url, headers=headers, stream=_EMPTY[library], extensions=extensions
