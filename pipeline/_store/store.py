@@ -399,7 +399,7 @@ class Store:
                 # (== passes 1 and 1.0, and leaves extra keys aside: what the
                 # fields that may differ so hold now is counted, and the
                 # extra keys counted in and out)
-                grown = _resized([existing], [instance])
+                grown = _one_resized(existing, instance)
                 if extras:
                     grown += extras_growth([existing], [instance])
                 self._count_bytes(partition, grown)
@@ -1114,21 +1114,7 @@ def _resized(
     values may differ in size, 0 when there are none. ``columns``: the
     fields' values of ``stored``, in field order, when known."""
     if len(stored) == 1:
-        # (one record, the usual answer: a field whose values are alike in
-        # type, and in their items' types, takes the same bytes; only one
-        # that is not is walked)
-        held, now = astuple(before[0]), astuple(stored[0])
-        types = list(map(type, now))
-        if types != list(map(type, held)):
-            asked: Iterable[tuple[Any, Any]] = zip(held, now, strict=True)
-        else:
-            # (each field's two values of one type: texts, numbers, dates
-            # are alike, in C; only the others are asked)
-            loose = list(map(not_, map(_SAME_SIZE_VALUES.__contains__, types)))
-            if not any(loose):
-                return 0
-            asked = compress(zip(held, now, strict=True), loose)
-        return sum(_grown(old, new) for old, new in asked if not _alike(old, new))
+        return _one_resized(before[0], stored[0])
     kinds = set(map(type, stored))
     if len(kinds) == 1:
         kind = kinds.pop()
@@ -1159,6 +1145,42 @@ def _resized(
         olds.append(old)
         news.append(new)
     return sum(_resized(olds, news) for olds, news in pairs.values())
+
+
+#: Record class -> the types of the field values of the last record of it
+#: stored again, and the indexes of those fields whose equal values may
+#: differ in size (the others, texts, numbers, dates, take the same bytes).
+_LOOSE_FIELDS: dict[type, tuple[tuple[type, ...], tuple[int, ...]]] = {}
+
+
+def _one_resized(before: Any, stored: Any) -> int:
+    """:func:`_resized` of one record (the usual answer): a field whose
+    values are alike in type, and in their items' types, takes the same
+    bytes; only one that is not is walked. Which fields to ask is worked
+    out once for the types a class's records usually hold."""
+    held, now = astuple(before), astuple(stored)
+    types = tuple(map(type, now))
+    if types != tuple(map(type, held)):
+        asked: Iterable[int] = range(len(now))
+    else:
+        kind = type(stored)
+        known = _LOOSE_FIELDS.get(kind)
+        if known is None or known[0] != types:
+            loose = tuple(
+                index
+                for index, value_type in enumerate(types)
+                if value_type not in _SAME_SIZE_VALUES
+            )
+            known = (types, loose)
+            if len(_LOOSE_FIELDS) < 4096:  # a bound: classes are few
+                _LOOSE_FIELDS[kind] = known
+        asked = known[1]
+    grown = 0
+    for index in asked:
+        old, new = held[index], now[index]
+        if not _alike(old, new):
+            grown += _grown(old, new)
+    return grown
 
 
 def _column_resized(
