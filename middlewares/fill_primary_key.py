@@ -30,6 +30,9 @@ from restwire import Entity, Exchange
 
 __all__ = ["FillPrimaryKey"]
 
+#: What ``FillPrimaryKey._typed`` holds before its first response.
+_NOT_YET = object()
+
 
 class FillPrimaryKey:
     """Sets a missing primary key field from a path parameter."""
@@ -42,6 +45,10 @@ class FillPrimaryKey:
         self.param = param or field
         #: Whether a param in the wire's case may name the field.
         self._through_casing = param is None
+        # the last entity class a schema named, and the type its field
+        # takes (worked out once per class: a class's annotations are
+        # read once, as ``_field_type`` caches them)
+        self._typed: tuple[Any, type | None] = (_NOT_YET, None)
 
     def _fill(self, value: Any, key: Any) -> Any:
         if isinstance(value, dict) and value.get(self.field) is None:
@@ -55,10 +62,21 @@ class FillPrimaryKey:
             key = exchange.endpoint.param_fields(params).get(self.field)
         if key is None:
             return
-        entity = cast(Hashable, _entity_of(exchange.endpoint.schema))  # a class is
-        key = _as(_field_type(entity, self.field), key)
+        schema = exchange.endpoint.schema
+        typed = self._typed
+        if typed[0] is not schema:
+            entity = cast(Hashable, _entity_of(schema))  # a class is
+            kind = _field_type(entity, self.field)
+            if entity is schema:  # (a class: the same object, the same type)
+                self._typed = (schema, kind)
+        else:
+            kind = typed[1]
+        key = _as(kind, key)
         value = exchange.value
-        if isinstance(value, list):
+        if type(value) is dict:
+            if value.get(self.field) is None:
+                exchange.value = {**value, self.field: key}
+        elif isinstance(value, list):
             exchange.value = [self._fill(item, key) for item in value]
         else:
             exchange.value = self._fill(value, key)
