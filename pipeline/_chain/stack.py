@@ -184,23 +184,34 @@ def _simple_layers(layers: tuple[_Hooks, ...]) -> Handler:
     """
     count = len(layers)
     watched = any(layer.on_error is not None for layer in layers)
+    # (worked out once: the request side's steps, each with the number of
+    # layers before it, and the response hooks, innermost first, each with
+    # its layer's place; a layer with neither does nothing in a call)
+    requests = tuple(
+        (index, layer.needs_body, layer.on_request)
+        for index, layer in enumerate(layers)
+        if layer.needs_body or layer.on_request is not None
+    )
+    responses = tuple(
+        (index, hook)
+        for index in range(count - 1, -1, -1)
+        if (hook := layers[index].on_response) is not None
+    )
 
     def handle(exchange: Exchange, call_next: CallNext) -> Flow[Response]:
+        # how many layers' request sides ran: their on_error see an error
         entered = 0
         try:
-            for layer in layers:
-                if layer.needs_body:
+            for entered, needs_body, on_request in requests:  # noqa: B007
+                if needs_body:
                     exchange.encode()
-                if layer.on_request is not None:
-                    layer.on_request(exchange)
-                entered += 1
+                if on_request is not None:
+                    on_request(exchange)
+            entered = count
             response = yield from call_next(exchange)
             if exchange.parse:
-                for index in range(count - 1, -1, -1):
-                    entered = index
-                    hook = layers[index].on_response
-                    if hook is not None:
-                        hook(exchange)
+                for entered, on_response in responses:  # noqa: B007
+                    on_response(exchange)
             return response
         except RestwireError as error:
             if watched:

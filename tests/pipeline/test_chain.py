@@ -275,6 +275,55 @@ async def test_errors_reach_exactly_the_layers_they_pass(
     assert log == [f"{name} saw {failing} {fail_in}" for name in seen_by]
 
 
+class Watcher:
+    """A simple-form layer with ``on_error`` alone: no request side."""
+
+    def __init__(self, name: str, log: list[str]) -> None:
+        self.name, self.log = name, log
+
+    def on_error(self, exchange: Exchange, error: RestwireError) -> None:
+        self.log.append(f"{self.name} saw {error}")
+
+
+class ResponseOnly:
+    """A simple-form layer with ``on_response`` alone, failing in it."""
+
+    def on_response(self, exchange: Exchange) -> None:
+        raise RestwireError("r response")
+
+
+@pytest.mark.parametrize(
+    ("failing", "fail_in", "seen_by"),
+    [
+        ("b", "request", ["w", "a"]),  # w has no request side, yet it was passed
+        ("b", "response", ["w", "a"]),
+        ("r", "response", ["b", "w", "a"]),  # r is innermost: its hook runs first
+        ("a", "response", []),
+    ],
+)
+async def test_a_layer_without_hooks_of_a_side_still_sees_errors_it_passed(
+    controller: Any,
+    httpx_mock: HTTPXMock,
+    failing: str,
+    fail_in: str,
+    seen_by: list[str],
+) -> None:
+    # one run of simple layers (one fused frame): a, a watcher, b, and a
+    # layer with a response side alone
+    httpx_mock.add_response(json={}, is_optional=True)
+    log: list[str] = []
+    a = Layer("a", log, fail_in if failing == "a" else "")
+    b = Layer("b", log, fail_in if failing == "b" else "")
+    stack: list[Middleware | Stack] = [a, Watcher("w", log), b]
+    if failing == "r":
+        stack.append(ResponseOnly())
+    assert len(Stack(*stack).handlers) == 1
+    endpoint = RestEndpoint(url_prefix=API, path="/x", middleware=stack)
+    with pytest.raises(RestwireError, match=f"{failing} {fail_in}"):
+        await controller.fetch(endpoint)
+    assert log == [f"{name} saw {failing} {fail_in}" for name in seen_by]
+
+
 class Named:
     def __init__(self, name: str) -> None:
         self.name = name
