@@ -82,7 +82,7 @@ from .._base.errors import (
     redact_params,
 )
 from .._base.library import URL, AsyncClient, Auth, Client, Headers, Request, library_of
-from .._wire.adapter import cookie_header, jar_headers, merged_headers
+from .._wire.adapter import cookie_header, fields_kept, jar_headers, merged_headers
 from .exchange import Exchange
 
 __all__ = [
@@ -451,13 +451,9 @@ def _kept_parts_agree(headers_class: type, url_class: type) -> bool:
     port and query mean an equal ``netloc`` and ``query``. Checked once
     per pair of classes, on samples; any other pair is read the public way.
     """
+    if not fields_kept(headers_class):
+        return False
     try:
-        headers = headers_class([(b"Accept", b"*/*"), (b"X-A", b"1"), (b"x-a", b"2")])
-        fields = headers._list
-        if type(fields) is not list or headers.raw != [
-            (name, value) for name, _, value in fields
-        ]:
-            return False
         texts = (
             "https://a.example/x?q=1",
             "https://a.example/y?q=1",

@@ -53,6 +53,7 @@ from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from functools import partial
 from http import HTTPStatus
+from operator import itemgetter
 from types import ModuleType
 from typing import Any
 
@@ -330,10 +331,13 @@ class Adapter:
         else:
             response.stream = _Timed(response.stream, response, started)
         if store_cookies:
-            for name, _ in response.headers.raw:
-                if name.lower() in _SET_COOKIE:  # else the jar would not change
-                    self.client.cookies.extract_cookies(response)  # type: ignore[arg-type]
-                    break
+            received = response.headers
+            if fields_kept(type(received)):  # (lower-case names kept: in C)
+                sets = not _SET_COOKIE.isdisjoint(map(_LOWER_NAME, received._list))
+            else:
+                sets = any(name.lower() in _SET_COOKIE for name, _ in received.raw)
+            if sets:  # else the jar would not change
+                self.client.cookies.extract_cookies(response)  # type: ignore[arg-type]
         response.default_encoding = self.default_encoding
         logger = self.logger
         if logger.isEnabledFor(logging.INFO):
@@ -660,6 +664,42 @@ def as_fields(items: list[tuple[bytes, bytes]]) -> Fields:
     return [(name, name.lower(), value) for name, value in items]
 
 
+#: Headers class -> whether it keeps its fields as httpx does (``fields_kept``).
+_FIELDS_KEPT: dict[type, bool] = {}
+#: A kept field's lower-case name.
+_LOWER_NAME = itemgetter(1)
+
+
+def fields_kept(headers_class: type) -> bool:
+    """Whether headers of ``headers_class`` keep their fields as httpx and
+    httpx2 do, so that what they keep may be read in place of ``raw``: a
+    list ``_list`` of (name, lower-case name, value) bytes, whose equal
+    contents mean equal raw headers. Checked once per class, on a sample;
+    a class that keeps them otherwise is read the public way."""
+    known = _FIELDS_KEPT.get(headers_class)
+    if known is None:
+        known = _FIELDS_KEPT[headers_class] = _keeps_fields(headers_class)
+    return known
+
+
+def _keeps_fields(headers_class: type) -> bool:
+    """:func:`fields_kept`, worked out on a sample of ``headers_class``."""
+    try:
+        headers = headers_class(
+            [(b"Accept", b"*/*"), (b"X-A", b"1"), (b"x-a", b"2"), (b"Set-Cookie", b"a")]
+        )
+        fields = headers._list
+        raw = headers.raw
+        return (
+            type(fields) is list
+            and all(type(field) is tuple and len(field) == 3 for field in fields)
+            and raw == [(name, value) for name, _, value in fields]
+            and [lower for _, lower, _ in fields] == [name.lower() for name, _ in raw]
+        )
+    except Exception:  # not kept as expected: read the public way
+        return False
+
+
 class HeadersSeen:
     """A client's default headers and a call's own as :func:`build_request`
     last found them fit to send, with what it made of them (merged, their
@@ -670,12 +710,14 @@ class HeadersSeen:
     __slots__ = ("last",)
 
     def __init__(self) -> None:
-        #: (the client's raw headers, the call's, merged, their lower-case
-        #: names, the merged fields), or ``None`` before the first call.
+        #: (the client's headers and the call's, as compared: copies of
+        #: their fields where :func:`fields_kept`, else their raw items;
+        #: merged, their lower-case names, the merged fields), or ``None``
+        #: before the first call.
         self.last: (
             tuple[
-                list[tuple[bytes, bytes]],
-                list[tuple[bytes, bytes]],
+                list[Any],
+                list[Any],
                 list[tuple[bytes, bytes]],
                 set[bytes],
                 Fields,
@@ -729,22 +771,31 @@ def build_request(
         return built
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
-    defaults, own = client.headers.raw, headers.raw
+    client_headers = client.headers
+    # (compared with the last call's: what the headers keep, where they keep
+    # it as httpx does, else their raw items)
+    default_key: list[Any]
+    own_key: list[Any]
+    if fields_kept(type(client_headers)) and fields_kept(type(headers)):
+        default_key, own_key = client_headers._list, headers._list
+    else:
+        default_key, own_key = client_headers.raw, headers.raw
     last = None if checked is None else checked.last
-    same_own = last is not None and own == last[1]
-    same_defaults = last is not None and defaults == last[0]
-    if not same_own:
-        _refuse_what_http_cannot_carry(method, url, own)
-    if defaults and not same_defaults:
-        _refuse_what_http_cannot_carry(method, url, defaults)
+    same_own = last is not None and own_key == last[1]
+    same_defaults = last is not None and default_key == last[0]
     if last is not None and same_own and same_defaults:
         items, names, fields = last[2], last[3], last[4]
     else:
+        defaults, own = client_headers.raw, headers.raw
+        if not same_own:
+            _refuse_what_http_cannot_carry(method, url, own)
+        if defaults and not same_defaults:
+            _refuse_what_http_cannot_carry(method, url, defaults)
         items, names = merged_headers(defaults, own)
         fields = as_fields(items)
         if checked is not None:
-            # (lists of their own: Headers.raw makes new ones each time)
-            checked.last = (defaults, own, items, names, fields)
+            # (copies: a header set on either later is not in these)
+            checked.last = (list(default_key), list(own_key), items, names, fields)
     if arguments:
         # The jar itself: httpx wraps a CookieJar without copying it, adds
         # its Cookie before the body's headers, and skips an empty one.

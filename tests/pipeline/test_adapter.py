@@ -24,6 +24,7 @@ from restwire import (
     RestEndpoint,
 )
 from restwire._base.library import LIBRARIES, Request
+from restwire._chain.exchange import call_headers
 from restwire._wire import adapter as _adapter
 from restwire._wire.adapter import (
     Adapter,
@@ -31,6 +32,7 @@ from restwire._wire.adapter import (
     add_cookie_header,
     build_request,
     empty_request,
+    fields_kept,
 )
 from restwire._wire.content import BodyReader
 from tests.conftest import SSL_CONTEXT
@@ -576,7 +578,7 @@ def test_headers_found_fit_once_are_checked_again_only_when_they_differ() -> Non
         else:
             build_request(client, "GET", URL, headers, None, {}, checked=checked)
             assert checked.last is not None
-            assert checked.last[:2] == (client.headers.raw, fit.raw)
+            assert checked.last[:2] == (client.headers._list, fit._list)
     client.headers["X-Client"] = "c\n"
     with pytest.raises(InvalidRequest, match="X-Client"):
         build_request(client, "GET", URL, fit, None, {}, checked=checked)
@@ -605,6 +607,54 @@ def test_what_was_made_of_the_last_headers_serves_only_the_same_headers() -> Non
         made = build_request(client, method, URL, two, None, {}, checked=seen)
         public = client.build_request(method, URL, headers=two)
         assert made.headers._list == public.headers._list
+
+
+def test_headers_changed_in_place_are_checked_and_sent_as_they_are_now() -> None:
+    """What ``build_request`` remembers is a copy of the headers' fields:
+    a call's headers (or the client's) changed in place since are read
+    again, checked again, and sent as they are now."""
+    client = httpx.Client(headers={"X-Client": "c"})
+    seen = HeadersSeen()
+    own = httpx.Headers({"X-Own": "1"})
+    build_request(client, "GET", URL, own, None, {}, checked=seen)
+    own["X-Own"] = "2"
+    made = build_request(client, "GET", URL, own, None, {}, checked=seen)
+    assert made.headers["X-Own"] == "2"
+    client.headers["X-Client"] = "d"
+    made = build_request(client, "GET", URL, own, None, {}, checked=seen)
+    assert made.headers["X-Client"] == "d"
+    own["X-Own"] = "2\r\nX-Smuggled: 1"
+    with pytest.raises(InvalidRequest, match="X-Own"):
+        build_request(client, "GET", URL, own, None, {}, checked=seen)
+
+
+class _ShownOtherwise(httpx.Headers):
+    """Headers whose raw items are not what they keep (a subclass that
+    reports its own): read the public way."""
+
+    @property
+    def raw(self) -> list[tuple[bytes, bytes]]:
+        return [(b"X-Shown", b"1"), *super().raw]
+
+
+def test_headers_that_keep_their_fields_otherwise_are_read_the_public_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_adapter, "_FIELDS_KEPT", {})
+    for library in LIBRARIES:
+        assert fields_kept(library.Headers)
+    for library in LIBRARIES:
+        assert fields_kept(call_headers(library))
+    assert not fields_kept(_ShownOtherwise)
+    client = httpx.Client()
+    seen = HeadersSeen()
+    for _ in range(2):
+        made = build_request(
+            client, "GET", URL, _ShownOtherwise({"X-Own": "1"}), None, {}, checked=seen
+        )
+        assert (b"X-Shown", b"1") in made.headers.raw
+    assert seen.last is not None
+    assert seen.last[1] == _ShownOtherwise({"X-Own": "1"}).raw
 
 
 def test_a_url_of_another_library_is_refused_as_the_library_refuses_it() -> None:
