@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable, Mapping
+from operator import itemgetter
 from types import MappingProxyType, ModuleType
 from typing import Any, Literal, Protocol
 
@@ -78,6 +79,7 @@ from .._base.http import (
 )
 from .._base.library import URL, Cookies, Headers, Response, Timeout
 from .._wire.adapter import cookie_for as _cookie_for
+from .._wire.adapter import fields_kept
 from .._wire.content import ContentKind, replayable, styled_body
 
 __all__ = [
@@ -365,7 +367,19 @@ class Exchange:
                 f"{self.label}: {what} is not ASCII, which is all a header can "
                 "carry; encode the token first (percent-encoding, base64)"
             )
-        self.headers[header] = value
+        headers = self.headers
+        if header in _NAMES_SEEN and fields_kept(type(headers)):
+            # (a name checked before, and both ASCII: a name the call does
+            # not send yet is appended as the library appends it)
+            name = header.encode("ascii")
+            lower = name.lower()
+            fields = headers._list
+            if lower not in map(_LOWER_NAME, fields):
+                fields.append((name, lower, value.encode("ascii")))
+            else:
+                headers[header] = value
+        else:
+            headers[header] = value
         self.sensitive.add(header.lower())
 
     @property
@@ -570,6 +584,8 @@ class _NamesChecked:
 CALL_HEADERS: dict[ModuleType, type[Any]] = {}
 #: Header names a middleware set that were checked (a bound: names are few).
 _NAMES_SEEN: set[str] = set()
+#: A kept header field's lower-case name (``fields_kept``).
+_LOWER_NAME = itemgetter(1)
 
 
 def _check_name(name: Any) -> None:

@@ -674,8 +674,9 @@ def fields_kept(headers_class: type) -> bool:
     """Whether headers of ``headers_class`` keep their fields as httpx and
     httpx2 do, so that what they keep may be read in place of ``raw``: a
     list ``_list`` of (name, lower-case name, value) bytes, whose equal
-    contents mean equal raw headers. Checked once per class, on a sample;
-    a class that keeps them otherwise is read the public way."""
+    contents mean equal raw headers, and to which a new name set is one
+    field appended. Checked once per class, on a sample; a class that
+    keeps them otherwise is read, and set, the public way."""
     known = _FIELDS_KEPT.get(headers_class)
     if known is None:
         known = _FIELDS_KEPT[headers_class] = _keeps_fields(headers_class)
@@ -685,16 +686,27 @@ def fields_kept(headers_class: type) -> bool:
 def _keeps_fields(headers_class: type) -> bool:
     """:func:`fields_kept`, worked out on a sample of ``headers_class``."""
     try:
-        headers = headers_class(
-            [(b"Accept", b"*/*"), (b"X-A", b"1"), (b"x-a", b"2"), (b"Set-Cookie", b"a")]
-        )
+        sample = [
+            (b"Accept", b"*/*"),
+            (b"X-A", b"1"),
+            (b"x-a", b"2"),
+            (b"Set-Cookie", b"a"),
+        ]
+        headers = headers_class(sample)
         fields = headers._list
         raw = headers.raw
+        # a new name set the public way is one field appended (what
+        # ``Exchange.set_credential`` does itself)
+        public, direct = headers_class(sample), headers_class(sample)
+        public["X-New"] = "1"
+        direct._list.append((b"X-New", b"x-new", b"1"))
         return (
             type(fields) is list
             and all(type(field) is tuple and len(field) == 3 for field in fields)
             and raw == [(name, value) for name, _, value in fields]
             and [lower for _, lower, _ in fields] == [name.lower() for name, _ in raw]
+            and public._list == direct._list
+            and public.raw == direct.raw
         )
     except Exception:  # not kept as expected: read the public way
         return False

@@ -1,12 +1,14 @@
 """The exchange's body bytes: a middleware that ``requires_request_body``
 signs exactly what is sent, under both drivers, and nothing inside it can
-change the body after."""
+change the body after. And a credential a middleware sets: the call's
+headers as the library's own ``[name] =`` makes them."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +24,8 @@ from restwire import (
     RequestBodyError,
     RestEndpoint,
 )
-from restwire._base.library import Response
+from restwire._base.library import LIBRARIES, Response
+from restwire._chain.exchange import call_headers
 from restwire.middlewares import Retry, SnakeCaseKeys
 
 pytestmark = pytest.mark.anyio
@@ -170,3 +173,32 @@ def test_encode_says_what_it_encoded() -> None:
     with pytest.raises(RequestBodyError, match="body changed after it was encoded"):
         exchange.body = {"b": 2}
     assert exchange.body == {"a": 1}
+
+
+# -- a credential set ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.__name__)
+def test_a_credential_is_set_as_the_library_sets_a_header(
+    library: types.ModuleType,
+) -> None:
+    """``set_credential`` appends the field of a name the call does not
+    send yet itself (a name checked before, on headers that keep their
+    fields as httpx does) and leaves any other to the library: either way
+    the headers come out as the library's own ``[name] =`` makes them,
+    a repeated name replaced once, and every name marked sensitive."""
+    start = [(b"Accept", b"*/*"), (b"X-Token", b"old"), (b"x-token", b"older")]
+    steps = [("X-Key", "1"), ("X-Key", "2"), ("X-Token", "new"), ("x-other", "3")]
+    # twice, on new headers: the second time every name has been checked
+    # once, and X-Key and x-other are new to the headers
+    for _ in range(2):
+        ours: Any = types.SimpleNamespace(
+            headers=call_headers(library)(start), sensitive=set(), label="GET /x"
+        )
+        theirs = library.Headers(start)
+        for name, value in steps:
+            Exchange.set_credential(ours, name, value)
+            theirs[name] = value
+            assert ours.headers._list == theirs._list
+            assert ours.headers.raw == theirs.raw
+        assert ours.sensitive == {"x-key", "x-token", "x-other"}
