@@ -54,6 +54,7 @@ from .entity import Entity
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "ENTRY",
+    "SAME_SIZE_VALUES",
     "Retention",
     "Slot",
     "columns_size",
@@ -448,7 +449,7 @@ def extras_size(records: list[Any]) -> int:
 #: equal to its text, which the field checks of ``int`` and ``str`` pass:
 #: so every field is asked, whatever its annotation). Two floats take 24
 #: bytes whatever they hold.
-_SAME_SIZE_VALUES = frozenset(
+SAME_SIZE_VALUES = frozenset(
     {
         str,
         int,
@@ -478,7 +479,7 @@ def _paired_growth(held: list[Any], again: list[Any]) -> int | None:
     same order: only what may differ is counted, the dicts holding them
     and each key's values as a column, none of them when the two columns
     are equal value by value and of one type each value, of
-    :data:`_SAME_SIZE_VALUES`' types (the records' ``==`` leaves their
+    :data:`SAME_SIZE_VALUES`' types (the records' ``==`` leaves their
     extra keys aside). The rest (the records' own tables, the mappings,
     their keys) is the same on both sides. ``None`` otherwise."""
     pairs = len(again)
@@ -522,7 +523,7 @@ def _paired_growth(held: list[Any], again: list[Any]) -> int | None:
         types = list(map(type, new))
         if (
             types == list(map(type, old))
-            and _SAME_SIZE_VALUES.issuperset(types)
+            and SAME_SIZE_VALUES.issuperset(types)
             and new == old
         ):
             continue

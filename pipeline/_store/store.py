@@ -32,9 +32,9 @@ from msgspec.structs import astuple
 
 from .entity import Entity, EntityKey
 from .retention import (
-    _SAME_SIZE_VALUES,
     DEFAULT_MAX_BYTES,
     OVERHEAD,
+    SAME_SIZE_VALUES,
     Retention,
     Slot,
     column_growth,
@@ -1134,7 +1134,7 @@ def _resized(
             for index, name in enumerate(fields)
             if not (
                 (column := types_now[index::count]) == types_held[index::count]
-                and _SAME_SIZE_VALUES.issuperset(column)
+                and SAME_SIZE_VALUES.issuperset(column)
             )
         )
     # (records of several classes, a list's and those it nests: each class's
@@ -1169,7 +1169,7 @@ def _one_resized(before: Any, stored: Any) -> int:
             loose = tuple(
                 index
                 for index, value_type in enumerate(types)
-                if value_type not in _SAME_SIZE_VALUES
+                if value_type not in SAME_SIZE_VALUES
             )
             known = (types, loose)
             if len(_LOOSE_FIELDS) < 4096:  # a bound: classes are few
@@ -1197,7 +1197,7 @@ def _column_resized(
         new = list(map(field, stored))
     kinds = list(map(type, new))
     if kinds == list(map(type, old)):
-        if _SAME_SIZE_VALUES.issuperset(kinds):
+        if SAME_SIZE_VALUES.issuperset(kinds):
             return 0
         if kinds.count(tuple) == len(kinds):
             # (references to nested records: equal tuples, as long, whose
@@ -1205,7 +1205,7 @@ def _column_resized(
             inside = list(map(type, chain.from_iterable(new)))
             if inside == list(
                 map(type, chain.from_iterable(old))
-            ) and _SAME_SIZE_VALUES.issuperset(inside):
+            ) and SAME_SIZE_VALUES.issuperset(inside):
                 return 0
         if kinds.count(kinds[0]) == len(kinds):
             return column_growth(new, old)  # (one type: no level to walk)
@@ -1229,11 +1229,11 @@ def _alike(old: Any, new: Any) -> bool:
     kind = type(old)
     if kind is not type(new):
         return False
-    if kind in _SAME_SIZE_VALUES:
+    if kind in SAME_SIZE_VALUES:
         return True
     if kind is tuple or (kind is list and old.__sizeof__() == new.__sizeof__()):
         kinds = list(map(type, old))
-        return kinds == list(map(type, new)) and _SAME_SIZE_VALUES.issuperset(kinds)
+        return kinds == list(map(type, new)) and SAME_SIZE_VALUES.issuperset(kinds)
     return False
 
 
