@@ -183,7 +183,7 @@ class Unparsed:
         # the items' values as they came: a column a deserializer converts
         # in place is copied first, the others are shared (nothing else
         # changes a column)
-        converted = {name for name, _, _ in cls._plan().deserializers}
+        converted = cls._plan().converted
         raw = [
             list(column) if name in converted else column
             for name, column in zip(fields, columns, strict=True)

@@ -103,6 +103,8 @@ class _Plan(NamedTuple):
     schema: Mapping[str, Any]
     #: (field, deserializer, the class whose instances pass as they are, or None)
     deserializers: tuple[tuple[str, Callable[[Any], Any], type | None], ...]
+    #: the fields a deserializer converts (those of ``deserializers``)
+    converted: frozenset[str]
     nested: dict[str, Any]
     field_names: frozenset[str]
     #: each field's default, in field order (a list, dict or set is copied
@@ -373,6 +375,7 @@ class Entity(_Record):
         plan = _Plan(
             schema,
             tuple(deserializers),
+            frozenset(name for name, _, _ in deserializers),
             nested,
             frozenset(fields),
             dict(fields),
