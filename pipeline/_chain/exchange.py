@@ -79,7 +79,7 @@ from .._base.http import (
 )
 from .._base.library import URL, Cookies, Headers, Response, Timeout
 from .._wire.adapter import cookie_for as _cookie_for
-from .._wire.adapter import fields_kept
+from .._wire.adapter import fields_kept, own_headers_class
 from .._wire.content import ContentKind, replayable, styled_body
 
 __all__ = [
@@ -368,9 +368,14 @@ class Exchange:
                 "carry; encode the token first (percent-encoding, base64)"
             )
         headers = self.headers
-        if header in _NAMES_SEEN and fields_kept(type(headers)):
-            # (a name checked before, and both ASCII: a name the call does
-            # not send yet is appended as the library appends it)
+        if (
+            header in _NAMES_SEEN
+            and fields_kept(type(headers))
+            and headers._encoding in _ASCII_ENCODINGS
+        ):
+            # (a name checked before, both ASCII, on headers of restwire's
+            # class encoding ASCII as ASCII: a name the call does not send
+            # yet is appended as the library appends it)
             name = header.encode("ascii")
             lower = name.lower()
             fields = headers._list
@@ -542,6 +547,8 @@ def call_headers(library: ModuleType) -> type[Any]:
                 "_plain": library.Headers,
             },
         )
+        # (it sets a field as the library does, once the name is checked)
+        own_headers_class(made)
     return made
 
 
@@ -586,6 +593,9 @@ CALL_HEADERS: dict[ModuleType, type[Any]] = {}
 _NAMES_SEEN: set[str] = set()
 #: A kept header field's lower-case name (``fields_kept``).
 _LOWER_NAME = itemgetter(1)
+#: The encodings a library's headers may have worked out (``None``: not
+#: yet), each of which encodes ASCII text as its ASCII bytes.
+_ASCII_ENCODINGS = (None, "ascii", "utf-8", "iso-8859-1")
 
 
 def _check_name(name: Any) -> None:

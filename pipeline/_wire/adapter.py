@@ -664,10 +664,24 @@ def as_fields(items: list[tuple[bytes, bytes]]) -> Fields:
     return [(name, name.lower(), value) for name, value in items]
 
 
-#: Headers class -> whether it keeps its fields as httpx does (``fields_kept``).
-_FIELDS_KEPT: dict[type, bool] = {}
+#: Headers class -> (the class, whether it keeps its fields as httpx does:
+#: ``fields_kept``); the class is kept to be compared by identity.
+_FIELDS_KEPT: dict[type, tuple[type, bool]] = {}
 #: A kept field's lower-case name.
 _LOWER_NAME = itemgetter(1)
+#: The headers classes whose fields restwire may read and set itself: the
+#: libraries' own, and those restwire makes of them (``own_headers_class``).
+#: Any other (a subclass of yours, which may do more when a header is set)
+#: is read and set the public way, and never probed.
+_OWN_HEADERS: list[type] = [library.Headers for library in _library.LIBRARIES]
+
+
+def own_headers_class(headers_class: type) -> None:
+    """Let :func:`fields_kept` consider ``headers_class``, a class restwire
+    made of a library's ``Headers`` that sets a field as the library does
+    (``_chain.exchange.call_headers``)."""
+    if not any(headers_class is own for own in _OWN_HEADERS):
+        _OWN_HEADERS.append(headers_class)
 
 
 def fields_kept(headers_class: type) -> bool:
@@ -675,12 +689,18 @@ def fields_kept(headers_class: type) -> bool:
     httpx2 do, so that what they keep may be read in place of ``raw``: a
     list ``_list`` of (name, lower-case name, value) bytes, whose equal
     contents mean equal raw headers, and to which a new name set is one
-    field appended. Checked once per class, on a sample; a class that
-    keeps them otherwise is read, and set, the public way."""
+    field appended. Only a library's own class, or one restwire made of
+    it, and only once a sample of it, checked once, says so; any other
+    class is read, and set, the public way."""
     known = _FIELDS_KEPT.get(headers_class)
-    if known is None:
-        known = _FIELDS_KEPT[headers_class] = _keeps_fields(headers_class)
-    return known
+    if known is not None and known[0] is headers_class:
+        return known[1]
+    kept = any(headers_class is own for own in _OWN_HEADERS) and _keeps_fields(
+        headers_class
+    )
+    if len(_FIELDS_KEPT) < 256:  # a bound: classes are few
+        _FIELDS_KEPT[headers_class] = (headers_class, kept)
+    return kept
 
 
 def _keeps_fields(headers_class: type) -> bool:
@@ -712,6 +732,12 @@ def _keeps_fields(headers_class: type) -> bool:
         return False
 
 
+def _raw_items(fields: list[Any]) -> list[tuple[bytes, bytes]]:
+    """``Headers.raw`` of headers whose ``fields`` are these (kept as
+    :func:`fields_kept` says)."""
+    return [(name, value) for name, _, value in fields]
+
+
 class HeadersSeen:
     """A client's default headers and a call's own as :func:`build_request`
     last found them fit to send, with what it made of them (merged, their
@@ -723,7 +749,8 @@ class HeadersSeen:
 
     def __init__(self) -> None:
         #: (the client's headers and the call's, as compared: copies of
-        #: their fields where :func:`fields_kept`, else their raw items;
+        #: their fields where :func:`fields_kept`, else their raw items, a
+        #: list of their own;
         #: merged, their lower-case names, the merged fields), or ``None``
         #: before the first call.
         self.last: (
@@ -786,10 +813,14 @@ def build_request(
     client_headers = client.headers
     # (compared with the last call's: what the headers keep, where they keep
     # it as httpx does, else their raw items)
+    # (one copy of each, compared, merged and kept alike: another thread
+    # may change the client's headers meanwhile, and a header set on
+    # either later is not in what was made of them)
     default_key: list[Any]
     own_key: list[Any]
-    if fields_kept(type(client_headers)) and fields_kept(type(headers)):
-        default_key, own_key = client_headers._list, headers._list
+    kept = fields_kept(type(client_headers)) and fields_kept(type(headers))
+    if kept:
+        default_key, own_key = list(client_headers._list), list(headers._list)
     else:
         default_key, own_key = client_headers.raw, headers.raw
     last = None if checked is None else checked.last
@@ -798,7 +829,11 @@ def build_request(
     if last is not None and same_own and same_defaults:
         items, names, fields = last[2], last[3], last[4]
     else:
-        defaults, own = client_headers.raw, headers.raw
+        defaults, own = (
+            (_raw_items(default_key), _raw_items(own_key))
+            if kept
+            else (default_key, own_key)
+        )
         if not same_own:
             _refuse_what_http_cannot_carry(method, url, own)
         if defaults and not same_defaults:
@@ -806,8 +841,7 @@ def build_request(
         items, names = merged_headers(defaults, own)
         fields = as_fields(items)
         if checked is not None:
-            # (copies: a header set on either later is not in these)
-            checked.last = (list(default_key), list(own_key), items, names, fields)
+            checked.last = (default_key, own_key, items, names, fields)
     if arguments:
         # The jar itself: httpx wraps a CookieJar without copying it, adds
         # its Cookie before the body's headers, and skips an empty one.

@@ -15,11 +15,13 @@ from typing import Any
 
 import httpx
 import pytest
+from pytest_httpx import HTTPXMock
 
 from restwire import (
     AsyncController,
     BodyTooLarge,
     Controller,
+    Exchange,
     InvalidRequest,
     RestEndpoint,
 )
@@ -655,6 +657,107 @@ def test_headers_that_keep_their_fields_otherwise_are_read_the_public_way(
         assert (b"X-Shown", b"1") in made.headers.raw
     assert seen.last is not None
     assert seen.last[1] == _ShownOtherwise({"X-Own": "1"}).raw
+
+
+def test_the_client_headers_changed_while_a_request_is_built_are_seen_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another thread that changes the client's headers (a token renewed)
+    while a request is built: that request may carry the old value, but
+    what is kept is what it was built from, so the next call carries the
+    new one (one copy of the headers compared, merged and kept)."""
+    client = httpx.Client(headers={"Authorization": "Bearer OLD"})
+    seen = HeadersSeen()
+    merge = _adapter.merged_headers
+    renewed: list[bool] = []
+
+    def merged_then_renewed(*given: Any) -> Any:
+        made = merge(*given)
+        if not renewed:  # the other thread's write, once, mid-build
+            renewed.append(True)
+            client.headers["Authorization"] = "Bearer NEW"
+        return made
+
+    monkeypatch.setattr(_adapter, "merged_headers", merged_then_renewed)
+    build_request(client, "GET", URL, httpx.Headers(), None, {}, checked=seen)
+    for _ in range(2):
+        made = build_request(
+            client, "GET", URL, httpx.Headers(), None, {}, checked=seen
+        )
+        assert made.headers["Authorization"] == "Bearer NEW"
+
+
+class _Audited(httpx.Headers):
+    """Headers of a user's own class that do more when a header is set."""
+
+    def __setitem__(self, key: str, value: str) -> None:
+        _AUDIT.append(key)
+        super().__setitem__(key, value.upper())
+
+
+_AUDIT: list[str] = []
+
+
+def test_a_headers_class_of_your_own_is_never_probed_and_set_its_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only a library's own headers class, or one restwire makes of it, is
+    read and set through the fields it keeps: a subclass of yours is
+    neither probed (nothing set on it to find out) nor set around its own
+    ``__setitem__``."""
+    monkeypatch.setattr(_adapter, "_FIELDS_KEPT", {})
+    _AUDIT.clear()
+    assert not fields_kept(_Audited)
+    assert _AUDIT == []
+    # (the name checked once already, on restwire's own headers class)
+    checked: Any = types.SimpleNamespace(
+        headers=call_headers(httpx)(), sensitive=set(), label="GET /x"
+    )
+    Exchange.set_credential(checked, "Authorization", "bearer t")
+    exchange: Any = types.SimpleNamespace(
+        headers=_Audited(), sensitive=set(), label="GET /x"
+    )
+    for _ in range(2):
+        Exchange.set_credential(exchange, "Authorization", "bearer t")
+    assert exchange.headers["Authorization"] == "BEARER T"
+    assert _AUDIT == ["Authorization", "Authorization"]
+
+
+@pytest.mark.parametrize("name", ["Set-Cookie", "SET-COOKIE", "set-cookie"])
+def test_a_cookie_set_under_a_name_of_any_case_reaches_the_jar(
+    httpx_mock: HTTPXMock, name: str
+) -> None:
+    httpx_mock.add_response(headers=[(name, "session=s1; Path=/")], json={})
+    with Controller() as controller:
+        controller.fetch(RestEndpoint(url_prefix="https://api.example.com", path="/in"))
+        assert controller.client.cookies.get("session") == "s1"
+
+
+class _PutFirst(httpx.Headers):
+    """Sets a new name as the first field, not the last."""
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._list.insert(0, (key.encode(), key.lower().encode(), value.encode()))
+
+
+class _NotLowered(httpx.Headers):
+    """Keeps each field's name as given where the lower-case one goes."""
+
+    def __init__(self, headers: Any = None) -> None:
+        super().__init__(headers)
+        self._list = [(name, name, value) for name, _, value in self._list]
+
+
+@pytest.mark.parametrize("kept_otherwise", [_ShownOtherwise, _PutFirst, _NotLowered])
+def test_the_check_of_kept_fields_refuses_each_way_of_keeping_them_otherwise(
+    kept_otherwise: type,
+) -> None:
+    """What :func:`fields_kept` asks of a class restwire knows (the check
+    itself, asked directly): raw items as the fields say, the lower-case
+    names lowered, a new name set as one field appended."""
+    for library in LIBRARIES:
+        assert _adapter._keeps_fields(library.Headers)
+    assert not _adapter._keeps_fields(kept_otherwise)
 
 
 def test_a_url_of_another_library_is_refused_as_the_library_refuses_it() -> None:

@@ -25,7 +25,7 @@ from restwire import (
     RestEndpoint,
 )
 from restwire._base.library import LIBRARIES, Response
-from restwire._chain.exchange import call_headers
+from restwire._chain.exchange import HeaderNameRefused, call_headers
 from restwire.middlewares import Retry, SnakeCaseKeys
 
 pytestmark = pytest.mark.anyio
@@ -202,3 +202,57 @@ def test_a_credential_is_set_as_the_library_sets_a_header(
             assert ours.headers._list == theirs._list
             assert ours.headers.raw == theirs.raw
         assert ours.sensitive == {"x-key", "x-token", "x-other"}
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.__name__)
+def test_a_credential_under_a_name_http_cannot_send_is_refused_each_time(
+    library: types.ModuleType,
+) -> None:
+    ours: Any = types.SimpleNamespace(
+        headers=call_headers(library)(), sensitive=set(), label="GET /x"
+    )
+    for _ in range(2):  # (a name refused is never taken as checked)
+        with pytest.raises(HeaderNameRefused, match="X Token"):
+            Exchange.set_credential(ours, "X Token", "t")
+    assert ours.headers.raw == []
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.__name__)
+def test_a_credential_on_headers_of_another_encoding_is_set_the_librarys_way(
+    library: types.ModuleType,
+) -> None:
+    """Headers a middleware gave another encoding encode the credential
+    as the library does (not as the ASCII it is)."""
+    for encoding in ("utf-16", "utf-8"):
+        ours: Any = types.SimpleNamespace(
+            headers=call_headers(library)(), sensitive=set(), label="GET /x"
+        )
+        theirs = library.Headers()
+        ours.headers.encoding = theirs.encoding = encoding
+        for _ in range(2):
+            Exchange.set_credential(ours, "X-Key", "k")
+            theirs["X-Key"] = "k"
+            assert ours.headers._list == theirs._list
+
+
+class BodyOnly:
+    """A layer that needs the body encoded and has no request side."""
+
+    requires_request_body = True
+
+    def on_response(self, exchange: Exchange) -> None:
+        return None
+
+
+async def test_a_body_change_inside_a_layer_that_needs_the_body_is_refused(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """The body is encoded before a layer that needs it, whether or not
+    it has a request side of its own: a layer inside it changing the body
+    is refused before anything is sent."""
+    endpoint = RestEndpoint(url_prefix=API, path="/orders", method="POST").use(
+        BodyOnly(), Edit()
+    )
+    with pytest.raises(RequestBodyError, match=r"POST https://api.example.com/orders"):
+        await controller.fetch(endpoint, body={"a": 1})
+    assert sent(httpx_mock) == []
