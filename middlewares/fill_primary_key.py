@@ -67,7 +67,10 @@ class FillPrimaryKey:
         if typed[0] is not schema:
             entity = cast(Hashable, _entity_of(schema))  # a class is
             kind = _field_type(entity, self.field)
-            if entity is schema:  # (a class: the same object, the same type)
+            if entity is schema and kind is not None:
+                # (a class: the same object, the same annotation; a type
+                # not found is asked again, as an annotation may resolve
+                # once a name it refers to is defined)
                 self._typed = (schema, kind)
         else:
             kind = typed[1]
