@@ -813,14 +813,16 @@ def build_request(
     client_headers = client.headers
     # (compared with the last call's: what the headers keep, where they keep
     # it as httpx does, else their raw items)
-    # (one copy of each, compared, merged and kept alike: another thread
-    # may change the client's headers meanwhile, and a header set on
-    # either later is not in what was made of them)
-    default_key: list[Any]
-    own_key: list[Any]
+    # (compared with the last call's as they are, in one C comparison each;
+    # when they differ, one copy of each is compared again, merged and
+    # kept alike: another thread may change the client's headers
+    # meanwhile, and a header set on either later is not in what was
+    # made of them)
+    default_key: Any
+    own_key: Any
     kept = fields_kept(type(client_headers)) and fields_kept(type(headers))
     if kept:
-        default_key, own_key = list(client_headers._list), list(headers._list)
+        default_key, own_key = client_headers._list, headers._list
     else:
         default_key, own_key = client_headers.raw, headers.raw
     last = None if checked is None else checked.last
@@ -829,11 +831,15 @@ def build_request(
     if last is not None and same_own and same_defaults:
         items, names, fields = last[2], last[3], last[4]
     else:
-        defaults, own = (
-            (_raw_items(default_key), _raw_items(own_key))
-            if kept
-            else (default_key, own_key)
-        )
+        defaults: list[tuple[bytes, bytes]]
+        own: list[tuple[bytes, bytes]]
+        if kept:
+            default_key, own_key = list(default_key), list(own_key)
+            same_own = last is not None and own_key == last[1]
+            same_defaults = last is not None and default_key == last[0]
+            defaults, own = _raw_items(default_key), _raw_items(own_key)
+        else:
+            defaults, own = default_key, own_key
         if not same_own:
             _refuse_what_http_cannot_carry(method, url, own)
         if defaults and not same_defaults:

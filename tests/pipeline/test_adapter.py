@@ -687,6 +687,32 @@ def test_the_client_headers_changed_while_a_request_is_built_are_seen_next(
         assert made.headers["Authorization"] == "Bearer NEW"
 
 
+def test_client_headers_changed_between_the_comparison_and_the_copy_are_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The call's own headers differ from the last call's, so the fields
+    of both are copied; the client's, changed by another thread between
+    the comparison and the copy to a value HTTP cannot carry, are checked
+    as copied, and refused, not taken as the same as last time."""
+    client = httpx.Client(headers={"X-Client": "c"})
+    seen = HeadersSeen()
+    build_request(
+        client, "GET", URL, httpx.Headers({"X-Own": "1"}), None, {}, checked=seen
+    )
+    live = client.headers._list
+
+    def copied(fields: Any) -> list[Any]:
+        if fields is live:  # the other thread's write, just before the copy
+            client.headers["X-Client"] = "c\r\nX-Smuggled: 1"
+        return list(fields)
+
+    monkeypatch.setattr(_adapter, "list", copied, raising=False)
+    with pytest.raises(InvalidRequest, match="X-Client"):
+        build_request(
+            client, "GET", URL, httpx.Headers({"X-Own": "2"}), None, {}, checked=seen
+        )
+
+
 class _Audited(httpx.Headers):
     """Headers of a user's own class that do more when a header is set."""
 
