@@ -745,9 +745,12 @@ class HeadersSeen:
     merged and lowered once. Kept as one tuple, replaced whole, so that
     threads sharing it each read one consistent whole."""
 
-    __slots__ = ("last",)
+    __slots__ = ("classes", "last")
 
     def __init__(self) -> None:
+        #: The last call's classes of the client's headers and of its own,
+        #: and whether both keep their fields as httpx does (``fields_kept``).
+        self.classes: tuple[type, type, bool] | None = None
         #: (the client's headers and the call's, as compared: copies of
         #: their fields where :func:`fields_kept`, else their raw items, a
         #: list of their own;
@@ -820,7 +823,14 @@ def build_request(
     # made of them)
     default_key: Any
     own_key: Any
-    kept = fields_kept(type(client_headers)) and fields_kept(type(headers))
+    client_class, own_class = type(client_headers), type(headers)
+    classes = None if checked is None else checked.classes
+    if classes is not None and classes[0] is client_class and classes[1] is own_class:
+        kept = classes[2]
+    else:
+        kept = fields_kept(client_class) and fields_kept(own_class)
+        if checked is not None:
+            checked.classes = (client_class, own_class, kept)
     if kept:
         default_key, own_key = client_headers._list, headers._list
     else:
