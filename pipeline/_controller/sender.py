@@ -89,6 +89,11 @@ __all__ = [
 
 logger = logging.getLogger("restwire")
 
+#: The statuses a library's ``has_redirect_location`` can be true of (it
+#: asks for one of these, then a ``Location``): any other is no redirect,
+#: known without the property's frame (the usual answer, a 2xx).
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
 
 class _Unchanged:
     def __repr__(self) -> str:
@@ -287,7 +292,11 @@ class Sender:
                     redact_url(request.url),
                     response.status_code,
                 )
-            if not (endpoint.follow_redirects and response.has_redirect_location):
+            if not (
+                endpoint.follow_redirects
+                and response.status_code in _REDIRECT_STATUSES
+                and response.has_redirect_location
+            ):
                 response.history = history  # type: ignore[assignment]  # the hops before it
                 break
             yield from _leave(exchange, response, len(history))
@@ -474,7 +483,11 @@ def _parse(
     HTTP cache gave unchanged left :data:`UNCHANGED`, a list of entities
     left unparsed for the store when the endpoint allows it."""
     endpoint = exchange.endpoint
-    unfollowed = response.has_redirect_location and not endpoint.follow_redirects
+    unfollowed = (
+        response.status_code in _REDIRECT_STATUSES
+        and response.has_redirect_location
+        and not endpoint.follow_redirects
+    )
     if not response.is_success and not (unfollowed and not exchange.parse):
         # A redirect the endpoint was told not to follow is what
         # fetch_response returns; a value needs a 2xx.

@@ -21,6 +21,8 @@ from restwire import (
     RestEndpoint,
     TooManyRedirects,
 )
+from restwire._base.library import LIBRARIES
+from restwire._controller.sender import _REDIRECT_STATUSES
 from restwire._wire.adapter import cookie_for
 from tests.servers import RecordingServer
 
@@ -429,3 +431,22 @@ def test_which_names_are_credentials() -> None:
         assert is_credential(name), name
     assert not is_credential("x-request-id", public={"x-request-id"})
     assert is_credential("accept", marked={"accept"})
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.__name__)
+def test_every_status_a_library_redirects_on_is_one_restwire_asks_about(
+    library: Any,
+) -> None:
+    """restwire asks a response's ``has_redirect_location`` only for the
+    statuses of ``_REDIRECT_STATUSES`` (any other is no redirect, known
+    without the property): each status the library's property is true of,
+    with a ``Location``, is among them."""
+    request = library.Request("GET", "https://a.example/x")
+    true_of = {
+        status
+        for status in range(100, 600)
+        if library.Response(
+            status, headers={"Location": "/y"}, request=request
+        ).has_redirect_location
+    }
+    assert true_of == _REDIRECT_STATUSES
