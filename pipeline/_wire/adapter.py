@@ -751,11 +751,10 @@ class HeadersSeen:
         #: The last call's classes of the client's headers and of its own,
         #: and whether both keep their fields as httpx does (``fields_kept``).
         self.classes: tuple[type, type, bool] | None = None
-        #: (the client's headers and the call's, as compared: copies of
-        #: their fields where :func:`fields_kept`, else their raw items, a
-        #: list of their own;
-        #: merged, their lower-case names, the merged fields), or ``None``
-        #: before the first call.
+        #: (the client's headers and the call's as compared, each a list
+        #: of its own: copies of their fields where :func:`fields_kept`,
+        #: else their raw items; merged, their lower-case names, the merged
+        #: fields), or ``None`` before the first call.
         self.last: (
             tuple[
                 list[Any],
@@ -814,13 +813,12 @@ def build_request(
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
     client_headers = client.headers
-    # (compared with the last call's: what the headers keep, where they keep
-    # it as httpx does, else their raw items)
-    # (compared with the last call's as they are, in one C comparison each;
-    # when they differ, one copy of each is compared again, merged and
-    # kept alike: another thread may change the client's headers
-    # meanwhile, and a header set on either later is not in what was
-    # made of them)
+    # (compared with the last call's as they are: the fields they keep,
+    # where they keep them as httpx does, else their raw items, in one C
+    # comparison each; when they differ, one copy of each is compared
+    # again, merged and kept alike: another thread may change the
+    # client's headers meanwhile, and a header set on either later is not
+    # in what was made of them)
     default_key: Any
     own_key: Any
     client_class, own_class = type(client_headers), type(headers)
