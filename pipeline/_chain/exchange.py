@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable, Mapping
-from operator import itemgetter
 from types import MappingProxyType, ModuleType
 from typing import Any, Literal, Protocol
 
@@ -78,8 +77,8 @@ from .._base.http import (
     origin_of,
 )
 from .._base.library import URL, Cookies, Headers, Response, Timeout
+from .._wire.adapter import LOWER_NAME, fields_kept, own_headers_class
 from .._wire.adapter import cookie_for as _cookie_for
-from .._wire.adapter import fields_kept, own_headers_class
 from .._wire.content import ContentKind, replayable, styled_body
 
 __all__ = [
@@ -379,7 +378,7 @@ class Exchange:
             name = header.encode("ascii")
             lower = name.lower()
             fields = headers._list
-            if lower not in map(_LOWER_NAME, fields):
+            if lower not in map(LOWER_NAME, fields):
                 fields.append((name, lower, value.encode("ascii")))
             else:
                 headers[header] = value
@@ -591,8 +590,6 @@ class _NamesChecked:
 CALL_HEADERS: dict[ModuleType, type[Any]] = {}
 #: Header names a middleware set that were checked (a bound: names are few).
 _NAMES_SEEN: set[str] = set()
-#: A kept header field's lower-case name (``fields_kept``).
-_LOWER_NAME = itemgetter(1)
 #: The encodings a library's headers may have worked out (``None``: not
 #: yet), each of which encodes ASCII text as its ASCII bytes.
 _ASCII_ENCODINGS = (None, "ascii", "utf-8", "iso-8859-1")

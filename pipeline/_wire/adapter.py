@@ -88,6 +88,7 @@ from .fast_transport import WholeBody
 from .jar_headers import JarHeaders
 
 __all__ = [
+    "LOWER_NAME",
     "Adapter",
     "HeadersSeen",
     "add_cookie_header",
@@ -96,9 +97,11 @@ __all__ = [
     "cookie_header",
     "cookie_scope",
     "empty_request",
+    "fields_kept",
     "form_bytes",
     "header_problem",
     "merged_headers",
+    "own_headers_class",
     "progress_report",
     "redirect_request",
 ]
@@ -333,7 +336,7 @@ class Adapter:
         if store_cookies:
             received = response.headers
             if fields_kept(type(received)):  # (lower-case names kept: in C)
-                sets = not _SET_COOKIE.isdisjoint(map(_LOWER_NAME, received._list))
+                sets = not _SET_COOKIE.isdisjoint(map(LOWER_NAME, received._list))
             else:
                 sets = any(name.lower() in _SET_COOKIE for name, _ in received.raw)
             if sets:  # else the jar would not change
@@ -667,8 +670,8 @@ def as_fields(items: list[tuple[bytes, bytes]]) -> Fields:
 #: Headers class -> (the class, whether it keeps its fields as httpx does:
 #: ``fields_kept``); the class is kept to be compared by identity.
 _FIELDS_KEPT: dict[type, tuple[type, bool]] = {}
-#: A kept field's lower-case name.
-_LOWER_NAME = itemgetter(1)
+#: A kept field's lower-case name (of headers :func:`fields_kept` vouches for).
+LOWER_NAME = itemgetter(1)
 #: The headers classes whose fields restwire may read and set itself: the
 #: libraries' own, and those restwire makes of them (``own_headers_class``).
 #: Any other (a subclass of yours, which may do more when a header is set)
@@ -723,7 +726,7 @@ def _keeps_fields(headers_class: type) -> bool:
         return (
             type(fields) is list
             and all(type(field) is tuple and len(field) == 3 for field in fields)
-            and raw == [(name, value) for name, _, value in fields]
+            and raw == _raw_items(fields)
             and [lower for _, lower, _ in fields] == [name.lower() for name, _ in raw]
             and public._list == direct._list
             and public.raw == direct.raw
@@ -924,7 +927,7 @@ def empty_request(
     public: Request = library.Request(
         method,
         url,
-        headers=[(name, value) for name, _, value in fields],
+        headers=_raw_items(fields),
         stream=_EMPTY[library],
         extensions=extensions,
     )
