@@ -748,12 +748,9 @@ class HeadersSeen:
     merged and lowered once. Kept as one tuple, replaced whole, so that
     threads sharing it each read one consistent whole."""
 
-    __slots__ = ("classes", "last")
+    __slots__ = ("last",)
 
     def __init__(self) -> None:
-        #: The last call's classes of the client's headers and of its own,
-        #: and whether both keep their fields as httpx does (``fields_kept``).
-        self.classes: tuple[type, type, bool] | None = None
         #: (the client's headers and the call's as compared, each a list
         #: of its own: copies of their fields where :func:`fields_kept`,
         #: else their raw items; merged, their lower-case names, the merged
@@ -824,14 +821,7 @@ def build_request(
     # in what was made of them)
     default_key: Any
     own_key: Any
-    client_class, own_class = type(client_headers), type(headers)
-    classes = None if checked is None else checked.classes
-    if classes is not None and classes[0] is client_class and classes[1] is own_class:
-        kept = classes[2]
-    else:
-        kept = fields_kept(client_class) and fields_kept(own_class)
-        if checked is not None:
-            checked.classes = (client_class, own_class, kept)
+    kept = fields_kept(type(client_headers)) and fields_kept(type(headers))
     if kept:
         default_key, own_key = client_headers._list, headers._list
     else:
