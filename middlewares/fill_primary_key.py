@@ -76,10 +76,7 @@ class FillPrimaryKey:
             kind = typed[1]
         key = _as(kind, key)
         value = exchange.value
-        if type(value) is dict:
-            if value.get(self.field) is None:
-                exchange.value = {**value, self.field: key}
-        elif isinstance(value, list):
+        if isinstance(value, list):
             exchange.value = [self._fill(item, key) for item in value]
         else:
             exchange.value = self._fill(value, key)
