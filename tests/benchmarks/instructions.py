@@ -45,7 +45,12 @@ and warm-up cancel out). ``PYTHONHASHSEED=0`` keeps both runs alike.
 - ``async``: ``AsyncController()`` as ``restwire[fast]`` installs it
   (aiohttp's pool) fetching a list of sixteen ``Entity`` records, 64 calls at
   a time, from the load benchmark's server in another process (its CPU is
-  not counted).
+  not counted);
+- ``load`` and ``load-bare``: issue 44's third load row, 64 calls at a
+  time: ``AsyncController(transport=fast_transport())`` fetching that
+  list of sixteen records, its store at its bound (``LOAD_STORE_BYTES``,
+  which the warm-up fills: each call also drops what it pushes out), and
+  bare httpx on the same transport, ``client.get(url).json()``.
 
 ``--cache`` runs the cases under cachegrind with its caches and branch
 predictor simulated instead, and prints per call the instructions, the
@@ -88,12 +93,14 @@ CALLS = {
     "nested": 1000,
     "floats": 2000,
     "async": 2000,
+    "load": 2000,
+    "load-bare": 2000,
     "normalize": 4,
     "pydantic": 4,
     **{f"part{index}": 2000 for index in range(6)},
 }
 #: The cases that send to the load benchmark's server.
-SERVED = ("socket", "async")
+SERVED = ("socket", "async", "load", "load-bare")
 #: Calls before counting starts in both runs (caches filled, imports done).
 WARM = 200
 
@@ -286,9 +293,45 @@ def _async_calls(count: int, origin: str) -> None:
     asyncio.run(main())
 
 
+#: The store's bound in the ``load`` case: small enough that the warm-up
+#: fills it (about 12 KB a call), so each counted call also drops what it
+#: pushes out, as every call does at the load benchmark's steady state.
+LOAD_STORE_BYTES = 2 << 20
+
+
+def _load_calls(count: int, origin: str, case: str) -> None:
+    import httpx
+
+    from restwire import AsyncController, fast_transport
+    from tests.benchmarks.load import _bare_call, _restwire_call
+
+    async def main() -> None:
+        transport = fast_transport(max_connections=64)
+        if case == "load-bare":
+            client = httpx.AsyncClient(transport=transport)
+            call, close = _bare_call(client, origin), client.aclose
+        else:
+            controller = AsyncController(
+                transport=transport, max_store_bytes=LOAD_STORE_BYTES
+            )
+            call, close = _restwire_call(controller, origin), controller.close
+        numbers = iter(range(-WARM, count))
+
+        async def worker() -> None:
+            for number in numbers:
+                await call(number)
+
+        await asyncio.gather(*(worker() for _ in range(64)))
+        await close()
+
+    asyncio.run(main())
+
+
 def _child(case: str, count: int, origin: str) -> None:
     if case == "async":
         _async_calls(count, origin)
+    elif case.startswith("load"):
+        _load_calls(count, origin, case)
     elif case == "socket":
         _socket_calls(count, origin)
     elif case.startswith("six"):
@@ -426,6 +469,7 @@ def main(argv: list[str]) -> int:
         ("six", "six-bare"),
         ("six-extra", "six-bare"),
         ("stored", "socket"),
+        ("load", "load-bare"),
         ("normalize", "pydantic"),
     )
     for case, baseline in pairs:
