@@ -16,6 +16,7 @@ error's message quotes the short text of the first that fits
 | ``{"error": "..."}`` | many | the text |
 | ``{"message": "..."}`` | GitHub, many | the text (or texts, ``; ``-joined) |
 | ``{"errors": [...]}`` | JSON:API, GraphQL, Rails | each error's ``detail``, ``message`` or ``title`` (or the text), ``; ``-joined; an object of field names to texts as ``name: text``; after the ``message``, if any |
+| ``{"name": ["..."], "non_field_errors": ["..."]}`` | Django REST framework's serializer errors | ``name: text; text`` (nested fields dotted: ``address.city``, ``items.1.qty``) |
 | a JSON string, or a ``text/plain`` body | plain servers | the text |
 
 Anything else (an HTML page, a JSON shape not above) gives no reason: the
@@ -147,6 +148,9 @@ def _said(document: Any) -> str | None:
         return _joined(message, _each(errors))
     if isinstance(errors, dict):
         return _joined(message, _fields(errors))
+    if message is None:
+        texts = _field_errors(document)
+        return "; ".join(texts) if texts else None
     return message
 
 
@@ -209,3 +213,51 @@ def _fields(errors: dict[Any, Any]) -> str | None:
         if said:
             texts.append(f"{name}: {said}")
     return "; ".join(texts) or None
+
+
+#: The names under which Django REST framework (``NON_FIELD_ERRORS_KEY``'s
+#: default) and Django's forms (``errors.get_json_data()``) put the errors
+#: of no one field: their texts are quoted with no name.
+_NO_FIELD = frozenset(("non_field_errors", "__all__"))
+
+
+def _field_errors(errors: dict[Any, Any], where: str = "") -> list[str] | None:
+    """Django REST framework's serializer errors, ``{"name": ["This field
+    is required."], "address": {"city": [...]}, "items": [{}, {"qty":
+    [...]}]}``: ``name: This field is required.; address.city: ...;
+    items.1.qty: ...`` (``where``: the names above, dotted). ``None`` when
+    ``errors`` is not of that shape whole (each value a list of texts, an
+    object of the same shape, or a list of such objects), so that no other
+    body is read as one."""
+    if not errors:
+        return None
+    texts: list[str] = []
+    for name, value in list(errors.items())[:_MOST_ITEMS]:
+        # (a nested object's own errors are its name's: ``address: ...``)
+        place = where.rstrip(".") if name in _NO_FIELD else f"{where}{name}"
+        if isinstance(value, dict):
+            found = _field_errors(value, f"{place}.")
+        elif (
+            isinstance(value, list)
+            and value
+            and all(isinstance(each, str) for each in value)
+        ):
+            said = "; ".join(text for text in value[:_MOST_ITEMS] if text.strip())
+            found = [f"{place}: {said}" if place else said] if said else []
+        elif (
+            isinstance(value, list)
+            and value
+            and all(isinstance(each, dict) for each in value)
+        ):
+            found = []
+            for index, each in enumerate(value[:_MOST_ITEMS]):
+                inner = _field_errors(each, f"{place}.{index}.") if each else []
+                if inner is None:
+                    return None
+                found += inner
+        else:
+            return None
+        if found is None:
+            return None
+        texts += found
+    return texts

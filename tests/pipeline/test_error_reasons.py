@@ -97,6 +97,29 @@ PROBLEM = "application/problem+json"
         (400, {"errors": ["one", "two"]}, "one; two"),
         (422, {"errors": {"name": ["can't be blank"]}}, "name: can't be blank"),
         (400, "a JSON string", "a JSON string"),
+        # Django REST framework's serializer errors (its docs, "Validation
+        # errors"; tests/recipes/test_drf_real.py has the real server's)
+        (
+            400,
+            {"email": ["Enter a valid email address."], "age": ["A number."]},
+            "email: Enter a valid email address.; age: A number.",
+        ),
+        (400, {"non_field_errors": ["End before start."]}, "End before start."),
+        (
+            400,
+            {
+                "address": {"city": ["Required."], "non_field_errors": ["Unknown."]},
+                "lines": [{}, {"qty": ["Too many.", "Whole numbers only."]}],
+            },
+            "address.city: Required.; address: Unknown.; "
+            "lines.1.qty: Too many.; Whole numbers only.",
+        ),
+        (400, {"__all__": ["Passwords differ."]}, "Passwords differ."),
+        # ... and bodies like them that are not: the status alone
+        (400, {"items": ["a"], "count": 2}, None),
+        (400, {"name": []}, None),
+        (400, {"lines": [{}, "x"]}, None),
+        (400, {}, None),
         # no shape: the status alone
         (500, {"code": 17}, None),
         (500, [1, 2], None),
