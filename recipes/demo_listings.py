@@ -102,7 +102,10 @@ class Customers:
         limit = min(max(limit, 1), 5)  # max_limit, as a DRF view may set
 
         def page_url(at: int) -> str:
-            query = urlencode({"limit": limit, "offset": at})
+            # (DRF leaves the offset out of a link to the first page)
+            query = urlencode(
+                {"limit": limit, "offset": at} if at > 0 else {"limit": limit}
+            )
             return f"http://{request.headers.get('host')}/drf/customers/?{query}"
 
         return Answer(

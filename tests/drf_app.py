@@ -1,0 +1,177 @@
+"""A Django REST framework service, as DRF's tutorial and Django's defaults
+make one: the WSGI app :class:`tests.drf.Drf` serves under gunicorn, in a
+process of its own (nothing of Django's is imported by the tests).
+
+- Sessions signed in by ``django.contrib.auth.login`` (``sessionid``), which
+  rotates the ``csrftoken`` cookie; ``SessionAuthentication`` checks
+  ``X-CSRFToken`` against that cookie on every unsafe request of a
+  signed-in user (``CsrfViewMiddleware``'s own rules).
+- ``IsAuthenticated`` by default: a call with no session is a 403
+  ``{"detail": "Authentication credentials were not provided."}``.
+- Serializer errors as DRF gives them: ``{"field": ["This field is
+  required."]}``, ``{"non_field_errors": [...]}``.
+- Listings with ``PageNumberPagination`` and ``LimitOffsetPagination``:
+  ``{"count", "next", "previous", "results"}``, ``next`` an absolute URL.
+
+Its SQLite file is ``RESTWIRE_DRF_DB`` (a temporary folder's), migrated
+and given one user (``tests.drf.USER``) when the process starts.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import django
+from django.conf import settings
+
+from tests.drf import USER
+
+settings.configure(
+    DEBUG=False,
+    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+    SECRET_KEY="restwire-tests-only-not-a-secret",
+    ROOT_URLCONF=__name__,
+    INSTALLED_APPS=[
+        "django.contrib.auth",
+        "django.contrib.contenttypes",
+        "django.contrib.sessions",
+        "rest_framework",
+    ],
+    MIDDLEWARE=[
+        "django.middleware.security.SecurityMiddleware",
+        "django.contrib.sessions.middleware.SessionMiddleware",
+        "django.middleware.common.CommonMiddleware",
+        "django.middleware.csrf.CsrfViewMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+    ],
+    DATABASES={
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("RESTWIRE_DRF_DB", ":memory:"),
+        }
+    },
+    REST_FRAMEWORK={
+        "DEFAULT_AUTHENTICATION_CLASSES": [
+            "rest_framework.authentication.SessionAuthentication"
+        ],
+        "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+        "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+        "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    },
+    USE_TZ=True,
+    DEFAULT_AUTO_FIELD="django.db.models.AutoField",
+    LOGGING_CONFIG=None,
+)
+django.setup()
+
+from django.contrib.auth import authenticate, get_user_model, login  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+from django.urls import path  # noqa: E402
+from rest_framework import generics, serializers, status  # noqa: E402
+from rest_framework.pagination import (  # noqa: E402
+    LimitOffsetPagination,
+    PageNumberPagination,
+)
+from rest_framework.permissions import AllowAny  # noqa: E402
+from rest_framework.request import Request  # noqa: E402
+from rest_framework.response import Response  # noqa: E402
+from rest_framework.views import APIView  # noqa: E402
+
+#: Customers as the listings serve them (no model: a list, which DRF's
+#: paginators take as they take a query set).
+CUSTOMERS = [{"id": f"cus_{n}", "name": f"Customer {n}"} for n in range(1, 8)]
+#: The notes each user saved (this process's memory).
+NOTES: list[dict[str, Any]] = []
+
+
+class Credentials(serializers.Serializer):  # type: ignore[misc]
+    username = serializers.CharField()
+    password = serializers.CharField()
+
+
+class Note(serializers.Serializer):  # type: ignore[misc]
+    text = serializers.CharField(max_length=40)
+    pinned = serializers.BooleanField(default=False)
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if data["text"].strip().lower() == "spam":
+            raise serializers.ValidationError("Notes may not be spam.")
+        return data
+
+
+class Customer(serializers.Serializer):  # type: ignore[misc]
+    id = serializers.CharField()
+    name = serializers.CharField()
+
+
+class Login(APIView):  # type: ignore[misc]
+    """``django.contrib.auth.login``: a new session, a rotated CSRF token."""
+
+    permission_classes = (AllowAny,)
+
+    def post(self, request: Request) -> Response:
+        given = Credentials(data=request.data)
+        given.is_valid(raise_exception=True)
+        user = authenticate(request._request, **given.validated_data)
+        if user is None:
+            return Response(
+                {"detail": "Unable to log in with provided credentials."},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        login(request._request, user)
+        return Response({"username": user.get_username()})
+
+
+class Notes(APIView):  # type: ignore[misc]
+    def get(self, request: Request) -> Response:
+        mine = [note for note in NOTES if note["owner"] == request.user.get_username()]
+        return Response(mine)
+
+    def post(self, request: Request) -> Response:
+        given = Note(data=request.data)
+        given.is_valid(raise_exception=True)
+        note = {
+            "id": len(NOTES) + 1,
+            "owner": request.user.get_username(),
+            **given.validated_data,
+        }
+        NOTES.append(note)
+        return Response(note, status=status.HTTP_201_CREATED)
+
+
+class Pages(PageNumberPagination):  # type: ignore[misc]
+    page_size = 3
+
+
+class Limits(LimitOffsetPagination):  # type: ignore[misc]
+    default_limit = 3
+    max_limit = 5
+
+
+class CustomersByPage(generics.ListAPIView):  # type: ignore[misc]
+    permission_classes = (AllowAny,)
+    serializer_class = Customer
+    pagination_class = Pages
+
+    def get_queryset(self) -> list[dict[str, str]]:
+        return CUSTOMERS
+
+
+class CustomersByOffset(CustomersByPage):
+    pagination_class = Limits
+
+
+urlpatterns = [
+    path("api/login/", Login.as_view()),
+    path("api/notes/", Notes.as_view()),
+    path("api/customers/", CustomersByPage.as_view()),
+    path("api/customers-by-offset/", CustomersByOffset.as_view()),
+]
+
+call_command("migrate", verbosity=0, interactive=False)
+if not get_user_model().objects.filter(username=USER[0]).exists():
+    get_user_model().objects.create_user(USER[0], password=USER[1])
+
+application = get_wsgi_application()

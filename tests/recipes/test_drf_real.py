@@ -1,0 +1,194 @@
+"""The cookie-session recipe and the body-pagination middleware against a
+real Django REST framework service under gunicorn (``tests.drf_app``).
+
+The demo API imitates Django's session and CSRF rules and DRF's listings
+(``recipes.demo_api``, ``recipes.demo_listings``); this checks the
+imitation's clients against the real thing: ``django.contrib.auth.login``
+rotating ``csrftoken``, ``SessionAuthentication`` refusing an unsafe call
+without ``X-CSRFToken``, serializer errors, and DRF's own paginators.
+Skipped, saying so, when Django, DRF or gunicorn is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+pytest.importorskip("django", reason="needs Django (pip install django)")
+pytest.importorskip(
+    "rest_framework",
+    reason="needs Django REST framework (pip install djangorestframework)",
+)
+pytest.importorskip("gunicorn", reason="needs gunicorn (pip install gunicorn)")
+
+from recipes import auth_cookie
+from recipes.demo_api import DemoApi
+from restwire import (
+    BadRequestError,
+    Entity,
+    ForbiddenError,
+    RestEndpoint,
+    paged,
+)
+from restwire.middlewares import BodyPagination, CookieCredentials
+from tests.conftest import collect
+from tests.drf import USER, Drf
+
+pytestmark = pytest.mark.anyio
+
+SIGN_IN = {"username": USER[0], "password": USER[1]}
+
+
+class Customer(Entity):
+    id: str = ""
+    name: str = ""
+
+
+@pytest.fixture(scope="module")
+def origin() -> Iterator[str]:
+    """One DRF service for the module (each test signs in anew: a new
+    client, a new session)."""
+    with Drf() as drf:
+        yield drf.origin
+
+
+def _session(origin: str) -> dict[str, RestEndpoint[Any]]:
+    base = auth_cookie.session(origin)
+    return {
+        "login": base.extend(path="/api/login/", method="POST"),
+        "save": base.extend(path="/api/notes/", method="POST"),
+        "mine": base.extend(path="/api/notes/"),
+    }
+
+
+async def test_a_signed_in_session_saves_with_the_rotated_csrf_token(
+    controller: Any, origin: str
+) -> None:
+    calls = _session(origin)
+    assert await controller.fetch(calls["login"], body=SIGN_IN) == {"username": "ada"}
+    saved = await controller.fetch(calls["save"], body={"text": "hello"})
+    assert (saved["owner"], saved["text"], saved["pinned"]) == ("ada", "hello", False)
+    mine = await controller.fetch(calls["mine"])
+    assert saved in mine
+
+
+async def test_without_csrf_token_drf_refuses_and_the_error_says_why(
+    controller: Any, origin: str
+) -> None:
+    base = RestEndpoint(url_prefix=origin).use(CookieCredentials("same-origin"))
+    await controller.fetch(base.extend(path="/api/login/", method="POST"), body=SIGN_IN)
+    with pytest.raises(ForbiddenError) as refused:
+        await controller.fetch(
+            base.extend(path="/api/notes/", method="POST"), body={"text": "lost"}
+        )
+    assert str(refused.value).endswith(
+        ": 403 Forbidden: CSRF Failed: CSRF token missing."
+    )
+    assert refused.value.data == {"detail": "CSRF Failed: CSRF token missing."}
+
+
+async def test_no_session_is_drf_403_with_its_reason(
+    controller: Any, origin: str
+) -> None:
+    with pytest.raises(ForbiddenError) as refused:
+        await controller.fetch(_session(origin)["mine"])
+    assert str(refused.value) == (
+        f"GET {origin}/api/notes/: 403 Forbidden: "
+        "Authentication credentials were not provided."
+    )
+
+
+async def test_serializer_errors_name_each_field_and_never_the_token(
+    controller: Any, origin: str
+) -> None:
+    calls = _session(origin)
+    await controller.fetch(calls["login"], body=SIGN_IN)
+    with pytest.raises(BadRequestError) as invalid:
+        await controller.fetch(calls["save"], body={"pinned": "maybe"})
+    message = str(invalid.value)
+    assert message.endswith(
+        ": 400 Bad Request: text: This field is required.; "
+        "pinned: Must be a valid boolean."
+    )
+    assert invalid.value.data == {
+        "text": ["This field is required."],
+        "pinned": ["Must be a valid boolean."],
+    }
+    with pytest.raises(BadRequestError) as spam:
+        await controller.fetch(calls["save"], body={"text": "spam"})
+    assert str(spam.value).endswith(": 400 Bad Request: Notes may not be spam.")
+    client = controller.client
+    for secret in (client.cookies["csrftoken"], client.cookies["sessionid"]):
+        assert secret not in message
+        assert secret not in repr(invalid.value)
+
+
+@pytest.mark.parametrize(
+    ("path", "pagination", "params"),
+    [
+        ("/api/customers/", BodyPagination(), {}),
+        ("/api/customers-by-offset/", BodyPagination(), {"limit": 2}),
+        (
+            "/api/customers-by-offset/",
+            BodyPagination.offsets(offset="offset", count="count"),
+            {"limit": 2},
+        ),
+    ],
+    ids=["page-numbers-next-url", "limit-offset-next-url", "limit-offset-count"],
+)
+async def test_drf_paginators_are_followed_to_the_end(
+    controller: Any,
+    origin: str,
+    path: str,
+    pagination: BodyPagination,
+    params: dict[str, Any],
+) -> None:
+    listing = RestEndpoint(url_prefix=origin, path=path, schema=paged(Customer)).use(
+        pagination
+    )
+    found = await collect(controller.paginate(listing, params, items=True))
+    assert [(each.id, each.name) for each in found] == [
+        (f"cus_{n}", f"Customer {n}") for n in range(1, 8)
+    ]
+
+
+async def test_the_demo_api_imitates_drf_limit_offset_pages(
+    controller: Any, origin: str
+) -> None:
+    """The demo's ``/drf/customers/`` answers what real DRF's
+    ``LimitOffsetPagination`` does: the same fields, ``next`` and
+    ``previous`` absolute URLs with the same queries (the first page's
+    ``previous`` without an offset)."""
+    with DemoApi() as demo:
+        imitation = [
+            await controller.fetch(
+                RestEndpoint(url_prefix=demo.origin, path="/drf/customers/"),
+                {"limit": 2, "offset": offset},
+            )
+            for offset in (2, 4)
+        ]
+    real = [
+        await controller.fetch(
+            RestEndpoint(url_prefix=origin, path="/api/customers-by-offset/"),
+            {"limit": 2, "offset": offset},
+        )
+        for offset in (2, 4)
+    ]
+    for imitated, served in zip(imitation, real, strict=True):
+        assert (
+            imitated.keys()
+            == served.keys()
+            == {
+                "count",
+                "next",
+                "previous",
+                "results",
+            }
+        )
+        for link in ("next", "previous"):
+            assert imitated[link].startswith("http://")
+            assert served[link].startswith("http://")
+            assert urlsplit(imitated[link]).query == urlsplit(served[link]).query
