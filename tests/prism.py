@@ -10,7 +10,7 @@ it answers with a response built from the description (its examples, or
 its schemas). :class:`Prism` starts one such server on a port the OS just
 handed out and stops it; :func:`violations` reads what Prism refused.
 
-``.ci/install-prism`` installs the exact Prism that ``.ci/prism/``'s lock
+``.ci/install-node-tools`` installs the exact Prism that ``.ci/prism/``'s lock
 names into ``.cache/prism`` (gitignored); :func:`missing` says, in one
 line, why Prism cannot run here when it cannot.
 
@@ -64,7 +64,7 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Where ``.ci/install-prism`` puts the Prism command.
+#: Where ``.ci/install-node-tools`` puts the Prism command.
 PRISM = ROOT / ".cache" / "prism" / "node_modules" / ".bin" / "prism"
 _MANIFEST = ROOT / ".ci" / "prism" / "package.json"
 #: The version ``.ci/prism/package.json`` pins.
@@ -80,10 +80,10 @@ def missing() -> str | None:
         return "node is not installed, so Stoplight Prism cannot run"
     installed = PRISM.parent.parent / "@stoplight" / "prism-cli" / "package.json"
     if not PRISM.exists() or not installed.exists():
-        return f"Stoplight Prism is not installed in {PRISM.parent.parent.parent} (run .ci/install-prism)"
+        return f"Stoplight Prism is not installed in {PRISM.parent.parent.parent} (run .ci/install-node-tools)"
     version = json.loads(installed.read_text(encoding="utf-8"))["version"]
     if version != PRISM_VERSION:
-        return f"Stoplight Prism {version} is installed, not {PRISM_VERSION} (run .ci/install-prism)"
+        return f"Stoplight Prism {version} is installed, not {PRISM_VERSION} (run .ci/install-node-tools)"
     return None
 
 

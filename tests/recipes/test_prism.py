@@ -17,7 +17,7 @@ asserts two things:
   of the type the recipe declares for it (:func:`assert_typed`).
 
 The Prism tests are marked ``prism`` and skip, saying why, where node or
-the pinned Prism is missing (``.ci/install-prism`` installs it). The tests
+the pinned Prism is missing (``.ci/install-node-tools`` installs it). The tests
 of the descriptions and of the steps Prism needs (``tests/prism.py``) run
 everywhere.
 """
