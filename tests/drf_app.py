@@ -10,6 +10,10 @@ process of its own (nothing of Django's is imported by the tests).
   ``{"detail": "Authentication credentials were not provided."}``.
 - Serializer errors as DRF gives them: ``{"field": ["This field is
   required."]}``, ``{"non_field_errors": [...]}``.
+- ``TokenAuthentication`` on ``/api/me/``: the key from DRF's own
+  ``obtain_auth_token`` (``/api/token/``), sent as ``Authorization: Token
+  <key>``; a key it does not know is a 401 with ``WWW-Authenticate:
+  Token``.
 - Listings with ``PageNumberPagination`` and ``LimitOffsetPagination``:
   ``{"count", "next", "previous", "results"}``, ``next`` an absolute URL.
 
@@ -37,6 +41,7 @@ settings.configure(
         "django.contrib.contenttypes",
         "django.contrib.sessions",
         "rest_framework",
+        "rest_framework.authtoken",
     ],
     MIDDLEWARE=[
         "django.middleware.security.SecurityMiddleware",
@@ -70,6 +75,8 @@ from django.core.management import call_command  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.urls import path  # noqa: E402
 from rest_framework import generics, serializers, status  # noqa: E402
+from rest_framework.authentication import TokenAuthentication  # noqa: E402
+from rest_framework.authtoken.views import obtain_auth_token  # noqa: E402
 from rest_framework.pagination import (  # noqa: E402
     LimitOffsetPagination,
     PageNumberPagination,
@@ -141,6 +148,28 @@ class Notes(APIView):  # type: ignore[misc]
         return Response(note, status=status.HTTP_201_CREATED)
 
 
+class Me(APIView):  # type: ignore[misc]
+    """Who the ``Authorization: Token <key>`` names (DRF's
+    ``TokenAuthentication``: a 401 with ``WWW-Authenticate: Token`` for a
+    key it does not know)."""
+
+    authentication_classes = (TokenAuthentication,)
+
+    def get(self, request: Request) -> Response:
+        return Response({"username": request.user.get_username()})
+
+
+class ForgetToken(APIView):  # type: ignore[misc]
+    """The key this call sent is deleted: the next call with it is a 401
+    (as when an administrator revokes it)."""
+
+    authentication_classes = (TokenAuthentication,)
+
+    def post(self, request: Request) -> Response:
+        request.auth.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 class Pages(PageNumberPagination):  # type: ignore[misc]
     page_size = 3
 
@@ -166,6 +195,9 @@ class CustomersByOffset(CustomersByPage):
 urlpatterns = [
     path("api/login/", Login.as_view()),
     path("api/notes/", Notes.as_view()),
+    path("api/token/", obtain_auth_token),
+    path("api/me/", Me.as_view()),
+    path("api/me/forget-token/", ForgetToken.as_view()),
     path("api/customers/", CustomersByPage.as_view()),
     path("api/customers-by-offset/", CustomersByOffset.as_view()),
 ]

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 pytest.importorskip("django", reason="needs Django (pip install django)")
@@ -31,9 +32,10 @@ from restwire import (
     Entity,
     ForbiddenError,
     RestEndpoint,
+    UnauthorizedError,
     paged,
 )
-from restwire.middlewares import BodyPagination, CookieCredentials
+from restwire.middlewares import AccessToken, BodyPagination, CookieCredentials
 from tests.conftest import collect
 from tests.drf import USER, Drf
 
@@ -124,6 +126,61 @@ async def test_serializer_errors_name_each_field_and_never_the_token(
     for secret in (client.cookies["csrftoken"], client.cookies["sessionid"]):
         assert secret not in message
         assert secret not in repr(invalid.value)
+
+
+def _token(origin: str) -> str:
+    """A key from DRF's own ``obtain_auth_token`` (the same key again
+    until it is deleted)."""
+    answer = httpx.post(f"{origin}/api/token/", json=SIGN_IN)
+    answer.raise_for_status()
+    return str(answer.json()["token"])
+
+
+async def test_a_drf_token_is_sent_as_token_and_renewed_after_a_401(
+    controller: Any, mode: str, origin: str
+) -> None:
+    renewals: list[str] = []
+
+    def renew() -> str:
+        renewals.append(_token(origin))
+        return renewals[-1]
+
+    async def renew_async() -> str:
+        return renew()
+
+    auth = AccessToken(
+        _token(origin),
+        header="Authorization",
+        prefix="Token ",
+        refresh=renew if mode == "sync" else renew_async,
+    )
+    me = RestEndpoint(url_prefix=origin, path="/api/me/").use(auth)
+    assert await controller.fetch(me) == {"username": "ada"}
+    revoked = auth.token
+    assert revoked is not None
+    httpx.post(
+        f"{origin}/api/me/forget-token/", headers={"Authorization": f"Token {revoked}"}
+    ).raise_for_status()
+    # DRF's 401 (WWW-Authenticate: Token) for the deleted key: one renewal,
+    # the call sent again with the new key
+    assert await controller.fetch(me) == {"username": "ada"}
+    assert len(renewals) == 1
+    assert auth.token == renewals[0] != revoked
+
+
+async def test_an_unknown_drf_token_is_a_401_that_never_shows_it(
+    controller: Any, origin: str
+) -> None:
+    wrong = "0" * 40
+    me = RestEndpoint(url_prefix=origin, path="/api/me/").use(
+        AccessToken(wrong, header="Authorization", prefix="Token ")
+    )
+    with pytest.raises(UnauthorizedError) as refused:
+        await controller.fetch(me)
+    assert str(refused.value) == (
+        f"GET {origin}/api/me/: 401 Unauthorized: Invalid token."
+    )
+    assert wrong not in repr(refused.value)
 
 
 @pytest.mark.parametrize(
