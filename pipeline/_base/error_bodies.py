@@ -226,9 +226,10 @@ def _field_errors(errors: dict[Any, Any], where: str = "") -> list[str] | None:
     is required."], "address": {"city": [...]}, "items": [{}, {"qty":
     [...]}]}``: ``name: This field is required.; address.city: ...;
     items.1.qty: ...`` (``where``: the names above, dotted). ``None`` when
-    ``errors`` is not of that shape whole (each value a list of texts, an
-    object of the same shape, or a list of such objects), so that no other
-    body is read as one."""
+    ``errors`` is not of that shape (each value a list of texts, an object
+    of the same shape, or a list of such objects: the first
+    :data:`_MOST_ITEMS` entries of each looked at), so that no other body
+    is read as one."""
     if not errors:
         return None
     texts: list[str] = []
@@ -237,18 +238,14 @@ def _field_errors(errors: dict[Any, Any], where: str = "") -> list[str] | None:
         place = where.rstrip(".") if name in _NO_FIELD else f"{where}{name}"
         if isinstance(value, dict):
             found = _field_errors(value, f"{place}.")
-        elif (
-            isinstance(value, list)
-            and value
-            and all(isinstance(each, str) for each in value)
-        ):
+            if found is None:
+                return None
+        elif not isinstance(value, list) or not value:
+            return None
+        elif all(isinstance(each, str) for each in value[:_MOST_ITEMS]):
             said = "; ".join(text for text in value[:_MOST_ITEMS] if text.strip())
             found = [f"{place}: {said}" if place else said] if said else []
-        elif (
-            isinstance(value, list)
-            and value
-            and all(isinstance(each, dict) for each in value)
-        ):
+        elif all(isinstance(each, dict) for each in value[:_MOST_ITEMS]):
             found = []
             for index, each in enumerate(value[:_MOST_ITEMS]):
                 inner = _field_errors(each, f"{place}.{index}.") if each else []
@@ -256,8 +253,6 @@ def _field_errors(errors: dict[Any, Any], where: str = "") -> list[str] | None:
                     return None
                 found += inner
         else:
-            return None
-        if found is None:
             return None
         texts += found
     return texts
