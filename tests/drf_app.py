@@ -74,6 +74,8 @@ from django.contrib.auth import authenticate, get_user_model, login  # noqa: E40
 from django.core.management import call_command  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.urls import path  # noqa: E402
+from django.utils.decorators import method_decorator  # noqa: E402
+from django.views.decorators.csrf import ensure_csrf_cookie  # noqa: E402
 from rest_framework import generics, serializers, status  # noqa: E402
 from rest_framework.authentication import TokenAuthentication  # noqa: E402
 from rest_framework.authtoken.views import obtain_auth_token  # noqa: E402
@@ -111,6 +113,17 @@ class Note(serializers.Serializer):  # type: ignore[misc]
 class Customer(serializers.Serializer):  # type: ignore[misc]
     id = serializers.CharField()
     name = serializers.CharField()
+
+
+@method_decorator(ensure_csrf_cookie, name="dispatch")
+class Csrf(APIView):  # type: ignore[misc]
+    """Sets the ``csrftoken`` cookie, as a page with a form does before
+    anyone signs in (``ensure_csrf_cookie``)."""
+
+    permission_classes = (AllowAny,)
+
+    def get(self, request: Request) -> Response:
+        return Response({})
 
 
 class Login(APIView):  # type: ignore[misc]
@@ -193,6 +206,7 @@ class CustomersByOffset(CustomersByPage):
 
 
 urlpatterns = [
+    path("api/csrf/", Csrf.as_view()),
     path("api/login/", Login.as_view()),
     path("api/notes/", Notes.as_view()),
     path("api/token/", obtain_auth_token),

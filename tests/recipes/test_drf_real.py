@@ -70,7 +70,13 @@ async def test_a_signed_in_session_saves_with_the_rotated_csrf_token(
     controller: Any, origin: str
 ) -> None:
     calls = _session(origin)
+    base = auth_cookie.session(origin)
+    await controller.fetch(base.extend(path="/api/csrf/"))  # a form's page
+    before = controller.client.cookies["csrftoken"]
     assert await controller.fetch(calls["login"], body=SIGN_IN) == {"username": "ada"}
+    rotated = controller.client.cookies["csrftoken"]
+    assert rotated != before  # (Django's login() rotates it)
+    # DRF checks X-CSRFToken against the new cookie: the old value is refused
     saved = await controller.fetch(calls["save"], body={"text": "hello"})
     assert (saved["owner"], saved["text"], saved["pinned"]) == ("ada", "hello", False)
     mine = await controller.fetch(calls["mine"])
