@@ -12,47 +12,47 @@ from __future__ import annotations
 
 import socket
 import sqlite3
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from tests.httpbin import stop, wait_until_answers
+from tests.server_process import ServerProcess
 
 __all__ = ["Datasette"]
 
 
-class Datasette:
+class Datasette(ServerProcess):
     """Datasette serving one database, ``shop``, of ``tables`` (a table's
     name to its rows, each a dict of the same keys, the first one its
     primary key); a context manager."""
 
+    name = "Datasette"
+
     def __init__(self, tables: dict[str, list[dict[str, Any]]]) -> None:
-        self._folder = tempfile.TemporaryDirectory(prefix="restwire-datasette-")
-        self.database = Path(self._folder.name) / "shop.db"
-        with sqlite3.connect(self.database) as made:
-            for table, rows in tables.items():
-                columns = list(rows[0])
-                made.execute(
-                    f"create table {table} ({columns[0]} primary key, "
-                    + ", ".join(columns[1:])
-                    + ")"
-                )
-                made.executemany(
-                    f"insert into {table} values ({', '.join('?' * len(columns))})",
-                    [tuple(row[column] for column in columns) for row in rows],
-                )
-        made.close()
+        super().__init__()
+        self.database = self.folder / "shop.db"
+        made = sqlite3.connect(self.database)
+        try:
+            with made:
+                for table, rows in tables.items():
+                    columns = list(rows[0])
+                    made.execute(
+                        f"create table {table} ({columns[0]} primary key, "
+                        + ", ".join(columns[1:])
+                        + ")"
+                    )
+                    made.executemany(
+                        f"insert into {table} values ({', '.join('?' * len(columns))})",
+                        [tuple(row[column] for column in columns) for row in rows],
+                    )
+        finally:
+            made.close()
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = int(probe.getsockname()[1])
         self.origin = f"http://127.0.0.1:{self.port}"
-        self._process: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> Datasette:
-        self._process = subprocess.Popen(
+    def launch(self) -> None:
+        self.start(
             [
                 sys.executable,
                 "-m",
@@ -62,29 +62,5 @@ class Datasette:
                 "--host=127.0.0.1",
                 f"--port={self.port}",
             ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            f"{self.origin}/-/versions.json",
         )
-        process = self._process
-
-        def exited() -> str:
-            _, errors = process.communicate()
-            return f"Datasette did not start: {errors.decode()[-2000:]}"
-
-        def late() -> str:
-            self.__exit__(None, None, None)
-            return f"Datasette at {self.origin} did not answer in 60 s"
-
-        wait_until_answers(process, f"{self.origin}/-/versions.json", 60, exited, late)
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._process is not None:
-            stop(self._process)
-            self._process = None
-        self._folder.cleanup()

@@ -49,7 +49,8 @@ from typing import Any, Self
 import httpx
 import pytest
 
-from tests.httpbin import stop, wait_until_answers
+from tests import node_tools
+from tests.server_process import stop, wait_until_answers
 from tests.vectors.openapi.extract import cut, references
 
 __all__ = [
@@ -63,28 +64,16 @@ __all__ = [
     "violations",
 ]
 
-ROOT = Path(__file__).resolve().parent.parent
 #: Where ``.ci/install-node-tools`` puts the Prism command.
-PRISM = ROOT / ".cache" / "prism" / "node_modules" / ".bin" / "prism"
-_MANIFEST = ROOT / ".ci" / "prism" / "package.json"
+PRISM = node_tools.command("prism")
 #: The version ``.ci/prism/package.json`` pins.
-PRISM_VERSION: str = json.loads(_MANIFEST.read_text(encoding="utf-8"))["dependencies"][
-    "@stoplight/prism-cli"
-]
+PRISM_VERSION = node_tools.pinned("prism", "@stoplight/prism-cli")
 
 
 def missing() -> str | None:
     """Why Prism cannot run here (one line saying how to get it), or
     ``None`` when the pinned version is installed and node is there."""
-    if shutil.which("node") is None:
-        return "node is not installed, so Stoplight Prism cannot run"
-    installed = PRISM.parent.parent / "@stoplight" / "prism-cli" / "package.json"
-    if not PRISM.exists() or not installed.exists():
-        return f"Stoplight Prism is not installed in {PRISM.parent.parent.parent} (run .ci/install-node-tools)"
-    version = json.loads(installed.read_text(encoding="utf-8"))["version"]
-    if version != PRISM_VERSION:
-        return f"Stoplight Prism {version} is installed, not {PRISM_VERSION} (run .ci/install-node-tools)"
-    return None
+    return node_tools.missing("prism", "@stoplight/prism-cli", "Stoplight Prism")
 
 
 def violations(response: httpx.Response) -> list[str]:

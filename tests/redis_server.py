@@ -24,7 +24,7 @@ import tempfile
 import time
 from types import TracebackType
 
-from tests.httpbin import stop
+from tests.server_process import stop
 
 __all__ = ["REDIS_SERVER", "RedisServer"]
 

@@ -1,0 +1,192 @@
+"""Servers nobody here wrote, each run by the tests in a process of its
+own on 127.0.0.1 (httpbin, Django REST framework, json-server, Datasette,
+Prism, redis-server): starting one, waiting until it answers, stopping it.
+
+:class:`ServerProcess` is the base of the ones that answer HTTP: a
+temporary folder of the server's own, :meth:`ServerProcess.start` (the
+command, waited for until a URL answers) and a ``with`` block that stops
+the process and removes the folder however it ends, a start that fails
+included. :class:`GunicornServer` serves a WSGI app under gunicorn on a socket the
+test made (:func:`listening_socket`, :func:`gunicorn`), so the port is
+known before gunicorn starts and no other process can take it in between.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+
+__all__ = [
+    "GunicornServer",
+    "ServerProcess",
+    "gunicorn",
+    "listening_socket",
+    "stop",
+    "wait_until_answers",
+]
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """End a server the tests started: politely, then for sure after 30 s."""
+    process.terminate()
+    try:
+        process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+
+
+def wait_until_answers(
+    process: subprocess.Popen[bytes],
+    url: str,
+    seconds: float,
+    exited: Callable[[], str],
+    late: Callable[[], str],
+) -> None:
+    """Wait until a server the tests started answers ``url`` over HTTP (any
+    status), at most ``seconds``; a ``RuntimeError`` saying ``exited()``
+    if the process ends first, ``late()`` if it never answers."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(exited())
+        try:
+            httpx.get(url, timeout=1.0)
+        except httpx.TransportError:
+            time.sleep(0.05)
+        else:
+            return
+    raise RuntimeError(late())
+
+
+def listening_socket() -> socket.socket:
+    """A socket listening on 127.0.0.1 on a port the OS handed out, to be
+    passed to a child process (``pass_fds``)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    listener.set_inheritable(True)
+    return listener
+
+
+def gunicorn(fd: int, app: str, threads: int) -> list[str]:
+    """The command that serves the WSGI ``app`` (``module:name``) under
+    gunicorn on the listening socket ``fd``, with its threaded worker (a
+    slow request holds up no other)."""
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        f"--bind=fd://{fd}",
+        "--worker-class=gthread",
+        "--workers=1",
+        f"--threads={threads}",
+        "--no-control-socket",
+        "--log-level=warning",
+        app,
+    ]
+
+
+class ServerProcess:
+    """A server in a process of its own, with a temporary folder of its
+    own (``folder``), used as a context manager: entering it calls the
+    subclass's :meth:`launch`, which calls :meth:`start`."""
+
+    #: What the server is called in errors.
+    name = "server"
+
+    def __init__(self) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="restwire-server-")
+        self.folder = Path(self._folder.name)
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(
+        self,
+        command: Sequence[str],
+        ready: str,
+        seconds: float = 60.0,
+        **options: Any,
+    ) -> None:
+        """Run ``command`` (its output dropped, its errors kept for the
+        message if it exits) and wait until ``ready`` answers, at most
+        ``seconds``; on any failure the process is stopped, the folder
+        removed and a ``RuntimeError`` says why."""
+        process = self._process = subprocess.Popen(
+            list(command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **options
+        )
+
+        def exited() -> str:
+            _, errors = process.communicate()
+            return (
+                f"{self.name} did not start: {errors.decode(errors='replace')[-2000:]}"
+            )
+
+        def late() -> str:
+            return f"{self.name} at {ready} did not answer in {seconds:g} s"
+
+        try:
+            wait_until_answers(process, ready, seconds, exited, late)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Stop the process, if it runs, and remove the folder."""
+        if self._process is not None:
+            stop(self._process)
+            self._process = None
+        self._folder.cleanup()
+
+    def launch(self) -> None:
+        """Start the server: each server's own, which calls :meth:`start`."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.launch()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class GunicornServer(ServerProcess):
+    """A WSGI app under gunicorn (:func:`gunicorn`), on a socket this
+    process made (``origin`` known at once): ``app`` (``module:name``),
+    waited for until ``ready`` (a path) answers."""
+
+    app = ""
+    ready = "/"
+    threads = 8
+    seconds = 60.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._listener = listening_socket()
+        self.origin = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+
+    def launch(self, **options: Any) -> None:
+        fd = self._listener.fileno()
+        try:
+            self.start(
+                gunicorn(fd, self.app, self.threads),
+                f"{self.origin}{self.ready}",
+                self.seconds,
+                pass_fds=[fd],
+                **options,
+            )
+        finally:
+            self._listener.close()  # gunicorn holds it now
