@@ -16,7 +16,7 @@ error's message quotes the short text of the first that fits
 | ``{"error": "..."}`` | many | the text |
 | ``{"message": "..."}`` | GitHub, many | the text (or texts, ``; ``-joined) |
 | ``{"errors": [...]}`` | JSON:API, GraphQL, Rails | each error's ``detail``, ``message`` or ``title`` (or the text), ``; ``-joined; an object of field names to texts as ``name: text``; after the ``message``, if any |
-| ``{"name": ["..."], "non_field_errors": ["..."]}`` | Django REST framework's serializer errors | ``name: text; text`` (nested fields dotted: ``address.city``, ``items.1.qty``) |
+| ``{"name": ["..."], "non_field_errors": ["..."]}``, in a 400 or a 422 | Django REST framework's field errors (Django's forms') | ``name: text; text`` (a field's texts space-joined, nested fields dotted: ``address.city``, ``items.1.qty``); read first when the body has more than one key (a form's field may be named ``message``) |
 | a JSON string, or a ``text/plain`` body | plain servers | the text |
 
 Anything else (an HTML page, a JSON shape not above) gives no reason: the
@@ -86,7 +86,7 @@ def reason_of(response: Response, document: Any) -> str | None:
         said = _plain_text(response)
     else:
         try:
-            said = _said(document)
+            said = _said(document, response.status_code in _FIELD_ERROR_STATUSES)
         except RecursionError:  # a list of lists of lists ...
             said = None
     if not said:
@@ -119,14 +119,22 @@ def _plain_text(response: Response) -> str | None:
     return response.content[: REASON_LIMIT * 8].decode("utf-8", "replace")
 
 
-def _said(document: Any) -> str | None:
-    """The reason a JSON ``document`` gives (see the module's table)."""
+def _said(document: Any, fields: bool = False) -> str | None:
+    """The reason a JSON ``document`` gives (see the module's table);
+    ``fields``: whether it may be Django REST framework's field errors
+    (a 400 or a 422)."""
     if isinstance(document, str):
         return document
     if isinstance(document, list):
         return _each(document)
     if not isinstance(document, dict):
         return None
+    if fields and len(document) > 1:
+        # (first: a form may well have a field named message, detail or
+        # errors; no other shape below is of field errors whole)
+        texts = _field_errors(document)
+        if texts:
+            return "; ".join(texts)
     title = _text(document.get("title"))
     detail = document.get("detail")
     if isinstance(detail, list):
@@ -148,7 +156,7 @@ def _said(document: Any) -> str | None:
         return _joined(message, _each(errors))
     if isinstance(errors, dict):
         return _joined(message, _fields(errors))
-    if message is None:
+    if fields and message is None and len(document) == 1:
         texts = _field_errors(document)
         return "; ".join(texts) if texts else None
     return message
@@ -215,44 +223,96 @@ def _fields(errors: dict[Any, Any]) -> str | None:
     return "; ".join(texts) or None
 
 
+#: The statuses whose body may be field errors (Django REST framework's
+#: validation errors are 400s; some services answer them with a 422).
+_FIELD_ERROR_STATUSES = frozenset((400, 422))
 #: The names under which Django REST framework (``NON_FIELD_ERRORS_KEY``'s
-#: default) and Django's forms (``errors.get_json_data()``) put the errors
-#: of no one field: their texts are quoted with no name.
+#: default) and Django's forms (``form.errors``) put the errors of no one
+#: field: their texts are quoted with no name.
 _NO_FIELD = frozenset(("non_field_errors", "__all__"))
+#: The most characters of field errors gathered (the rest of the body is
+#: still checked for the shape, never joined into text).
+_FIELD_TEXT = REASON_LIMIT * 4
 
 
-def _field_errors(errors: dict[Any, Any], where: str = "") -> list[str] | None:
-    """Django REST framework's serializer errors, ``{"name": ["This field
-    is required."], "address": {"city": [...]}, "items": [{}, {"qty":
-    [...]}]}``: ``name: This field is required.; address.city: ...;
-    items.1.qty: ...`` (``where``: the names above, dotted). ``None`` when
-    ``errors`` is not of that shape (each value a list of texts, an object
-    of the same shape, or a list of such objects: the first
-    :data:`_MOST_ITEMS` entries of each looked at), so that no other body
-    is read as one."""
-    if not errors:
-        return None
+def _field_errors(errors: dict[Any, Any]) -> list[str] | None:
+    """Django REST framework's field errors, ``{"name": ["This field is
+    required."], "address": {"city": [...]}, "lines": [{}, {"qty":
+    [...]}]}``: ``["name: This field is required.", "address.city: ...",
+    "lines.1.qty: ..."]``; an error may also be an object of its
+    ``message`` and ``code`` (DRF's ``get_full_details()``, Django's
+    ``errors.get_json_data()``). ``None`` when ``errors`` is not of that
+    shape (each value a list of such errors, an object of the same shape,
+    or a list of such objects; the first :data:`_MOST_ITEMS` entries of
+    each looked at), so that no other body is read as one. The work is
+    one visit of each entry looked at; texts stop being gathered past
+    :data:`_FIELD_TEXT` characters."""
     texts: list[str] = []
+    if not _walk_fields(errors, [], texts, [0]):
+        return None
+    return texts
+
+
+def _walk_fields(
+    errors: dict[Any, Any], path: list[str], texts: list[str], gathered: list[int]
+) -> bool:
+    """:func:`_field_errors` of ``errors``, found under the names ``path``
+    (a stack, its names joined only for a text gathered): whether it is of
+    the shape. ``gathered``: the characters gathered so far."""
+    if not errors:
+        return False
     for name, value in list(errors.items())[:_MOST_ITEMS]:
         # (a nested object's own errors are its name's: ``address: ...``)
-        place = where.rstrip(".") if name in _NO_FIELD else f"{where}{name}"
+        named = name not in _NO_FIELD
+        if named:
+            path.append(str(name))
         if isinstance(value, dict):
-            found = _field_errors(value, f"{place}.")
-            if found is None:
-                return None
-        elif not isinstance(value, list) or not value:
-            return None
-        elif all(isinstance(each, str) for each in value[:_MOST_ITEMS]):
-            said = "; ".join(text for text in value[:_MOST_ITEMS] if text.strip())
-            found = [f"{place}: {said}" if place else said] if said else []
-        elif all(isinstance(each, dict) for each in value[:_MOST_ITEMS]):
-            found = []
-            for index, each in enumerate(value[:_MOST_ITEMS]):
-                inner = _field_errors(each, f"{place}.{index}.") if each else []
-                if inner is None:
-                    return None
-                found += inner
+            fits = _walk_fields(value, path, texts, gathered)
+        elif isinstance(value, list) and value:
+            fits = _walk_list(value[:_MOST_ITEMS], path, texts, gathered)
         else:
-            return None
-        texts += found
-    return texts
+            fits = False
+        if named:
+            path.pop()
+        if not fits:
+            return False
+    return True
+
+
+def _walk_list(
+    items: list[Any], path: list[str], texts: list[str], gathered: list[int]
+) -> bool:
+    """A field's list: its errors (texts, or ``message``/``code`` objects),
+    or its items' (objects of the field errors' shape, ``{}`` for an item
+    with none)."""
+    said = [_error_text(each) for each in items]
+    if all(text is not None for text in said):
+        joined = " ".join(text for text in said if text and text.strip())
+        if joined and gathered[0] < _FIELD_TEXT:
+            where = ".".join(path)
+            texts.append(f"{where}: {joined}" if where else joined)
+            gathered[0] += len(texts[-1])
+        return True
+    if not all(isinstance(each, dict) for each in items):
+        return False
+    for index, each in enumerate(items):
+        if each:
+            path.append(str(index))
+            fits = _walk_fields(each, path, texts, gathered)
+            path.pop()
+            if not fits:
+                return False
+    return True
+
+
+def _error_text(error: Any) -> str | None:
+    """One error of a field: a text, or ``{"message": ..., "code": ...}``."""
+    if isinstance(error, str):
+        return error
+    if (
+        isinstance(error, dict)
+        and isinstance(error.get("message"), str)
+        and error.keys() <= {"message", "code"}
+    ):
+        return str(error["message"])
+    return None

@@ -12,6 +12,7 @@ import base64
 import json
 import pickle
 import time
+import tracemalloc
 from typing import Any
 from urllib.parse import quote
 
@@ -97,7 +98,7 @@ PROBLEM = "application/problem+json"
         (400, {"errors": ["one", "two"]}, "one; two"),
         (422, {"errors": {"name": ["can't be blank"]}}, "name: can't be blank"),
         (400, "a JSON string", "a JSON string"),
-        # Django REST framework's serializer errors (its docs, "Validation
+        # Django REST framework's field errors (its docs, "Validation
         # errors"; tests/recipes/test_drf_real.py has the real server's)
         (
             400,
@@ -112,14 +113,43 @@ PROBLEM = "application/problem+json"
                 "lines": [{}, {"qty": ["Too many.", "Whole numbers only."]}],
             },
             "address.city: Required.; address: Unknown.; "
-            "lines.1.qty: Too many.; Whole numbers only.",
+            "lines.1.qty: Too many. Whole numbers only.",
         ),
         (400, {"__all__": ["Passwords differ."]}, "Passwords differ."),
+        # a form's fields named as the shapes above read theirs (DRF 3.18)
+        (
+            400,
+            {"email": ["Enter a valid email."], "message": ["This field is required."]},
+            "email: Enter a valid email.; message: This field is required.",
+        ),
+        (
+            400,
+            {"title": ["Too long."], "detail": ["Required."], "errors": ["Bad."]},
+            "title: Too long.; detail: Required.; errors: Bad.",
+        ),
+        # get_full_details(), Django's errors.get_json_data()
+        (
+            422,
+            {"name": [{"message": "Required.", "code": "required"}]},
+            "name: Required.",
+        ),
+        # the first twenty fields are read (what comes after is not looked at)
+        (
+            400,
+            {**{f"f{n}": ["x"] for n in range(20)}, "count": 2},
+            "; ".join(f"f{n}: x" for n in range(20)),
+        ),
         # ... and bodies like them that are not: the status alone
         (400, {"items": ["a"], "count": 2}, None),
         (400, {"name": []}, None),
         (400, {"lines": [{}, "x"]}, None),
+        (400, {"name": ["x"], "meta": {"n": 1}}, None),
+        (400, {"name": ["x"], "lines": [{"a": 1}]}, None),
+        (400, {"name": ["x"], "address": {}}, None),
         (400, {}, None),
+        # ... or not a 400 or a 422
+        (404, {"tags": ["a"], "ids": ["1"]}, None),
+        (500, {"trace": ["frame one", "frame two"]}, None),
         # no shape: the status alone
         (500, {"code": 17}, None),
         (500, [1, 2], None),
@@ -196,6 +226,42 @@ async def test_a_huge_reason_is_read_at_once(
             await controller.fetch(get_item.use(auth), {"id": 1})
         assert len(str(caught.value)) < 400
     assert time.monotonic() - started < 30  # a bound on a hang, not a measure
+
+
+def _deep_field_errors(depth: int, name_length: int) -> dict[str, Any]:
+    """Field errors nested ``depth`` deep under long names, 19 fields
+    beside each level's nested one (as wide as a reason reads)."""
+    errors: dict[str, Any] = {"x": ["t"]}
+    for _ in range(depth):
+        level: dict[str, Any] = {f"s{index}": ["t"] for index in range(19)}
+        level["k" * name_length] = errors
+        errors = level
+    return errors
+
+
+async def test_deep_field_errors_are_read_in_one_pass(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """Field errors 800 deep under 100-character names (a 290 KB body): the
+    reason reads each entry once and stops gathering text at a few times
+    the line's length. (Joining each level's names into the texts of all
+    below took 1.35 GB and 3.8 s for this body.)"""
+    body = json.dumps(_deep_field_errors(800, 100)).encode()
+    httpx_mock.add_response(
+        status_code=400, content=body, headers={"content-type": "application/json"}
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(BadRequestError) as caught:
+            await controller.fetch(get_item, {"id": 1})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(caught.value).startswith(
+        f"GET {API}/items/1: 400 Bad Request: s0: t; s1: t; s2: t;"
+    )
+    assert len(str(caught.value)) < 400
+    assert peak < 64 << 20  # the body parsed, a few MB, and no more
 
 
 TOKEN = "tok-SECRET-77/x+y"
