@@ -15,6 +15,8 @@ import sqlite3
 import sys
 from typing import Any
 
+import httpx
+
 from tests.server_process import ServerProcess
 
 __all__ = ["Datasette"]
@@ -36,8 +38,8 @@ class Datasette(ServerProcess):
                 for table, rows in tables.items():
                     columns = list(rows[0])
                     made.execute(
-                        f"create table {table} ({columns[0]} primary key, "
-                        + ", ".join(columns[1:])
+                        f"create table {table} ("
+                        + ", ".join([f"{columns[0]} primary key", *columns[1:]])
                         + ")"
                     )
                     made.executemany(
@@ -62,5 +64,11 @@ class Datasette(ServerProcess):
                 "--host=127.0.0.1",
                 f"--port={self.port}",
             ],
-            f"{self.origin}/-/versions.json",
+            f"{self.origin}/-/databases.json",
         )
+
+    def answers_as_itself(self, response: httpx.Response) -> bool:
+        found = response.json()
+        return isinstance(found, list) and [each.get("path") for each in found] == [
+            str(self.database)
+        ]

@@ -6,6 +6,7 @@ worker), its SQLite database in a temporary folder of its own."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from tests.server_process import GunicornServer
@@ -17,12 +18,18 @@ USER = ("ada", "correct horse battery staple")
 
 
 class Drf(GunicornServer):
-    """One DRF origin; a context manager that starts and stops it."""
+    """One DRF origin; a context manager that starts and stops it. The app
+    is imported as ``drf_app``, from this folder: nothing of the test
+    suite's own is imported into the server's process."""
 
     name = "Django REST framework"
-    app = "tests.drf_app:application"
+    app = "drf_app:application"
+    pythonpath = str(Path(__file__).resolve().parent)
     ready = "/api/customers/"
 
     def launch(self, **options: Any) -> None:
-        database = str(self.folder / "db.sqlite3")
-        super().launch(env={**os.environ, "RESTWIRE_DRF_DB": database}, **options)
+        given = {
+            "RESTWIRE_DRF_DB": str(self.folder / "db.sqlite3"),
+            "RESTWIRE_DRF_USER": ":".join(USER),
+        }
+        super().launch(env={**os.environ, **given}, **options)

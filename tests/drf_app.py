@@ -1,6 +1,7 @@
 """A Django REST framework service, as DRF's tutorial and Django's defaults
 make one: the WSGI app :class:`tests.drf.Drf` serves under gunicorn, in a
-process of its own (nothing of Django's is imported by the tests).
+process of its own, as the module ``drf_app`` (nothing of Django's is
+imported by the tests, nor anything of the tests' by the service).
 
 - Sessions signed in by ``django.contrib.auth.login`` (``sessionid``), which
   rotates the ``csrftoken`` cookie; ``SessionAuthentication`` checks
@@ -18,7 +19,7 @@ process of its own (nothing of Django's is imported by the tests).
   ``{"count", "next", "previous", "results"}``, ``next`` an absolute URL.
 
 Its SQLite file is ``RESTWIRE_DRF_DB`` (a temporary folder's), migrated
-and given one user (``tests.drf.USER``) when the process starts.
+and given one user (``RESTWIRE_DRF_USER``, ``name:password``) when the process starts.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from typing import Any
 import django
 from django.conf import settings
 
-from tests.drf import USER
+#: The one user: (username, password), given by ``tests.drf.Drf``.
+USER = tuple(os.environ["RESTWIRE_DRF_USER"].split(":", 1))
 
 settings.configure(
     DEBUG=False,

@@ -14,6 +14,8 @@ import json
 import socket
 from typing import Any
 
+import httpx
+
 from tests import node_tools
 from tests.server_process import ServerProcess
 
@@ -35,6 +37,7 @@ class JsonServer(ServerProcess):
         super().__init__()
         self.database = self.folder / "db.json"
         self.database.write_text(json.dumps(database), encoding="utf-8")
+        self._served = database
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = int(probe.getsockname()[1])
@@ -55,3 +58,6 @@ class JsonServer(ServerProcess):
             ],
             f"{self.origin}/db",
         )
+
+    def answers_as_itself(self, response: httpx.Response) -> bool:
+        return bool(response.json() == self._served)

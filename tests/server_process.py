@@ -78,10 +78,12 @@ def listening_socket() -> socket.socket:
     return listener
 
 
-def gunicorn(fd: int, app: str, threads: int) -> list[str]:
-    """The command that serves the WSGI ``app`` (``module:name``) under
-    gunicorn on the listening socket ``fd``, with its threaded worker (a
-    slow request holds up no other)."""
+def gunicorn(
+    fd: int, app: str, threads: int, pythonpath: str | None = None
+) -> list[str]:
+    """The command that serves the WSGI ``app`` (``module:name``, found on
+    ``pythonpath`` too when given) under gunicorn on the listening socket
+    ``fd``, with its threaded worker (a slow request holds up no other)."""
     return [
         sys.executable,
         "-m",
@@ -92,6 +94,7 @@ def gunicorn(fd: int, app: str, threads: int) -> list[str]:
         f"--threads={threads}",
         "--no-control-socket",
         "--log-level=warning",
+        *([f"--pythonpath={pythonpath}"] if pythonpath else []),
         app,
     ]
 
@@ -116,28 +119,39 @@ class ServerProcess:
         seconds: float = 60.0,
         **options: Any,
     ) -> None:
-        """Run ``command`` (its output dropped, its errors kept for the
-        message if it exits) and wait until ``ready`` answers, at most
-        ``seconds``; on any failure the process is stopped, the folder
-        removed and a ``RuntimeError`` says why."""
-        process = self._process = subprocess.Popen(
-            list(command), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **options
-        )
+        """Run ``command`` (its output dropped, its errors written to
+        ``errors.log`` in the folder: a pipe nobody reads would fill and
+        stop the server) and wait until ``ready`` answers, at most
+        ``seconds``, as this server (:meth:`answers_as_itself`: not another
+        process that took a port picked before the server bound it); on
+        any failure the process is stopped, the folder removed and a
+        ``RuntimeError`` says why."""
+        log = self.folder / "errors.log"
+        with log.open("wb") as errors:
+            process = self._process = subprocess.Popen(
+                list(command), stdout=subprocess.DEVNULL, stderr=errors, **options
+            )
 
         def exited() -> str:
-            _, errors = process.communicate()
-            return (
-                f"{self.name} did not start: {errors.decode(errors='replace')[-2000:]}"
-            )
+            process.wait()
+            said = log.read_bytes()[-2000:].decode(errors="replace")
+            return f"{self.name} did not start: {said}"
 
         def late() -> str:
             return f"{self.name} at {ready} did not answer in {seconds:g} s"
 
         try:
             wait_until_answers(process, ready, seconds, exited, late)
+            if not self.answers_as_itself(httpx.get(ready, timeout=10.0)):
+                raise RuntimeError(f"another server than {self.name} answers {ready}")
         except BaseException:
             self.close()
             raise
+
+    def answers_as_itself(self, response: httpx.Response) -> bool:
+        """Whether ``response`` to the ready URL is this server's own (by
+        default, any answer: a server on a socket the test made is)."""
+        return True
 
     def close(self) -> None:
         """Stop the process, if it runs, and remove the folder."""
@@ -169,6 +183,8 @@ class GunicornServer(ServerProcess):
     waited for until ``ready`` (a path) answers."""
 
     app = ""
+    #: A folder to find ``app`` in, besides the installed packages.
+    pythonpath: str | None = None
     ready = "/"
     threads = 8
     seconds = 60.0
@@ -182,7 +198,7 @@ class GunicornServer(ServerProcess):
         fd = self._listener.fileno()
         try:
             self.start(
-                gunicorn(fd, self.app, self.threads),
+                gunicorn(fd, self.app, self.threads, self.pythonpath),
                 f"{self.origin}{self.ready}",
                 self.seconds,
                 pass_fds=[fd],

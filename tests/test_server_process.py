@@ -1,10 +1,15 @@
 """``tests.server_process``: a server the tests start that fails to start
-leaves no process and no folder behind, and says why."""
+(it exits, never answers, or another process answers in its place) leaves
+no process and no folder behind, and says why."""
 
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import httpx
 import pytest
 
 from tests.server_process import ServerProcess
@@ -43,5 +48,46 @@ def test_a_server_that_never_answers_is_stopped() -> None:
     server = Silent()
     with pytest.raises(RuntimeError, match=r"did not answer in 0\.5 s"), server:
         pass
+    assert not server.folder.exists()
+    assert server._process is None
+
+
+class Squatter(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"not the server you started")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def squatter() -> Iterator[str]:
+    """Another process's server, answering on a port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Squatter)
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
+def test_another_server_answering_in_its_place_is_an_error(squatter: str) -> None:
+    class Late(ServerProcess):
+        name = "a server whose port was taken"
+
+        def launch(self) -> None:
+            self.start([sys.executable, "-c", "import time; time.sleep(60)"], squatter)
+
+        def answers_as_itself(self, response: httpx.Response) -> bool:
+            return response.text == "the server you started"
+
+    server = Late()
+    with pytest.raises(RuntimeError, match="another server than a server whose port"):
+        server.__enter__()
     assert not server.folder.exists()
     assert server._process is None
