@@ -1,0 +1,139 @@
+"""What holding a full store costs under load: the load benchmark's third
+row (restwire on ``fast_transport()`` against bare httpx on it, 64 calls at
+a time, each to its own URL of 16 distinct records) at several store
+bounds, with Python's cyclic garbage collector on and off.
+
+    python -m tests.benchmarks.store_cost [--pairs N]
+
+For each bound (1 MiB, 4 MiB, the default 64 MiB, none) and collector
+setting, ``N`` pairs of runs (default 2): bare httpx, then restwire, each
+in a process of its own, 12,000 calls to warm (the store fills to its
+bound), then four rounds of 3,000 calls, the median kept. Each pair's
+ratio is printed (restwire's calls a second over bare httpx's), and, with
+the collector on, the share of restwire's time its passes took
+(``gc.callbacks``) and its passes by generation.
+
+A dev script, not a test; the figures go on the performance page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import multiprocessing
+import statistics
+import sys
+import time
+from multiprocessing.queues import Queue
+from typing import Any
+
+from tests.benchmarks.load import LoadServer, _bare_call, _drive, _restwire_call
+
+#: The bounds measured: a label, and ``max_store_bytes`` (``"default"``:
+#: none given).
+BOUNDS: tuple[tuple[str, int | str | None], ...] = (
+    ("1 MiB", 1 << 20),
+    ("4 MiB", 4 << 20),
+    ("the default, 64 MiB", "default"),
+    ("none", None),
+)
+WARM, ROUNDS, CALLS = 12_000, 4, 3_000
+
+
+def _run(
+    kind: str, bound: int | str | None, collector: bool, origin: str, out: Queue[Any]
+) -> None:
+    """One client in this process: its median calls a second, the seconds
+    its collector passes took and how many of each generation ran."""
+    import httpx
+
+    from restwire import AsyncController, fast_transport
+
+    passes = {0: 0, 1: 0, 2: 0}
+    spent = [0.0, 0.0]
+
+    def timed(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            spent[1] = time.perf_counter()
+        else:
+            spent[0] += time.perf_counter() - spent[1]
+            passes[info["generation"]] += 1
+
+    async def main() -> tuple[float, float, float, dict[int, int]]:
+        transport = fast_transport(max_connections=64)
+        if kind == "bare":
+            client = httpx.AsyncClient(transport=transport)
+            call, close = _bare_call(client, origin), client.aclose
+        else:
+            if bound == "default":
+                controller = AsyncController(transport=transport)
+            else:
+                assert not isinstance(bound, str)
+                controller = AsyncController(transport=transport, max_store_bytes=bound)
+            call, close = _restwire_call(controller, origin), controller.close
+        await _drive(call, WARM, 64, 0)
+        if not collector:
+            gc.disable()
+        gc.callbacks.append(timed)
+        began = time.perf_counter()
+        rates = []
+        for round_ in range(ROUNDS):
+            rates.append(await _drive(call, CALLS, 64, WARM + round_ * CALLS))
+        elapsed = time.perf_counter() - began
+        gc.callbacks.remove(timed)
+        gc.enable()
+        await close()
+        return statistics.median(rates), spent[0], elapsed, passes
+
+    out.put(asyncio.run(main()))
+
+
+def _measured(
+    kind: str, bound: int | str | None, collector: bool, origin: str
+) -> tuple[float, float, float, dict[int, int]]:
+    context = multiprocessing.get_context("spawn")
+    out: Queue[Any] = context.Queue()
+    process = context.Process(target=_run, args=(kind, bound, collector, origin, out))
+    process.start()
+    found: tuple[float, float, float, dict[int, int]] = out.get(timeout=600)
+    process.join()
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.store_cost")
+    parser.add_argument("--pairs", type=int, default=2, help="pairs of runs a cell")
+    pairs = parser.parse_args(argv).pairs
+    lines = [
+        "| store bound | collector | restwire / bare httpx, each pair "
+        "| collector's share of restwire's time | its passes (young, middle, full) |",
+        "|---|---|---|---|---|",
+    ]
+    with LoadServer() as server:
+        for label, bound in BOUNDS:
+            for collector in (True, False):
+                ratios, shares, passes = [], [], []
+                for _ in range(pairs):
+                    bare = _measured("bare", bound, collector, server.origin)
+                    ours = _measured("restwire", bound, collector, server.origin)
+                    ratios.append(ours[0] / bare[0])
+                    shares.append(ours[1] / ours[2])
+                    passes.append(tuple(ours[3].values()))
+                lines.append(
+                    f"| {label} | {'on' if collector else 'off'} "
+                    f"| {', '.join(f'{ratio:.2f}' for ratio in ratios)} "
+                    + (
+                        f"| {', '.join(f'{share:.0%}' for share in shares)} "
+                        f"| {'; '.join(', '.join(map(str, each)) for each in passes)} |"
+                        if collector
+                        else "| | |"
+                    )
+                )
+                print(lines[-1], flush=True)
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
