@@ -296,7 +296,7 @@ def _async_calls(count: int, origin: str) -> None:
 #: The store's bound in the ``load`` case: small enough that the warm-up
 #: fills it (about 12 KB a call), so each counted call also drops what it
 #: pushes out, as every call does at the load benchmark's steady state.
-LOAD_STORE_BYTES = 2 << 20
+LOAD_STORE_BYTES = 1 << 20
 
 
 def _load_calls(count: int, origin: str, case: str) -> None:
