@@ -69,6 +69,6 @@ class Datasette(ServerProcess):
 
     def answers_as_itself(self, response: httpx.Response) -> bool:
         found = response.json()
-        return isinstance(found, list) and [each.get("path") for each in found] == [
-            str(self.database)
-        ]
+        return isinstance(found, list) and [
+            each.get("path") if isinstance(each, dict) else None for each in found
+        ] == [str(self.database)]

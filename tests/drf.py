@@ -1,4 +1,4 @@
-"""Django REST framework (``tests.drf_app``) under gunicorn on 127.0.0.1:
+"""Django REST framework (``tests/drf_service``) under gunicorn on 127.0.0.1:
 a real server nobody here wrote, started as :class:`tests.httpbin.Httpbin`
 starts httpbin (the test makes the listening socket; gunicorn's threaded
 worker), its SQLite database in a temporary folder of its own."""
@@ -13,18 +13,18 @@ from tests.server_process import GunicornServer
 
 __all__ = ["USER", "Drf"]
 
-#: The one user ``tests.drf_app`` signs in: (username, password).
+#: The one user the DRF service signs in: (username, password).
 USER = ("ada", "correct horse battery staple")
 
 
 class Drf(GunicornServer):
     """One DRF origin; a context manager that starts and stops it. The app
-    is imported as ``drf_app``, from this folder: nothing of the test
-    suite's own is imported into the server's process."""
+    is imported as ``drf_app``, from ``tests/drf_service`` alone: nothing
+    else of the test suite is on the server's path."""
 
     name = "Django REST framework"
     app = "drf_app:application"
-    pythonpath = str(Path(__file__).resolve().parent)
+    pythonpath = str(Path(__file__).resolve().parent / "drf_service")
     ready = "/api/customers/"
 
     def launch(self, **options: Any) -> None:

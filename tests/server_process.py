@@ -142,7 +142,11 @@ class ServerProcess:
 
         try:
             wait_until_answers(process, ready, seconds, exited, late)
-            if not self.answers_as_itself(httpx.get(ready, timeout=10.0)):
+            try:
+                ours = self.answers_as_itself(httpx.get(ready, timeout=10.0))
+            except (httpx.HTTPError, ValueError, LookupError, TypeError):
+                ours = False  # (not even the answer it gives: another server)
+            if not ours:
                 raise RuntimeError(f"another server than {self.name} answers {ready}")
         except BaseException:
             self.close()
@@ -165,7 +169,11 @@ class ServerProcess:
         raise NotImplementedError
 
     def __enter__(self) -> Self:
-        self.launch()
+        try:
+            self.launch()
+        except BaseException:
+            self.close()  # (a start that fails before start() waits, too)
+            raise
         return self
 
     def __exit__(

@@ -91,3 +91,32 @@ def test_another_server_answering_in_its_place_is_an_error(squatter: str) -> Non
         server.__enter__()
     assert not server.folder.exists()
     assert server._process is None
+
+
+def test_a_command_that_cannot_run_leaves_no_folder() -> None:
+    class Missing(ServerProcess):
+        name = "a server not installed"
+
+        def launch(self) -> None:
+            self.start(["/nonexistent/restwire-test-server"], "http://127.0.0.1:9/")
+
+    server = Missing()
+    with pytest.raises(FileNotFoundError), server:
+        pass
+    assert not server.folder.exists()
+
+
+def test_a_squatter_that_does_not_speak_json_is_another_server(squatter: str) -> None:
+    class Json(ServerProcess):
+        name = "a JSON server"
+
+        def launch(self) -> None:
+            self.start([sys.executable, "-c", "import time; time.sleep(60)"], squatter)
+
+        def answers_as_itself(self, response: httpx.Response) -> bool:
+            return bool(response.json() == {"mine": True})
+
+    server = Json()
+    with pytest.raises(RuntimeError, match="another server than a JSON server"), server:
+        pass
+    assert not server.folder.exists()

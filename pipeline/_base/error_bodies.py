@@ -36,6 +36,7 @@ Nothing here runs unless a call failed.
 from __future__ import annotations
 
 import json
+from itertools import islice
 from typing import Any
 
 from .http import is_json_type
@@ -233,6 +234,23 @@ _NO_FIELD = frozenset(("non_field_errors", "__all__"))
 #: The most characters of field errors gathered (the rest of the body is
 #: still checked for the shape, never joined into text).
 _FIELD_TEXT = REASON_LIMIT * 4
+#: The most entries of field errors looked at in all (a wide tree of them
+#: is read no further: what was gathered is the reason).
+_FIELD_VISITS = 2_000
+
+
+class _Walk:
+    """What a walk of field errors has gathered: ``texts``, the names of
+    where it is (``path``, a stack joined only for a text gathered), the
+    characters gathered and the entries it may still look at."""
+
+    __slots__ = ("chars", "left", "path", "texts")
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.path: list[str] = []
+        self.chars = 0
+        self.left = _FIELD_VISITS
 
 
 def _field_errors(errors: dict[Any, Any]) -> list[str] | None:
@@ -243,66 +261,78 @@ def _field_errors(errors: dict[Any, Any]) -> list[str] | None:
     ``message`` and ``code`` (DRF's ``get_full_details()``, Django's
     ``errors.get_json_data()``). ``None`` when ``errors`` is not of that
     shape (each value a list of such errors, an object of the same shape,
-    or a list of such objects; the first :data:`_MOST_ITEMS` entries of
-    each looked at), so that no other body is read as one. The work is
-    one visit of each entry looked at; texts stop being gathered past
-    :data:`_FIELD_TEXT` characters."""
-    texts: list[str] = []
-    if not _walk_fields(errors, [], texts, [0]):
+    or a list of such objects), so that no other body is read as one.
+
+    Bounded: the first :data:`_MOST_ITEMS` entries of each object and list
+    are looked at, :data:`_FIELD_VISITS` in all (past it, what was
+    gathered is the reason), texts are gathered up to :data:`_FIELD_TEXT`
+    characters, and a body nested past Python's stack is not of the shape
+    (the other shapes are tried)."""
+    walk = _Walk()
+    try:
+        fits = _walk_fields(errors, walk)
+    except RecursionError:
         return None
-    return texts
+    return walk.texts if fits else None
 
 
-def _walk_fields(
-    errors: dict[Any, Any], path: list[str], texts: list[str], gathered: list[int]
-) -> bool:
-    """:func:`_field_errors` of ``errors``, found under the names ``path``
-    (a stack, its names joined only for a text gathered): whether it is of
-    the shape. ``gathered``: the characters gathered so far."""
+def _walk_fields(errors: dict[Any, Any], walk: _Walk) -> bool:
+    """:func:`_field_errors` of ``errors``, found where ``walk`` is:
+    whether it is of the shape (as far as it is looked at)."""
     if not errors:
         return False
-    for name, value in list(errors.items())[:_MOST_ITEMS]:
+    for name, value in islice(errors.items(), _MOST_ITEMS):
+        walk.left -= 1
+        if walk.left < 0:
+            return True  # (looked at enough: the rest is not read)
         # (a nested object's own errors are its name's: ``address: ...``)
         named = name not in _NO_FIELD
         if named:
-            path.append(str(name))
+            walk.path.append(str(name))
         if isinstance(value, dict):
-            fits = _walk_fields(value, path, texts, gathered)
+            fits = _walk_fields(value, walk)
         elif isinstance(value, list) and value:
-            fits = _walk_list(value[:_MOST_ITEMS], path, texts, gathered)
+            fits = _walk_list(value[:_MOST_ITEMS], walk)
         else:
             fits = False
         if named:
-            path.pop()
+            walk.path.pop()
         if not fits:
             return False
     return True
 
 
-def _walk_list(
-    items: list[Any], path: list[str], texts: list[str], gathered: list[int]
-) -> bool:
+def _walk_list(items: list[Any], walk: _Walk) -> bool:
     """A field's list: its errors (texts, or ``message``/``code`` objects),
     or its items' (objects of the field errors' shape, ``{}`` for an item
     with none)."""
     said = [_error_text(each) for each in items]
     if all(text is not None for text in said):
-        joined = " ".join(text for text in said if text and text.strip())
-        if joined and gathered[0] < _FIELD_TEXT:
-            where = ".".join(path)
-            texts.append(f"{where}: {joined}" if where else joined)
-            gathered[0] += len(texts[-1])
+        if walk.chars < _FIELD_TEXT:
+            joined = _joined_texts([text for text in said if text and text.strip()])
+            if joined:
+                where = ".".join(walk.path)
+                walk.texts.append(f"{where}: {joined}" if where else joined)
+                walk.chars += len(walk.texts[-1])
         return True
     if not all(isinstance(each, dict) for each in items):
         return False
     for index, each in enumerate(items):
         if each:
-            path.append(str(index))
-            fits = _walk_fields(each, path, texts, gathered)
-            path.pop()
+            walk.path.append(str(index))
+            fits = _walk_fields(each, walk)
+            walk.path.pop()
             if not fits:
                 return False
     return True
+
+
+def _joined_texts(texts: list[str]) -> str:
+    """One field's errors: sentences (DRF's, each ending ``.``, ``!`` or
+    ``?``) a space apart, fragments (``can't be blank``) ``; ``-joined."""
+    if all(text.rstrip().endswith((".", "!", "?")) for text in texts):
+        return " ".join(texts)
+    return "; ".join(texts)
 
 
 def _error_text(error: Any) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import pickle
+import sys
 import time
 import tracemalloc
 from typing import Any
@@ -28,6 +29,7 @@ from restwire import (
     RestEndpoint,
     ServerError,
 )
+from restwire._base.error_bodies import reason_of
 from restwire.middlewares import AccessToken
 from tests.servers import RecordingServer
 
@@ -133,6 +135,24 @@ PROBLEM = "application/problem+json"
             {"name": [{"message": "Required.", "code": "required"}]},
             "name: Required.",
         ),
+        # each name where it belongs after a list of objects
+        (
+            400,
+            {"lines": [{"qty": ["Too many."]}], "name": ["Required."]},
+            "lines.0.qty: Too many.; name: Required.",
+        ),
+        # fragments (Rails' words) stay apart; sentences read on
+        (
+            422,
+            {"name": ["can't be blank", "is too short"], "age": ["Too young."]},
+            "name: can't be blank; is too short; age: Too young.",
+        ),
+        # a field's first twenty errors are read
+        (
+            400,
+            {"n": [f"e{k}." for k in range(25)], "m": ["z."]},
+            "n: " + " ".join(f"e{k}." for k in range(20)) + "; m: z.",
+        ),
         # the first twenty fields are read (what comes after is not looked at)
         (
             400,
@@ -146,6 +166,9 @@ PROBLEM = "application/problem+json"
         (400, {"name": ["x"], "meta": {"n": 1}}, None),
         (400, {"name": ["x"], "lines": [{"a": 1}]}, None),
         (400, {"name": ["x"], "address": {}}, None),
+        (400, {"lines": [{}, "x"], "name": ["y"]}, None),
+        (400, {"name": ["x"], "tags": []}, None),
+        (400, {"name": [{"message": "m", "code": "c", "at": 1}], "b": ["x"]}, None),
         (400, {}, None),
         # ... or not a 400 or a 422
         (404, {"tags": ["a"], "ids": ["1"]}, None),
@@ -264,6 +287,17 @@ async def test_deep_field_errors_are_read_in_one_pass(
     assert peak < 64 << 20  # the body parsed, a few MB, and no more
 
 
+def test_field_errors_past_the_stack_leave_the_other_shapes() -> None:
+    """A body nested past Python's stack (which Python 3.12's parser
+    reads) is no field errors: its ``message`` is still the reason."""
+    nested: dict[str, Any] = {"a": ["t"]}
+    for _ in range(sys.getrecursionlimit() + 100):
+        nested = {"a": nested}
+    nested["message"] = "the reason"
+    response = httpx.Response(400, request=httpx.Request("GET", API))
+    assert reason_of(response, nested) == "the reason"
+
+
 TOKEN = "tok-SECRET-77/x+y"
 KEY = "key-SECRET-88"
 SESSION = "sess-SECRET-99"
@@ -329,6 +363,44 @@ async def test_a_secret_cut_by_the_line_limit_leaves_no_part(
         message = str(caught.value)
         assert "0123456789" not in message, shift
         assert "[redacted]" in message
+
+
+async def test_a_secret_at_the_reading_limit_leaves_no_part(
+    controller: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A secret that starts just before the reason stops being read (a few
+    times the line's length, before its spaces are made one) is replaced
+    whole, not cut to a piece of itself."""
+    auth = AccessToken(TOKEN, header="Authorization", prefix="Bearer ")
+    httpx_mock.add_response(
+        status_code=400, json={"detail": " " * 1190 + "echo " + TOKEN}
+    )
+    with pytest.raises(BadRequestError) as caught:
+        await controller.fetch(get_item.use(auth), {"id": 1})
+    assert str(caught.value).endswith(": 400 Bad Request: echo [redacted]")
+
+
+async def test_every_cookie_sent_is_redacted_not_the_last_alone(
+    controller_factory: Any,
+) -> None:
+    """A GET sends two cookies (no header carries either) and the server
+    quotes both back: neither is in the message."""
+    first, second = "sess-SECRET-41", "csrf-SECRET-42"
+
+    def quoting_each(request: httpx.Request) -> httpx.Response:
+        sent = dict(
+            pair.split("=", 1) for pair in request.headers["cookie"].split("; ")
+        )
+        said = f"got {sent['csrftoken']} for {sent['sessionid']}"
+        return httpx.Response(400, json={"detail": said})
+
+    controller = controller_factory(
+        transport=httpx.MockTransport(quoting_each),
+        cookies={"sessionid": first, "csrftoken": second},
+    )
+    with pytest.raises(BadRequestError) as caught:
+        await controller.fetch(get_item, {"id": 1})
+    assert str(caught.value).endswith(": got [redacted] for [redacted]")
 
 
 def test_short_values_are_not_looked_for() -> None:

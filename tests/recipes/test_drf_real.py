@@ -1,5 +1,5 @@
 """The cookie-session recipe and the body-pagination middleware against a
-real Django REST framework service under gunicorn (``tests.drf_app``).
+real Django REST framework service under gunicorn (``tests/drf_service``).
 
 The demo API imitates Django's session and CSRF rules and DRF's listings
 (``recipes.demo_api``, ``recipes.demo_listings``); this checks the
