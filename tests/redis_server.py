@@ -50,18 +50,23 @@ class RedisServer:
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> RedisServer:
-        for _ in range(5):
-            self.port = _free_port()
-            if self._launch():
-                self.url = f"redis://127.0.0.1:{self.port}/0"
-                return self
-        self.__exit__(None, None, None)
-        raise RuntimeError("redis-server did not start on any of 5 free ports")
+        try:
+            for _ in range(5):
+                self.port = _free_port()
+                if self._launch():
+                    self.url = f"redis://127.0.0.1:{self.port}/0"
+                    return self
+            raise RuntimeError("redis-server did not start on any of 5 free ports")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
 
     def _launch(self) -> bool:
         """Start the server on ``self.port``; whether it answers (``False``:
         another process took the port first)."""
         assert REDIS_SERVER is not None
+        # (its errors to a file: a pipe nobody reads would fill and stop it)
+        errors = open(os.path.join(self._folder.name, "errors.log"), "ab")  # noqa: SIM115
         self._process = subprocess.Popen(
             [
                 REDIS_SERVER,
@@ -79,8 +84,9 @@ class RedisServer:
                 "warning",
             ],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=errors,
         )
+        errors.close()
         return self._wait_until_up()
 
     def kill(self) -> None:
@@ -97,21 +103,27 @@ class RedisServer:
             raise RuntimeError(f"redis-server could not start again on {self.port}")
 
     def _wait_until_up(self, seconds: float = 10.0) -> bool:
-        """Whether the server answers PING; ``False`` if it exited (its port
-        was taken)."""
-        assert self._process is not None
+        """Whether this server answers (its ``INFO`` names its process:
+        not another Redis that had the port); ``False`` if it exited (its
+        port was taken)."""
+        process = self._process
+        assert process is not None
+        mine = f"process_id:{process.pid}\r\n".encode()
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                self._process.communicate()
+            if process.poll() is not None:
+                process.communicate()
                 return False
             try:
                 with socket.create_connection(("127.0.0.1", self.port), 0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return True
+                    s.sendall(b"INFO server\r\n")
+                    said = s.recv(65536)
             except OSError:
                 time.sleep(0.02)
+                continue
+            if mine in said:
+                return True
+            time.sleep(0.02)  # (another Redis had the port: ours exits)
         raise RuntimeError(f"redis-server on port {self.port} did not answer")
 
     def flush(self) -> None:
