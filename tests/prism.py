@@ -40,17 +40,14 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 import httpx
 import pytest
 
 from tests import node_tools
-from tests.server_process import stop, wait_until_answers
+from tests.server_process import ServerProcess, wait_until_answers
 from tests.vectors.openapi.extract import cut, references
 
 __all__ = [
@@ -96,23 +93,23 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class Prism:
+class Prism(ServerProcess):
     """One ``prism mock --errors`` serving ``document``; a context manager.
 
     :meth:`launch` starts it and :meth:`wait_until_up` waits for it, so that
     two can start at once (``with Prism(a) as one, Prism(b) as two`` waits
     for each in turn, both already starting)."""
 
+    name = "Prism"
+
     def __init__(self, document: Mapping[str, Any], name: str = "description") -> None:
-        self._folder = tempfile.TemporaryDirectory(prefix="restwire-prism-")
-        folder = Path(self._folder.name)
-        self.document = folder / f"{name}.json"
+        super().__init__()
+        self.document = self.folder / f"{name}.json"
         self.document.write_text(json.dumps(document), encoding="utf-8")
         #: Prism's own log (every request it checked, and what it found).
-        self.log = folder / "prism.log"
+        self.log = self.folder / "prism.log"
         self.port = 0
         self.origin = ""
-        self._process: subprocess.Popen[bytes] | None = None
 
     def launch(self) -> None:
         """Start Prism on a free port (not waiting for it)."""
@@ -164,29 +161,14 @@ class Prism:
         return text[-size:]
 
     def __enter__(self) -> Self:
-        if self._process is None:
-            self.launch()
         try:
+            if self._process is None:
+                self.launch()
             self.wait_until_up()
         except BaseException:
             self.close()
             raise
         return self
-
-    def close(self) -> None:
-        """Stop Prism and remove its files."""
-        if self._process is not None:
-            stop(self._process)
-            self._process = None
-        self._folder.cleanup()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _operations(spec: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
