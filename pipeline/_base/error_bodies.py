@@ -16,7 +16,7 @@ error's message quotes the short text of the first that fits
 | ``{"error": "..."}`` | many | the text |
 | ``{"message": "..."}`` | GitHub, many | the text (or texts, ``; ``-joined) |
 | ``{"errors": [...]}`` | JSON:API, GraphQL, Rails | each error's ``detail``, ``message`` or ``title`` (or the text), ``; ``-joined; an object of field names to texts as ``name: text``; after the ``message``, if any |
-| ``{"name": ["..."], "non_field_errors": ["..."]}``, in a 400 or a 422 | Django REST framework's field errors (Django's forms') | ``name: text; text`` (a field's texts space-joined, nested fields dotted: ``address.city``, ``items.1.qty``); read first when the body has more than one key (a form's field may be named ``message``) |
+| ``{"name": ["..."], "non_field_errors": ["..."]}``, in a 400 or a 422 | Django REST framework's field errors (Django's forms') | ``name: text; text`` (a field's sentences a space apart, nested fields dotted: ``address.city``, ``items.1.qty``); read first when the body has more than one key (a form's field may be named ``message``) |
 | a JSON string, or a ``text/plain`` body | plain servers | the text |
 
 Anything else (an HTML page, a JSON shape not above) gives no reason: the
