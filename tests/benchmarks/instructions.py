@@ -300,28 +300,18 @@ LOAD_STORE_BYTES = 1 << 20
 
 
 def _load_calls(count: int, origin: str, case: str) -> None:
-    import httpx
+    from tests.benchmarks.load import _drive, _make_client
 
-    from restwire import AsyncController, fast_transport
-    from tests.benchmarks.load import _bare_call, _restwire_call
+    name = (
+        "httpx on fast_transport()"
+        if case == "load-bare"
+        else "restwire on fast_transport() [Entity]"
+    )
 
     async def main() -> None:
-        transport = fast_transport(max_connections=64)
-        if case == "load-bare":
-            client = httpx.AsyncClient(transport=transport)
-            call, close = _bare_call(client, origin), client.aclose
-        else:
-            controller = AsyncController(
-                transport=transport, max_store_bytes=LOAD_STORE_BYTES
-            )
-            call, close = _restwire_call(controller, origin), controller.close
-        numbers = iter(range(-WARM, count))
-
-        async def worker() -> None:
-            for number in numbers:
-                await call(number)
-
-        await asyncio.gather(*(worker() for _ in range(64)))
+        options = {} if case == "load-bare" else {"max_store_bytes": LOAD_STORE_BYTES}
+        call, close = await _make_client(name, origin, 64, **options)
+        await _drive(call, WARM + count, 64, -WARM)
         await close()
 
     asyncio.run(main())

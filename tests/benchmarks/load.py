@@ -234,10 +234,13 @@ def _bare_call(client: Any, origin: str) -> Call:
     return call
 
 
-async def _make_client(name: str, origin: str, concurrency: int) -> Client:
+async def _make_client(
+    name: str, origin: str, concurrency: int, **controller_options: Any
+) -> Client:
     """The client ``name`` (one of :func:`client_names`), made for
     ``concurrency`` calls at a time (its pool as large), in the running
-    event loop."""
+    event loop; ``controller_options`` (``max_store_bytes``) go to a
+    controller restwire's rows make."""
     import httpx
 
     from restwire import AsyncController, fast_transport
@@ -269,14 +272,18 @@ async def _make_client(name: str, origin: str, concurrency: int) -> Client:
         )
         return _bare_call(on_aiohttp, origin), on_aiohttp.aclose
     if name == "restwire AsyncController() [Entity]":
-        own = AsyncController()  # the client restwire makes (aiohttp's pool)
+        # the client restwire makes (aiohttp's pool)
+        own = AsyncController(**controller_options)
         return _restwire_call(own, origin), own.close
     if name == "restwire on fast_transport() [Entity]":
-        fast = AsyncController(transport=fast_transport(max_connections=concurrency))
+        fast = AsyncController(
+            transport=fast_transport(max_connections=concurrency), **controller_options
+        )
         return _restwire_call(fast, origin), fast.close
     if name == "restwire, given client on fast_transport() [Entity]":
         given = AsyncController(
-            httpx.AsyncClient(transport=fast_transport(max_connections=concurrency))
+            httpx.AsyncClient(transport=fast_transport(max_connections=concurrency)),
+            **controller_options,
         )
 
         async def close_given() -> None:

@@ -28,7 +28,7 @@ import time
 from multiprocessing.queues import Queue
 from typing import Any
 
-from tests.benchmarks.load import LoadServer, _bare_call, _drive, _restwire_call
+from tests.benchmarks.load import LoadServer, _drive, _make_client
 
 #: The bounds measured: a label, and ``max_store_bytes`` (``"default"``:
 #: none given).
@@ -46,10 +46,6 @@ def _run(
 ) -> None:
     """One client in this process: its median calls a second, the seconds
     its collector passes took and how many of each generation ran."""
-    import httpx
-
-    from restwire import AsyncController, fast_transport
-
     passes = {0: 0, 1: 0, 2: 0}
     spent = [0.0, 0.0]
 
@@ -61,17 +57,13 @@ def _run(
             passes[info["generation"]] += 1
 
     async def main() -> tuple[float, float, float, dict[int, int]]:
-        transport = fast_transport(max_connections=64)
         if kind == "bare":
-            client = httpx.AsyncClient(transport=transport)
-            call, close = _bare_call(client, origin), client.aclose
+            call, close = await _make_client("httpx on fast_transport()", origin, 64)
         else:
-            if bound == "default":
-                controller = AsyncController(transport=transport)
-            else:
-                assert not isinstance(bound, str)
-                controller = AsyncController(transport=transport, max_store_bytes=bound)
-            call, close = _restwire_call(controller, origin), controller.close
+            options = {} if bound == "default" else {"max_store_bytes": bound}
+            call, close = await _make_client(
+                "restwire on fast_transport() [Entity]", origin, 64, **options
+            )
         await _drive(call, WARM, 64, 0)
         if not collector:
             gc.disable()
