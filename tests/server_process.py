@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -99,7 +100,7 @@ def gunicorn(
     ]
 
 
-class ServerProcess:
+class ServerProcess(ABC):
     """A server in a process of its own, with a temporary folder of its
     own (``folder``), used as a context manager: entering it calls the
     subclass's :meth:`launch`, which calls :meth:`start`."""
@@ -164,9 +165,9 @@ class ServerProcess:
             self._process = None
         self._folder.cleanup()
 
+    @abstractmethod
     def launch(self) -> None:
         """Start the server: each server's own, which calls :meth:`start`."""
-        raise NotImplementedError
 
     def __enter__(self) -> Self:
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -76,7 +76,17 @@ def squatter() -> Iterator[str]:
         server.server_close()
 
 
-def test_another_server_answering_in_its_place_is_an_error(squatter: str) -> None:
+@pytest.mark.parametrize(
+    "its_own",
+    [
+        lambda response: response.text == "the server you started",
+        lambda response: response.json() == {"mine": True},  # (not JSON at all)
+    ],
+    ids=["answers-otherwise", "answers-no-json"],
+)
+def test_another_server_answering_in_its_place_is_an_error(
+    squatter: str, its_own: Callable[[httpx.Response], object]
+) -> None:
     class Late(ServerProcess):
         name = "a server whose port was taken"
 
@@ -84,11 +94,14 @@ def test_another_server_answering_in_its_place_is_an_error(squatter: str) -> Non
             self.start([sys.executable, "-c", "import time; time.sleep(60)"], squatter)
 
         def answers_as_itself(self, response: httpx.Response) -> bool:
-            return response.text == "the server you started"
+            return bool(its_own(response))
 
     server = Late()
-    with pytest.raises(RuntimeError, match="another server than a server whose port"):
-        server.__enter__()
+    with (
+        pytest.raises(RuntimeError, match="another server than a server whose port"),
+        server,
+    ):
+        pass
     assert not server.folder.exists()
     assert server._process is None
 
@@ -102,21 +115,5 @@ def test_a_command_that_cannot_run_leaves_no_folder() -> None:
 
     server = Missing()
     with pytest.raises(FileNotFoundError), server:
-        pass
-    assert not server.folder.exists()
-
-
-def test_a_squatter_that_does_not_speak_json_is_another_server(squatter: str) -> None:
-    class Json(ServerProcess):
-        name = "a JSON server"
-
-        def launch(self) -> None:
-            self.start([sys.executable, "-c", "import time; time.sleep(60)"], squatter)
-
-        def answers_as_itself(self, response: httpx.Response) -> bool:
-            return bool(response.json() == {"mine": True})
-
-    server = Json()
-    with pytest.raises(RuntimeError, match="another server than a JSON server"), server:
         pass
     assert not server.folder.exists()
