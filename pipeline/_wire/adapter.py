@@ -683,8 +683,14 @@ def own_headers_class(headers_class: type) -> None:
     """Let :func:`fields_kept` consider ``headers_class``, a class restwire
     made of a library's ``Headers`` that sets a field as the library does
     (``_chain.exchange.call_headers``)."""
-    if not any(headers_class is own for own in _OWN_HEADERS):
+    if not _is_own(headers_class):
         _OWN_HEADERS.append(headers_class)
+
+
+def _is_own(headers_class: type) -> bool:
+    """Whether ``headers_class`` is one of :data:`_OWN_HEADERS` (by
+    identity: a metaclass's ``==`` could say otherwise)."""
+    return any(headers_class is own for own in _OWN_HEADERS)
 
 
 def fields_kept(headers_class: type) -> bool:
@@ -698,9 +704,7 @@ def fields_kept(headers_class: type) -> bool:
     known = _FIELDS_KEPT.get(headers_class)
     if known is not None and known[0] is headers_class:
         return known[1]
-    kept = any(headers_class is own for own in _OWN_HEADERS) and _keeps_fields(
-        headers_class
-    )
+    kept = _is_own(headers_class) and _keeps_fields(headers_class)
     if len(_FIELDS_KEPT) < 256:  # a bound: classes are few
         _FIELDS_KEPT[headers_class] = (headers_class, kept)
     return kept
