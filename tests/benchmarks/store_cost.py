@@ -11,7 +11,10 @@ in a process of its own, 12,000 calls to warm (the store fills to its
 bound), then four rounds of 3,000 calls, the median kept. Each pair's
 ratio is printed (restwire's calls a second over bare httpx's), and,
 with the collector on, the share of each client's time its passes took
-(``gc.callbacks``) and restwire's passes by generation.
+(``gc.callbacks``), and each client's passes by generation: how many ran
+and how long each took on average (a young pass walks the objects made
+since the last, a middle one those that survived the young passes since
+its last, a full one every object tracked).
 
 A dev script, not a test; the figures go on the performance page.
 """
@@ -40,23 +43,40 @@ BOUNDS: tuple[tuple[str, int | str | None], ...] = (
 )
 WARM, ROUNDS, CALLS = 12_000, 4, 3_000
 
+#: A client's collector passes by generation (young, middle, full): how
+#: many ran, and the seconds they took together.
+Passes = dict[int, list[Any]]
+
+
+def _passes(passes: Passes) -> str:
+    """``passes`` as printed: each generation's count and milliseconds a
+    pass (``-`` where none ran)."""
+    return ", ".join(
+        f"{count} x {1000 * seconds / count:.1f} ms" if count else "-"
+        for count, seconds in passes.values()
+    )
+
 
 def _run(
     kind: str, bound: int | str | None, collector: bool, origin: str, out: Queue[Any]
 ) -> None:
     """One client in this process: its median calls a second, the seconds
-    its collector passes took and how many of each generation ran."""
-    passes = {0: 0, 1: 0, 2: 0}
+    its collector passes took, and for each generation how many passes
+    ran and the seconds they took."""
+    passes = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
     spent = [0.0, 0.0]
 
     def timed(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             spent[1] = time.perf_counter()
         else:
-            spent[0] += time.perf_counter() - spent[1]
-            passes[info["generation"]] += 1
+            took = time.perf_counter() - spent[1]
+            spent[0] += took
+            generation = passes[info["generation"]]
+            generation[0] += 1
+            generation[1] += took
 
-    async def main() -> tuple[float, float, float, dict[int, int]]:
+    async def main() -> tuple[float, float, float, Passes]:
         if kind == "bare":
             call, close = await _make_client("httpx on fast_transport()", origin, 64)
         else:
@@ -83,12 +103,12 @@ def _run(
 
 def _measured(
     kind: str, bound: int | str | None, collector: bool, origin: str
-) -> tuple[float, float, float, dict[int, int]]:
+) -> tuple[float, float, float, Passes]:
     context = multiprocessing.get_context("spawn")
     out: Queue[Any] = context.Queue()
     process = context.Process(target=_run, args=(kind, bound, collector, origin, out))
     process.start()
-    found: tuple[float, float, float, dict[int, int]] = out.get(timeout=600)
+    found: tuple[float, float, float, Passes] = out.get(timeout=600)
     process.join()
     return found
 
@@ -100,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "| store bound | collector | restwire / bare httpx, each pair "
         "| collector's share of restwire's time (of bare httpx's) "
-        "| restwire's passes (young, middle, full) |",
+        "| restwire's passes: young, middle, full (bare httpx's) |",
         "|---|---|---|---|---|",
     ]
     with LoadServer() as server:
@@ -112,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                     ours = _measured("restwire", bound, collector, server.origin)
                     ratios.append(ours[0] / bare[0])
                     shares.append((ours[1] / ours[2], bare[1] / bare[2]))
-                    passes.append(tuple(ours[3].values()))
+                    passes.append(f"{_passes(ours[3])} ({_passes(bare[3])})")
                 lines.append(
                     f"| {label} | {'on' if collector else 'off'} "
                     f"| {', '.join(f'{ratio:.2f}' for ratio in ratios)} "
@@ -122,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                             f"{mine:.0%} ({theirs:.0%})" for mine, theirs in shares
                         )
                         + " "
-                        f"| {'; '.join(', '.join(map(str, each)) for each in passes)} |"
+                        f"| {'; '.join(passes)} |"
                         if collector
                         else "| | |"
                     )
