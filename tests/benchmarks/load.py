@@ -1,9 +1,10 @@
 """Issue 31's load benchmark: async calls at concurrency 1, 16 and 64, every
 call to its own path, against a fast local server in its own process.
 
-``python -m tests.benchmarks.load [--quick]`` prints requests per second of
-each client, and its ratio to aiohttp's ``ClientSession`` (the fastest
-Python client, the yardstick) and to bare httpx on the same transport:
+``python -m tests.benchmarks.load [--quick] [--same-records]`` prints
+requests per second of each client, and its ratio to aiohttp's
+``ClientSession`` (the fastest Python client, the yardstick) and to bare
+httpx on the same transport:
 
 - aiohttp ``ClientSession()``;
 - httpx ``AsyncClient()`` and httpx2 ``AsyncClient()`` (their own pools);
@@ -30,7 +31,10 @@ aiohttp at c=64, the other 0.24-0.27x, which one depending on the run.
 answers every ``GET /item/<n>`` with
 a 2 KB JSON list of 16 records whose ids are that URL's own, keep-alive,
 from an ``asyncio`` protocol (on uvloop when installed), so that it is
-never the bottleneck.
+never the bottleneck. With ``--same-records`` every URL answers the same
+16 records instead (a listing read through many filters or pages of one
+set): the store then holds one copy of them, updated by every answer,
+and only the results grow.
 
 The engines (issue 44's study, so the next choice of engine is a
 measurement): pyreqwest (Rust) raw, bare httpx on its httpx transport, and
@@ -49,6 +53,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import importlib.util
 import json
 import multiprocessing
@@ -82,9 +87,10 @@ TEMPLATE = json.dumps(
 TEMPLATE = TEMPLATE + b" " * max(0, 2048 - len(TEMPLATE))
 
 
-def answer_to(number: bytes) -> bytes:
-    """The whole answer (head and body) to ``GET /item/<number>``."""
-    body = TEMPLATE.replace(b"@", number)
+def answer_to(number: bytes, same_records: bool = False) -> bytes:
+    """The whole answer (head and body) to ``GET /item/<number>``: its own
+    records, or, ``same_records``, those of ``/item/0``."""
+    body = TEMPLATE.replace(b"@", b"0" if same_records else number)
     return (
         b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
         b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
@@ -94,6 +100,9 @@ def answer_to(number: bytes) -> bytes:
 class _Answer(asyncio.Protocol):
     """Answers each request (no body expected) with :func:`answer_to` its
     path's number, keep-alive."""
+
+    def __init__(self, same_records: bool) -> None:
+        self.same_records = same_records
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -108,10 +117,10 @@ class _Answer(asyncio.Protocol):
             line = self.buffer[: self.buffer.find(b"\r\n")]
             self.buffer = self.buffer[end + 4 :]
             number = line.split(b" ", 2)[1].rpartition(b"/")[2]
-            self.transport.write(answer_to(number))
+            self.transport.write(answer_to(number, self.same_records))
 
 
-def _serve(port: int) -> None:
+def _serve(port: int, same_records: bool) -> None:
     try:
         import uvloop
 
@@ -121,7 +130,7 @@ def _serve(port: int) -> None:
 
     async def main() -> None:
         server = await asyncio.get_running_loop().create_server(
-            _Answer, "127.0.0.1", port, backlog=1024
+            functools.partial(_Answer, same_records), "127.0.0.1", port, backlog=1024
         )
         async with server:
             await server.serve_forever()
@@ -130,16 +139,17 @@ def _serve(port: int) -> None:
 
 
 class LoadServer:
-    """The server process; ``origin`` is its base URL."""
+    """The server process; ``origin`` is its base URL. ``same_records``:
+    every URL answers the same records (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, same_records: bool = False) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.origin = f"http://127.0.0.1:{port}"
         self.port = port
         self.process = multiprocessing.get_context("spawn").Process(
-            target=_serve, args=(port,), daemon=True
+            target=_serve, args=(port, same_records), daemon=True
         )
 
     def __enter__(self) -> LoadServer:
@@ -570,12 +580,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.load")
     parser.add_argument("--quick", action="store_true", help="fewer calls")
     parser.add_argument("--no-memory", action="store_true", help="skip memory")
+    parser.add_argument(
+        "--same-records",
+        action="store_true",
+        help="every URL answers the same 16 records (default: its own)",
+    )
     arguments = parser.parse_args(argv)
     total = 600 if arguments.quick else 3_000
     rounds = 3 if arguments.quick else 5
     lines: list[str] = []
     with (
-        LoadServer() as server,
+        LoadServer(arguments.same_records) as server,
         ClientProcesses(client_names(), server.origin) as clients,
     ):
         for concurrency in (1, 16, 64):
