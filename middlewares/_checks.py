@@ -1,4 +1,4 @@
-"""The settings of the token middleware, checked where they are given.
+"""The settings of the middlewares, checked where they are given.
 
 A wrong kind of value is a :class:`~restwire.UsageError`, a value of the
 right kind that cannot work a :class:`~restwire.SettingError`; each names
@@ -16,16 +16,22 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from typing import Any
 
 from restwire import SettingError, UsageError
+from restwire.extension import is_token, names_of
 
 __all__ = [
+    "check_callable",
+    "check_count",
     "check_header_name",
     "check_header_text",
     "check_seconds",
     "check_text",
+    "method_names",
     "sendable",
+    "status_codes",
 ]
 
 #: A header name as RFC 9110 §5.6.2 has it (a ``token``).
@@ -88,6 +94,56 @@ def check_seconds(owner: str, name: str, value: Any, *, optional: bool = False) 
         raise SettingError(
             f"{owner}({name}={value!r}): must be 0 or more seconds, and finite"
         )
+
+
+def check_count(owner: str, name: str, value: Any, least: int) -> None:
+    """``value`` is a whole number (not a ``bool``), at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(
+            f"{owner}({name}=...) must be a whole number, not {_kind(value)}"
+        )
+    if value < least:
+        raise SettingError(f"{owner}({name}={value!r}): must be at least {least}")
+
+
+def check_callable(owner: str, name: str, value: Any) -> None:
+    """``value`` can be called."""
+    if not callable(value):
+        raise UsageError(f"{owner}({name}=...) must be a function, not {_kind(value)}")
+
+
+def method_names(owner: str, value: Any, example: str) -> frozenset[str]:
+    """``value``, given as ``owner(methods=...)``, as the upper-case method
+    names it holds: a collection of names HTTP can send as a method."""
+    names = names_of(f"{owner}(methods=...)", value, example)
+    for method in names:
+        if not is_token(method):
+            raise SettingError(
+                f"{owner}(methods=...) takes method names like 'POST'; "
+                f"{method!r} is not one"
+            )
+    return frozenset(method.upper() for method in names)
+
+
+def status_codes(owner: str, value: Any, example: str) -> frozenset[int]:
+    """``value``, given as ``owner(statuses=...)``: a collection of HTTP
+    status codes (whole numbers from 100 to 599)."""
+    if isinstance(value, str | bytes) or not isinstance(value, Collection):
+        raise UsageError(
+            f"{owner}(statuses=...) takes a collection of status codes, like "
+            f"{example}, not {_kind(value)}"
+        )
+    for status in value:
+        if isinstance(status, bool) or not isinstance(status, int):
+            raise UsageError(
+                f"{owner}(statuses=...) takes status codes as whole numbers, "
+                f"not {_kind(status)}"
+            )
+        if not 100 <= status <= 599:
+            raise SettingError(
+                f"{owner}(statuses=...): {status} is not an HTTP status (100-599)"
+            )
+    return frozenset(value)
 
 
 def _kind(value: Any) -> str:

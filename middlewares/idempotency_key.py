@@ -30,8 +30,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection
 
-from restwire import PUBLIC_HEADERS, Exchange, SettingError, UsageError
+from restwire import PUBLIC_HEADERS, Exchange, SettingError
 from restwire.extension import TOKEN_CHARACTERS, is_token
+
+from ._checks import method_names
 
 __all__ = ["KEY_HEADER", "IdempotencyKey"]
 
@@ -56,20 +58,8 @@ class IdempotencyKey:
                 f"IdempotencyKey(header=...) takes a header name HTTP can "
                 f"send ({TOKEN_CHARACTERS}), not {header!r}"
             )
-        if isinstance(methods, str | bytes) or not isinstance(methods, Collection):
-            raise UsageError(
-                "IdempotencyKey(methods=...) takes a collection of method "
-                f"names, like ('POST', 'PATCH'), not {methods!r}"
-            )
-        for method in methods:
-            if not is_token(method):
-                error = SettingError if isinstance(method, str) else UsageError
-                raise error(
-                    "IdempotencyKey(methods=...) takes method names like "
-                    f"'POST'; {method!r} is not one"
-                )
         self.header = header
-        self.methods = frozenset(method.upper() for method in methods)
+        self.methods = method_names("IdempotencyKey", methods, "('POST', 'PATCH')")
         self._name = header.lower()
         #: The default header is public, no credential; another name may be
         #: identity (see ``restwire.Stack.sends_credentials``).

@@ -41,12 +41,18 @@ from restwire import (
     Flow,
     NetworkError,
     RestwireError,
-    SettingError,
     Sleep,
     TransportError,
 )
 from restwire.extension import Response, retry_after_seconds
 
+from ._checks import (
+    check_callable,
+    check_count,
+    check_seconds,
+    method_names,
+    status_codes,
+)
 from .idempotency_key import KEY_HEADER
 
 __all__ = ["Retry", "retry_after_seconds"]
@@ -90,11 +96,18 @@ class Retry:
         clock: Callable[[], float] = time.monotonic,
         jitter: Callable[[], float] = random.random,
     ) -> None:
-        if attempts < 1:
-            raise SettingError("attempts counts the first try too: at least 1")
+        check_count("Retry", "attempts", attempts, 1)  # (the first try counts)
+        for name, seconds in (
+            ("backoff", backoff),
+            ("max_backoff", max_backoff),
+            ("budget", budget),
+        ):
+            check_seconds("Retry", name, seconds)
+        check_callable("Retry", "clock", clock)
+        check_callable("Retry", "jitter", jitter)
         self.attempts = attempts
-        self.statuses = frozenset(statuses)
-        self.methods = frozenset(method.upper() for method in methods)
+        self.statuses = status_codes("Retry", statuses, "(502, 503)")
+        self.methods = method_names("Retry", methods, "('GET', 'PUT')")
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.budget = budget

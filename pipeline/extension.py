@@ -16,6 +16,7 @@ yours can.
 | ``redact_url``, ``redact_params`` | a URL as text for a message or a span, its userinfo and credential params redacted |
 | ``quoted_forms`` | the forms a server may quote a secret back in (form-, percent- and JSON-encoded), to redact them all from a message |
 | ``redis_address`` | where a redis-py client connects, for a log line, without its password |
+| ``names_of`` | a setting that takes a collection of names (``methods=``), refused with a ``UsageError`` naming it when it is one text, which would be taken letter by letter |
 | ``require`` | an optional package imported where your feature is made, or a ``MissingExtra`` naming what to install |
 | ``retry_after_seconds`` | a ``Retry-After`` value read as seconds to wait (RFC 9110) |
 | ``is_token``, ``TOKEN_CHARACTERS`` | whether a text is a header name or a method HTTP can send (an RFC 9110 token), and what one may hold, for a message |
@@ -38,6 +39,7 @@ from ._base.http import (
     retry_after_seconds,
 )
 from ._base.library import INVALID_URL, URL, Headers, Request, Response
+from ._base.settings import names_of
 from ._endpoints.pages import Envelope, NextPage
 from ._endpoints.status_errors import typed_error_data as error_data
 
@@ -53,6 +55,7 @@ __all__ = [
     "Response",
     "error_data",
     "is_token",
+    "names_of",
     "origin_of",
     "quoted_forms",
     "redact_params",

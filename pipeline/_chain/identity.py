@@ -82,6 +82,7 @@ from .._base.errors import (
     redact_params,
 )
 from .._base.library import URL, AsyncClient, Auth, Client, Headers, Request, library_of
+from .._base.settings import names_of
 from .._wire.adapter import cookie_header, fields_kept, jar_headers, merged_headers
 from .exchange import Exchange
 
@@ -192,19 +193,46 @@ class Sharing:
     )
 
     def __post_init__(self) -> None:
-        public = frozenset(name.lower() for name in self.public_headers)
+        public = frozenset(
+            name.lower()
+            for name in names_of(
+                "Sharing(public_headers=...)",
+                self.public_headers,
+                "PUBLIC_HEADERS | {'x-request-id'}",
+            )
+        )
         said = sorted(name for name in public if names_credential(name))
         if said:
             raise SettingError(
                 f"{', '.join(said)} cannot be public: the name says credential"
             )
+        params = names_of(
+            "Sharing(credential_params=...)",
+            self.credential_params,
+            "CREDENTIAL_PARAMS | {'sig'}",
+        )
+        sticky = names_of(
+            "Sharing(sticky_cookies=...)",
+            self.sticky_cookies,
+            "('BIGipServer*', 'AWSALB')",
+        )
+        if "*" in sticky or "" in sticky:
+            # ("*" matches every cookie: none would tell callers apart)
+            raise SettingError(
+                "Sharing(sticky_cookies=...): "
+                + (
+                    "'*' would make every cookie sticky, so no cookie would "
+                    "tell callers apart"
+                    if "*" in sticky
+                    else "'' names no cookie"
+                )
+                + "; name the load balancer's cookies, like 'BIGipServer*'"
+            )
         object.__setattr__(self, "public_headers", public)
         object.__setattr__(
-            self,
-            "credential_params",
-            frozenset(name.lower() for name in self.credential_params),
+            self, "credential_params", frozenset(name.lower() for name in params)
         )
-        object.__setattr__(self, "sticky_cookies", tuple(self.sticky_cookies))
+        object.__setattr__(self, "sticky_cookies", sticky)
         declare_credential_params(self.credential_params)  # never in a message
 
     def sticky(self, name: str) -> bool:

@@ -27,12 +27,13 @@ from restwire import (
     RestEndpoint,
     RestwireError,
     SettingError,
+    Sharing,
     UsageError,
     fast_transport,
     resource,
 )
 from restwire._base.effects import Flow
-from restwire.middlewares import IdempotencyKey
+from restwire.middlewares import IdempotencyKey, Retry
 
 pytestmark = pytest.mark.anyio
 
@@ -139,6 +140,89 @@ def test_idempotency_key_refuses_methods_that_are_none(
     with pytest.raises(kind) as error:
         IdempotencyKey(methods=methods)
     refused(error, "IdempotencyKey(methods=...)", shown)
+
+
+@pytest.mark.parametrize(
+    ("option", "bad", "kind", "shown"),
+    [
+        # (a text taken as a collection: GET was then never retried)
+        ("methods", "GET", UsageError, "'GET'"),
+        ("methods", [1], UsageError, "1"),
+        ("methods", ["GE T"], SettingError, "'GE T'"),
+        ("statuses", 503, UsageError, "503"),
+        ("statuses", "503", UsageError, "'503'"),
+        ("statuses", ["503"], UsageError, "'503'"),
+        ("statuses", [True], UsageError, "True"),
+        ("statuses", [1000], SettingError, "1000"),
+        ("attempts", "3", UsageError, "'3'"),
+        ("attempts", 2.0, UsageError, "2.0"),
+        ("attempts", True, UsageError, "True"),
+        ("attempts", 0, SettingError, "0"),
+        # (accepted before, then a bare TypeError inside the first retry)
+        ("backoff", "0.5", UsageError, "'0.5'"),
+        ("max_backoff", -1, SettingError, "-1"),
+        ("budget", "60", UsageError, "'60'"),
+        ("budget", math.inf, SettingError, "inf"),
+        ("budget", math.nan, SettingError, "nan"),
+        ("clock", 3, UsageError, "3"),
+        ("jitter", None, UsageError, "None"),
+    ],
+)
+def test_retry_refuses_options_it_cannot_work_with(
+    option: str, bad: Any, kind: type[RestwireError], shown: str
+) -> None:
+    with pytest.raises(kind) as error:
+        Retry(**{option: bad})
+    refused(error, f"Retry({option}=", shown)
+
+
+def test_retry_takes_good_options_as_given() -> None:
+    retry = Retry(
+        2, statuses={503}, methods=["get", "put"], backoff=0, max_backoff=1, budget=5
+    )
+    assert (retry.attempts, retry.statuses, retry.methods) == (
+        2,
+        frozenset({503}),
+        frozenset({"GET", "PUT"}),
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "bad", "kind", "shown"),
+    [
+        # (each letter a pattern, "*" among them: every cookie was sticky,
+        # and one user's answers reached another)
+        ("sticky_cookies", "BIGipServer*", UsageError, "'BIGipServer*'"),
+        ("sticky_cookies", ("*",), SettingError, "'*'"),
+        ("sticky_cookies", ["AWSALB", ""], SettingError, "''"),
+        ("sticky_cookies", [b"AWSALB"], UsageError, "b'AWSALB'"),
+        ("public_headers", "accept", UsageError, "'accept'"),
+        ("public_headers", [1], UsageError, "1"),
+        ("public_headers", None, UsageError, "None"),
+        ("public_headers", object(), UsageError, "object"),
+        # (the letters replaced the default list of credential params)
+        ("credential_params", "api_token", UsageError, "'api_token'"),
+        ("credential_params", b"sig", UsageError, "b'sig'"),
+    ],
+)
+def test_sharing_refuses_a_list_that_is_none(
+    option: str, bad: Any, kind: type[RestwireError], shown: str
+) -> None:
+    with pytest.raises(kind) as error:
+        Sharing(**{option: bad})
+    refused(error, f"Sharing({option}=...)", shown)
+
+
+def test_sharing_takes_lists_of_names() -> None:
+    sharing = Sharing(
+        public_headers=frozenset({"Accept"}),
+        credential_params=frozenset({"Sig"}),
+        sticky_cookies=("BIGipServer*",),
+    )
+    assert sharing.public_headers == frozenset({"accept"})
+    assert sharing.credential_params == frozenset({"sig"})
+    assert sharing.sticky("BIGipServerpool")
+    assert not sharing.sticky("session")
 
 
 @pytest.mark.parametrize("header", ["Idempotenz-Schlüssel", "Idempotency Key", ""])
