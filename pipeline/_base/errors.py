@@ -105,7 +105,15 @@ __all__ = [
 
 REDACTED = "[redacted]"
 
-_USERINFO = re.compile(r"//[^/?#@]*@")
+#: Userinfo: an authority's text up to its last ``@`` (a password may hold
+#: an ``@`` of its own, which httpx takes as part of it).
+_USERINFO = re.compile(r"//[^/?#]*@")
+#: Userinfo whose password holds a ``/`` (a base64 token): what stands
+#: before it reads as a host with a port that is not a number, and an
+#: ``@`` follows before the query. No URL parses so, but its error quotes it.
+_SLASHED_USERINFO = re.compile(
+    r"//(?!\[)[^/?#@:]*:(?![0-9]*(?:[/?#]|$))[^/?#@]*/[^?#@]*@"
+)
 
 
 def redact_url(url: URL | str) -> str:
@@ -115,10 +123,12 @@ def redact_url(url: URL | str) -> str:
     ``api_key``, ``X-Amz-Signature``, ...: ``CREDENTIAL_PARAMS``).
 
     Works on text that is not a valid URL too (a path template with
-    ``:name`` placeholders, say), so an error about a bad URL cannot show
-    its credentials.
+    ``:name`` placeholders, say, or a password holding ``@`` or ``/``), so
+    an error about a bad URL cannot show its credentials.
     """
-    return redact_params(_USERINFO.sub(f"//{REDACTED}@", str(url)))
+    text = _USERINFO.sub(f"//{REDACTED}@", str(url))
+    text = _SLASHED_USERINFO.sub(f"//{REDACTED}@", text)
+    return redact_params(text)
 
 
 #: Every credential param a ``Sharing`` of this process names, besides the

@@ -40,7 +40,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from .._base.credentials import CREDENTIAL_PARAMS
 from .._base.effects import _Answer, _Await
-from .._base.errors import InvalidRequest, RestwireError, fresh_error
+from .._base.errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from .._base.library import INVALID_URL, URL, AsyncClient, Client, library_of
 from .._chain.exchange import Answered, Exchange, Handler
 from .._chain.identity import plain_url
@@ -275,13 +275,21 @@ class Targets:
             if url.is_relative_url and base.host:
                 url = parse_url(self._library, join_url(str(base), text))
         except INVALID_URL as error:
+            shown = redact_url(text)
+            # (the library's reason quotes parts of the URL: a password's,
+            # when the URL holds one)
+            reason = (
+                f": {error}"
+                if shown == text
+                else " (the reason is not shown: it could quote a credential)"
+            )
             raise InvalidRequest(
-                f"{endpoint.label}: invalid URL {text!r}: {error}"
+                f"{endpoint.label}: invalid URL {shown!r}{reason}"
             ) from None
         if url.is_relative_url or url.scheme not in ("http", "https"):
             raise InvalidRequest(
-                f"{endpoint.label}: {text!r} is not an http(s) URL; give the endpoint "
-                "a url_prefix or the client a base_url"
+                f"{endpoint.label}: {redact_url(text)!r} is not an http(s) URL; give "
+                "the endpoint a url_prefix or the client a base_url"
             )
         return url
 

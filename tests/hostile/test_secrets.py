@@ -25,6 +25,7 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
+from restwire.extension import redact_url
 from restwire.middlewares import (
     AccessToken,
     ContextToken,
@@ -258,3 +259,56 @@ def test_a_token_in_the_url_user_name_never_shows() -> None:
 
 class Item(Entity):
     id: str = ""
+
+
+@pytest.mark.parametrize(
+    ("prefix", "path"),
+    [
+        # (httpx sends a password that holds an "@" whole: the cut stopped
+        # at the first one and showed the rest)
+        (f"https://deploy:s3cr@t{PASSWORD}@api.example.com", "/x/:id"),
+        # (a base64 token holds "/": no URL parses so, and its error quoted
+        # it whole)
+        (f"https://user:ab/{PASSWORD}==@api.example.com", "/x/:id"),
+        # (a URL that does not parse: its text was quoted raw)
+        (f"https://user:{PASSWORD}@api.example.com:abc", "/x"),
+        (f"https://user:ab/{PASSWORD}@api.example.com", "/x"),
+        ("https://api.example.com:abc", f"/x?access_token={PASSWORD}"),
+        (f"ftp://user:{PASSWORD}@api.example.com", "/x"),
+    ],
+)
+def test_a_url_no_call_can_send_never_shows_its_credentials(
+    prefix: str, path: str
+) -> None:
+    endpoint = RestEndpoint(url_prefix=prefix, path=path)
+    assert PASSWORD not in repr(endpoint)
+    texts = []
+    with Controller(transport=httpx.MockTransport(lambda _: httpx.Response(200))) as c:
+        with pytest.raises(RestwireError) as caught:
+            c.fetch(endpoint)  # (a missing :id, or a URL that does not parse)
+        texts.append(str(caught.value))
+    assert PASSWORD not in "\n".join(texts)
+    assert "[redacted]" in texts[0]
+
+
+def test_a_bad_url_without_credentials_keeps_the_library_s_reason() -> None:
+    endpoint = RestEndpoint(url_prefix="https://api.example.com:abc", path="/x")
+    mock = httpx.MockTransport(lambda _: httpx.Response(200))
+    with (
+        Controller(transport=mock) as controller,
+        pytest.raises(RestwireError, match="Invalid port: 'abc'"),
+    ):
+        controller.fetch(endpoint)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com/users/@me",
+        "https://api.example.com:8443/users/@me",
+        "https://[::1]:8080/users/@me",
+        "https://api.example.com/a?b=c@d",
+    ],
+)
+def test_an_at_sign_outside_the_userinfo_is_no_credential(url: str) -> None:
+    assert redact_url(url) == url
