@@ -55,6 +55,7 @@ __all__ = [
     "Response",
     "ResponseParser",
     "Timeout",
+    "host_checked",
     "library_of",
 ]
 
@@ -205,3 +206,17 @@ else:
             "library accept.",
         },
     )
+
+
+def host_checked(url: URL) -> URL:
+    """``url``, its host read once. The library decodes an internationalized
+    host (``xn--...``) only when it is read, and one that does not decode
+    raises the ``idna`` package's error (a ``UnicodeError``) there, deep in
+    a call; read here, where a URL comes in (an endpoint's, a redirect's, a
+    next page's), it is the library's ``InvalidURL``, which each of those
+    places turns into restwire's error."""
+    try:
+        url.host  # noqa: B018  (read for its check)
+    except UnicodeError as error:
+        raise library_of(url).InvalidURL(f"Invalid IDNA hostname: {error}") from None
+    return url

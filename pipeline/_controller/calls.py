@@ -41,7 +41,14 @@ from typing import Any, Generic, Protocol, TypeVar
 from .._base.credentials import CREDENTIAL_PARAMS
 from .._base.effects import _Answer, _Await
 from .._base.errors import InvalidRequest, RestwireError, fresh_error, redact_url
-from .._base.library import INVALID_URL, URL, AsyncClient, Client, library_of
+from .._base.library import (
+    INVALID_URL,
+    URL,
+    AsyncClient,
+    Client,
+    host_checked,
+    library_of,
+)
 from .._chain.exchange import Answered, Exchange, Handler
 from .._chain.identity import plain_url
 from .._endpoints.endpoint import RestEndpoint
@@ -274,6 +281,7 @@ class Targets:
             url = parse_url(self._library, text)
             if url.is_relative_url and base.host:
                 url = parse_url(self._library, join_url(str(base), text))
+            host_checked(url)
         except INVALID_URL as error:
             shown = redact_url(text)
             # (the library's reason quotes parts of the URL: a password's,

@@ -56,7 +56,7 @@ from .._base.errors import (
     redact_url,
 )
 from .._base.http import Origin, origin_of
-from .._base.library import INVALID_URL, URL, Response
+from .._base.library import INVALID_URL, URL, Response, host_checked
 from .._wire.header_params import Link, links_by_rel, parse_link_header
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ def _origin(text: object, label: str, url_type: type[URL]) -> Origin:
     url: URL | None = None
     if isinstance(text, str):
         try:
-            url = url_type(text)
+            url = host_checked(url_type(text))
         except INVALID_URL:
             url = None
     if url is None or url.scheme not in ("http", "https") or not url.host:
@@ -323,7 +323,14 @@ def next_page(
     following = links.get("next")
     if following is None:
         return None
-    url: URL = type(exchange.url)(following.url)  # of the controller's library
+    try:
+        # (of the controller's library)
+        url: URL = host_checked(type(exchange.url)(following.url))
+    except INVALID_URL as error:
+        raise InvalidRequest(
+            f"{label}: next link {redact_url(following.url)!r} is not a URL "
+            f"that can be followed: {error}"
+        ) from None
     if str(url) in seen:
         logger.warning(
             "%s: next link %s was already fetched; stopping", label, redact_url(url)

@@ -81,6 +81,7 @@ from .._base.library import (
     Request,
     Response,
     Timeout,
+    host_checked,
     library_of,
 )
 from .default_transport import own_async_transport
@@ -1065,7 +1066,7 @@ def _redirect_method(request: Request, status: int) -> str:
 def _location(request: Request, response: Response) -> URL:
     location = response.headers["location"]
     try:
-        url = request.url.join(location)
+        url = host_checked(request.url.join(location))
     except INVALID_URL as error:
         # The server broke the protocol: the error httpx's own redirect
         # handling raises, so the call ends the same whichever way it was sent.
