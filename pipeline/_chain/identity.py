@@ -687,7 +687,8 @@ class Identities:
         add no credential, read from the headers its first hop would carry;
         ``None`` where only the full path can tell (userinfo in the URL, a
         ``Host`` or ``Cookie`` the endpoint or the client sets itself, the
-        client's auth or request hooks)."""
+        client's auth, request hooks or default params, which the request
+        is built with and may carry a credential: ``api_key``)."""
         client = self._client
         raw = client.headers.raw
         # worked out once per endpoint while the client's headers stay as
@@ -703,7 +704,12 @@ class Identities:
                 caller,
                 () if host is None else sent_host(((b"Host", host),), url),
             )
-        if kept[3] or client.auth is not None or client.event_hooks["request"]:
+        if (
+            kept[3]
+            or client.auth is not None
+            or client.event_hooks["request"]
+            or client.params
+        ):
             return None
         facts = self._urls.get(id(url))
         if facts is None:

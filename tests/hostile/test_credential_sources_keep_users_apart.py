@@ -3,7 +3,7 @@ shared by, under both controllers: user B never receives user A's value,
 and a single user still gets the hits each path promises.
 
 Sources: a middleware header, the endpoint's ``headers=``, the client's
-default headers, a request event hook (with ``identity=`` naming the
+default headers and query params, a request event hook (with ``identity=`` naming the
 caller; without it nothing is shared, checked apart), a custom
 ``httpx.Auth``, a cookie, the URL's userinfo, a query token, a header whose
 name says nothing of a credential. Paths: calls in flight, ``get`` from the
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import contextvars
+import inspect
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -130,6 +131,13 @@ def _client_header(
     return endpoint, {}
 
 
+def _client_param(
+    endpoint: RestEndpoint, client: Any
+) -> tuple[RestEndpoint, dict[str, Any]]:
+    client.params = {"access_token": user.get()}
+    return endpoint, {}
+
+
 def _cookie(endpoint: RestEndpoint, client: Any) -> tuple[RestEndpoint, dict[str, Any]]:
     client.cookies.set("session", user.get(), domain="api.example.com")
     return endpoint, {}
@@ -148,6 +156,9 @@ SOURCES = [
         ),
     ),
     Source("client default header", per_user=_client_header),
+    # (get() read the identity without the client's params: bob's get
+    # returned ann's value)
+    Source("client default query token", per_user=_client_param),
     Source(
         "event hook, caller named",
         client=lambda mode: {
@@ -249,7 +260,7 @@ def cache_for(
 #: caller of that client: two callers cannot send different ones at the same
 #: time, so those sources meet the concurrent paths only one after the other
 #: (the store and cache rows).
-_ONE_CLIENT_STATE = {"client default header", "cookie"}
+_ONE_CLIENT_STATE = {"client default header", "client default query token", "cookie"}
 CELLS = [
     (source, path)
     for source in SOURCES
@@ -358,3 +369,36 @@ def test_a_hook_without_a_named_caller_shares_nothing() -> None:
             with as_user(name):
                 assert name in controller.get(endpoint)["who"]
     assert len(server.seen) == 3  # no store hit: restwire cannot see the hook
+
+
+@pytest.mark.parametrize(
+    "source",
+    [source for source in SOURCES if source.name in _ONE_CLIENT_STATE],
+    ids=lambda source: source.name,
+)
+async def test_a_value_one_user_set_is_never_another_s(
+    mode: str, source: Source
+) -> None:
+    """``set`` keeps a value for its caller, as a fetch would: a user of
+    the client's other credentials never gets it. (``set`` and ``get`` read
+    the caller without the middleware chain, and left the client's default
+    params out: bob's ``get`` returned what ann had set.)"""
+    kit = Kit(mode, source, "store", None)
+    try:
+        with as_user("ann"):
+            endpoint, params = kit.call()
+            await _maybe_awaited(
+                kit.controller.set(endpoint, {"who": "ann set"}, params)
+            )
+            assert (await kit.get()) == {"who": "ann set"}
+        with as_user("bob"):
+            value = await kit.get()
+    finally:
+        await kit.close()
+    assert _says(value, "bob", source), (value, kit.server.seen)
+    (asked,) = kit.server.seen  # (bob's get alone was sent)
+    assert "bob" in asked
+
+
+async def _maybe_awaited(result: Any) -> Any:
+    return (await result) if inspect.isawaitable(result) else result
