@@ -376,6 +376,7 @@ class Sender:
             if content_type is not None and "content-type" not in headers:
                 headers["content-type"] = content_type
         url = userinfo_as_basic(exchange.url, headers)
+        home = exchange.home
         try:
             request = build_request(
                 self.adapter.client,
@@ -387,6 +388,10 @@ class Sender:
                 library=self.adapter.library,
                 checked=self.adapter.checked,
                 jar_headers=self.adapter.jar_headers,
+                # (a page on another origin is sent as a redirect there
+                # is: its link as it is, none of the client's default
+                # params, which may carry its credential: api_key)
+                client_params=home is None or origin_of(url) == origin_of(home),
             )
         except INVALID_URL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None

@@ -78,6 +78,7 @@ from .._base.library import (
     Cookies,
     DefaultEncoding,
     Headers,
+    QueryParams,
     Request,
     Response,
     Timeout,
@@ -782,11 +783,14 @@ def build_request(
     library: ModuleType | None = None,
     checked: HeadersSeen | None = None,
     jar_headers: JarHeaders | None = None,
+    client_params: bool = True,
 ) -> Request:
     """The request ``client.build_request`` would make for the absolute
-    ``url``: the client's headers the call does not set, then the call's,
-    the auto headers (``Host``; ``Content-Length`` for a body, or ``0`` for
-    the methods that take one), the jar's ``Cookie``, the timeout. A header
+    ``url`` (the client's default params merged in, unless
+    ``client_params`` is false): the client's headers the call does not
+    set, then the call's, the auto headers (``Host``; ``Content-Length``
+    for a body, or ``0`` for the methods that take one), the jar's
+    ``Cookie``, the timeout. A header
     field HTTP/1.1 cannot carry is an :class:`InvalidRequest`; ``checked``
     holds the client's headers and the last call's own as last found good
     (each is checked again only when it differs: the same headers call
@@ -802,19 +806,8 @@ def build_request(
     (``library``, when the caller knows it)."""
     if library is None:
         library = library_of(client)
-    if client.params:
-        if timeout is None:
-            wait: Any = library.USE_CLIENT_DEFAULT
-        elif isinstance(timeout, library.Timeout):
-            wait = timeout
-        else:  # an endpoint's timeout is the default library's
-            wait = library.Timeout(**timeout.as_dict())
-        same: Any = client  # of one library with url and headers
-        built: Request = same.build_request(
-            method, url, headers=headers, timeout=wait, **arguments
-        )
-        _refuse_what_http_cannot_carry(method, url, built.headers.raw)
-        return built
+    if client_params and client.params:
+        url = with_client_params(url, client.params, library)
     extensions = {"timeout": (client.timeout if timeout is None else timeout).as_dict()}
     jar = client.cookies.jar
     client_headers = client.headers
@@ -1061,6 +1054,22 @@ def _redirect_method(request: Request, status: int) -> str:
     if status == HTTPStatus.MOVED_PERMANENTLY and method == "POST":
         return "GET"
     return method
+
+
+def with_client_params(url: URL, params: QueryParams, library: ModuleType) -> URL:
+    """``url`` with each of the client's default ``params`` whose name its
+    query does not hold added after it: the call's own params, as the URL
+    carries them, win, and none is lost. (httpx's and httpx2's
+    ``build_request`` put the client's params in place of the URL's whole
+    query: a call's ``?page=2`` was dropped.)"""
+    own = url.params
+    added = [(name, value) for name, value in params.multi_items() if name not in own]
+    if not added:
+        return url
+    more = str(library.QueryParams(added)).encode("ascii")
+    query = url.query
+    with_params: URL = url.copy_with(query=query + b"&" + more if query else more)
+    return with_params
 
 
 def _location(request: Request, response: Response) -> URL:

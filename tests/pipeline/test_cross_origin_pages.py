@@ -14,6 +14,7 @@ the jar's cookies, which ignore ports, would go to both), both drivers.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -152,3 +153,51 @@ async def test_a_wrong_cross_origin_is_refused_before_a_page_is_sent(
     assert origin_a.requests == []
     with pytest.raises(InvalidRequest, match="another origin"):  # still refused
         await collect(controller.paginate(endpoint, {"last": 2, "next": "http://b.x/"}))
+
+
+#: A client's default query params: one a credential, one not.
+CLIENT_PARAMS = {"api_key": "param-SECRET-5", "format": "json"}
+
+
+def _query(request: Any) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(request.path).query)
+
+
+async def test_a_page_on_another_origin_carries_none_of_the_client_s_params(
+    controller_factory: Any, origin_a: RecordingServer, origin_b: RecordingServer
+) -> None:
+    """As a redirect there would: the link as the server wrote it. (The
+    client's ``api_key`` went to the other origin with its page.)"""
+    controller = controller_factory(params=CLIENT_PARAMS)
+    plain = RestEndpoint(url_prefix=origin_a.origin, path="/pages").use(
+        LinkPagination()
+    )
+    pages = await collect(controller.paginate(plain, to_b(origin_b), cross_origin=True))
+    assert len(pages) == 2
+    home = _query(origin_a.requests[0])
+    assert home["api_key"] == [CLIENT_PARAMS["api_key"]]
+    assert home["format"] == ["json"]
+    assert home["last"] == ["2"]  # (the call's own, kept beside the client's)
+    (elsewhere,) = origin_b.requests
+    assert elsewhere.path == "/pages?page=2&last=2"
+
+
+async def test_pages_at_home_keep_their_own_query_beside_the_client_s_params(
+    controller_factory: Any, origin_a: RecordingServer
+) -> None:
+    """httpx's ``build_request`` puts a client's params in place of a URL's
+    query: each next link's ``?page=2&last=3`` was dropped, and the listing
+    read page one again (then stopped, the link seen)."""
+    controller = controller_factory(params={**CLIENT_PARAMS, "last": "9"})
+    plain = RestEndpoint(url_prefix=origin_a.origin, path="/pages").use(
+        LinkPagination()
+    )
+    pages = await collect(controller.paginate(plain, {"last": 3}))
+    assert [item["id"] for page in pages for item in page["results"]] == [
+        f"{page}-{n}" for page in (1, 2, 3) for n in (1, 2)
+    ]
+    for number, request in enumerate(origin_a.requests, start=1):
+        query = _query(request)
+        assert query["api_key"] == [CLIENT_PARAMS["api_key"]]
+        assert query["last"] == ["3"]  # (the call's own wins over the client's 9)
+        assert query.get("page", ["1"]) == [str(number)]
