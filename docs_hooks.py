@@ -2,7 +2,7 @@
 
 The hook: a line ``<!-- recipe-source: NAME -->`` in a page becomes a
 Python block holding ``recipes/NAME.py``, less its module docstring (the
-page explains the recipe) and its tour metadata (``TITLE``, ``SEED``). The
+page explains the recipe) and its tour metadata (``TITLE``). The
 recipes are run by ``tests/recipes/``, so the source shown is code that
 runs.
 
@@ -29,7 +29,7 @@ import griffe
 ROOT = Path(__file__).resolve().parent
 MARKER = re.compile(r"^<!-- recipe-source: (\w+) -->$", re.MULTILINE)
 #: Module-level names the tour reads, not part of a recipe's lesson.
-TOUR_METADATA = {"TITLE", "SEED"}
+TOUR_METADATA = {"TITLE"}
 
 
 def recipe_source(name: str) -> str:

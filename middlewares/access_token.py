@@ -1,4 +1,4 @@
-"""``AccessToken``: the seed's static ``accessToken``, with optional refresh.
+"""``AccessToken``: one token every request carries, with optional refresh.
 
 One instance holds the token and is shared by every endpoint that uses it;
 a login handler sets ``.token`` after its login call, and every later

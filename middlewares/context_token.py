@@ -1,11 +1,10 @@
-"""``ContextToken``: the seed's token from React context, in ``contextvars``.
+"""``ContextToken``: each request's token read from a ``contextvars.ContextVar``.
 
 Reads a ``contextvars.ContextVar`` when each request is sent, so every
 request uses the token of the context it runs in: a thread, an asyncio task,
 a web request handler. Prefer :class:`AccessToken` when the token is not
-per-request: the seed discourages keeping a non-displayed value in context
-because every reader must be inside it; in Python the cost is that each
-task or thread must set the variable, and forgetting to sends no token.
+per-request: each task or thread must set the variable, and forgetting to
+sends no token.
 
 The header is sensitive: kept to the call's origin and out of every repr.
 Its settings are checked where given (``header`` a header name, ``prefix``

@@ -1,7 +1,7 @@
 """``CookieCredentials``: the Fetch standard's credentials mode, per endpoint.
 
-The seed's cookie session sets ``credentials: 'same-origin'`` on every
-request. Here the mode decides, hop by hop (the sender's credential
+A cookie session sets ``credentials="same-origin"`` on every request.
+The mode decides, hop by hop (the sender's credential
 policy, ``_controller.sender``), whether cookies from the client's jar are
 sent and whether the cookies a response sets are stored:
 

@@ -1,12 +1,12 @@
-"""``FileDownload``: the seed's file download rules (section 4).
+"""``FileDownload``: a file as a value, with the name its server gives it.
 
 With ``content="blob"`` the value becomes ``{"blob": <Blob>, "filename":
-<name>}``, and with ``"bytes"`` (the seed's arrayBuffer) ``{"bytes": <bytes>,
+<name>}``, and with ``"bytes"`` ``{"bytes": <bytes>,
 "filename": <name>}``, the name read from
 ``Content-Disposition`` (``filename*`` first, quotes optional) and made safe
 to use as a file name (``restwire.filename_from``), ``fallback`` when none is
 found. Binary content is never kept in the store, so the bytes are not
-retained (the seed's ``dataExpiryLength: 0``). An endpoint of any other
+retained. An endpoint of any other
 content is refused when it is made (nothing to name). For large files,
 stream them to disk with ``controller.download`` instead.
 """

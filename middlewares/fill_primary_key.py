@@ -1,10 +1,10 @@
-"""``FillPrimaryKey``: the seed's missing primary key (section 2.3, rule 5).
+"""``FillPrimaryKey``: a primary key the body lacks, taken from the call's params.
 
 When the response value lacks ``field`` (absent or ``None``), it is set from
 the call's param ``param`` (default: the same name), so the entity can be
-normalized. The seed's Stream takes ``username`` from ``:username``; its
-Ticker takes ``product_id`` from ``:productId``. A list of values is filled
-item by item. A key the server sent is never overwritten; a call without the
+normalized. The recipes' Stream takes ``username`` from ``:username``;
+their Ticker takes ``product_id`` from ``:productId``. A list of values is
+filled item by item. A key the server sent is never overwritten; a call without the
 param leaves the value as it is.
 
 With no ``param`` given, a param in the wire's case names the field too,

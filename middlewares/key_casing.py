@@ -1,9 +1,9 @@
 """``CamelCaseKeys``, ``SnakeCaseKeys``, ``PascalCaseKeys``: key case
 conversion, both ways.
 
-The seed's rule (section 2.3): a recursive function visits every key of an
-object or array, nested ones included, and converts it; values are copied
-as they are; an array stays an array.
+A recursive function visits every key of an object or array, nested ones
+included, and converts it; values are copied as they are; an array stays an
+array.
 
 A request body is converted when it is a dict, list or tuple, or a
 :class:`~restwire.Form` (its field names, and its files' names). With
@@ -13,7 +13,7 @@ converted too, so ``{"author_name": "x"}`` reaches a camelCase API as
 
 | middleware | response keys | request body keys |
 |---|---|---|
-| ``CamelCaseKeys`` (the seed's: snake_case wire, camelCase client) | to camelCase | to snake_case |
+| ``CamelCaseKeys`` (snake_case wire, camelCase client) | to camelCase | to snake_case |
 | ``SnakeCaseKeys`` (a camelCase API, Python code) | to snake_case | to camelCase |
 | ``PascalCaseKeys`` (a PascalCase API: Twilio's forms and queries, Azure, .NET) | to snake_case | to PascalCase |
 
@@ -605,7 +605,8 @@ class _KeyCasing:
 
 
 class CamelCaseKeys(_KeyCasing):
-    """The seed's casing: snake_case on the wire, camelCase in the client."""
+    """snake_case on the wire, camelCase in the client (a JavaScript-style
+    client of a Python API)."""
 
     #: Never changes the credentials a call sends (see ``restwire.Stack``).
     sends_credentials = False

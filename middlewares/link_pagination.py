@@ -1,4 +1,4 @@
-"""``LinkPagination``: the seed's link-header pagination (section 2.3, rule 6).
+"""``LinkPagination``: the pages of a listing, found in its ``Link`` header.
 
 When the response has a ``Link`` header, or the parsed value is a list, or
 the call is a page of ``controller.paginate`` (so every page has one shape,
@@ -6,7 +6,7 @@ the last one too), the value becomes ``{"link": <Link header or None>,
 "results": <parsed value>, "links": {rel: Link}, "total": <count or None>}``;
 otherwise it passes
 unchanged. ``link`` and
-``results`` are the seed's shape; ``links`` adds the header parsed per RFC
+``results`` are the listing's page; ``links`` adds the header parsed per RFC
 8288 (``restwire.parse_link_header``), targets resolved against the
 response's URL, so ``value["links"]["next"].url`` is the next page. The same
 mapping is on ``exchange.state["links"]``. Use ``{"results": [Entity]}`` as

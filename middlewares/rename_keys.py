@@ -1,6 +1,6 @@
-"""``RenameKeys``: the seed's key renaming (section 2.3, rule 4).
+"""``RenameKeys``: keys named one way in the client, another on the wire.
 
-``mapping`` is client name -> wire name, as in the seed's
+``mapping`` is client name -> wire name:
 ``{"carrotsUsed": "carrotsUsedIsThisNameTooLong"}``. A request body's client
 key is sent under its wire name; a response's wire key comes back under its
 client name. Bodies and values without those keys pass unchanged. A body or

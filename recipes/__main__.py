@@ -6,7 +6,7 @@
     python -m recipes run NAME --base-url URL  # one recipe, on another server
     python -m recipes serve [--port PORT]      # the demo API alone, until Ctrl-C
 
-For each recipe it prints the seed rule it shows, every request that went
+For each recipe it prints what it shows, every request that went
 over the wire (credentials redacted) and the typed result, then a one-line
 summary counting the recipes that ran, were skipped and failed; it exits
 non-zero if any recipe failed. A recipe that fails with a
@@ -70,7 +70,7 @@ def run_one(
     tour, for a service it was asked to use that is not there: run
     ``alone``, that recipe served nothing and has ``"failed"``)."""
     title = _style(out, f"[{number}/{total}] {name_of(recipe)}", "1")
-    out.write(f"{title}: {recipe.TITLE}\n  seed: {recipe.SEED}\n")
+    out.write(f"{title}: {recipe.TITLE}\n")
     extra = missing_extra(recipe)
     if extra is not None:
         out.write(
@@ -102,7 +102,8 @@ def run_one(
 
 def _route_text(pattern: str) -> str:
     """``/posts/(?P<id>[^/]+)`` as ``/posts/<id>``, for people."""
-    return re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<\1>", pattern).replace("/?", "/")
+    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<\1>", pattern).replace("/?", "/")
+    return re.sub(r"\\(.)", r"\1", text)  # (an escaped character, as a URL has it)
 
 
 def serve(port: int, out: TextIO, stop: threading.Event | None = None) -> int:

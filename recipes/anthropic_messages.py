@@ -1,6 +1,6 @@
 """Anthropic's messages, streamed: a type per event name.
 
-Seed: section 5 ("Access token") and section 8 (data pushed as it comes).
+An API key on every request, and data pushed as it comes.
 Each choice, and why:
 
 - ``AccessToken(key, header="x-api-key")`` and ``anthropic-version`` on
@@ -43,7 +43,6 @@ from .tour import Tour
 ANTHROPIC_KEY = "sk-ant-demo"
 
 TITLE = "Anthropic: messages streamed, each event typed by its name"
-SEED = "section 5, access token; section 8, data pushed as it comes"
 
 ANTHROPIC_API = "https://api.anthropic.com"
 

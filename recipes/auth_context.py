@@ -1,9 +1,5 @@
 """Per-request tokens in ``contextvars``: ContextToken and hookify_resource.
 
-Seed: section 5, "Token from React context" and ``hookifyResource(resource,
-useInit)``; rule 1 (hooks run during a render) and rule 2 (a non-displayed
-value in context is discouraged).
-
 In Python the context is a ``contextvars.ContextVar``: each task or thread
 sends its own token. Prefer ``AccessToken`` when the token is the same for
 every request; a context suits a server that calls an API for each of its
@@ -29,7 +25,6 @@ from .posts import posts
 from .tour import Tour
 
 TITLE = "each task sends its own token: ContextToken and hookify_resource"
-SEED = "section 5, token from React context; hookifyResource(resource, useInit)"
 
 current_token: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "current_token", default=None

@@ -1,8 +1,8 @@
 """Cookie session with CSRF: one base endpoint shared by several resources.
 
-Seed: section 5, "Cookie session" (``credentials: 'same-origin'``) and rule 5
-(CSRF protection for cookie authentication), rule 3 (resources sharing an
-authentication mechanism extend one base).
+A cookie session (``credentials="same-origin"``) protected against
+CSRF, and several resources sharing that sign-in by extending one base
+endpoint.
 
 To use it against your API: change ``base_url``; Django's defaults are
 ``CsrfToken(cookie="csrftoken", header="X-CSRFToken")``, Angular's are
@@ -19,7 +19,6 @@ from restwire.middlewares import CookieCredentials, CsrfToken
 from .tour import Tour
 
 TITLE = "cookie session and CSRF, from one shared base endpoint"
-SEED = "section 5, cookie session; rule 3 shared base; rule 5 CSRF"
 
 
 def session(base_url: str) -> RestEndpoint:

@@ -1,7 +1,7 @@
 """Access token: a login sets the token, every later request carries it.
 
-Seed: section 5, "Access token (for example a JWT)": a static ``accessToken``
-on the endpoint class, set by a login handler, sent as ``Access-Token``.
+A login handler sets the token; ``AccessToken`` sends it as
+``Access-Token`` on every later request.
 
 To use it against your API: change ``base_url``, the login path and the
 field that holds the token; for ``Authorization: Bearer``, use
@@ -18,7 +18,6 @@ from restwire.middlewares import AccessToken
 from .tour import Tour
 
 TITLE = "log in; AccessToken sends the token on every call"
-SEED = "section 5, access token: every request carries Access-Token"
 
 
 def api(base_url: str, auth: AccessToken) -> RestEndpoint:

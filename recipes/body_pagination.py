@@ -1,7 +1,7 @@
 """Pagination in the body: a cursor, offset paging, and Stripe's list.
 
-Seed: section 2.3, rule 6 (pagination), for APIs that say where the next
-page is in the body rather than in a ``Link`` header.
+For APIs that say where the next page is in the body rather than in a
+``Link`` header.
 
 - A cursor feed (``{"items": [...], "next_cursor": "e3"}``):
   ``BodyPagination(results="items", next="next_cursor", param="cursor")``
@@ -31,7 +31,6 @@ from restwire.middlewares import BodyPagination
 from .tour import Tour
 
 TITLE = "follow a cursor, offsets, and Stripe's list, from the body"
-SEED = "section 2.3, rule 6: pagination (the next page in the body)"
 
 
 class Event(Entity):

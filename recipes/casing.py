@@ -1,8 +1,7 @@
-"""Key casing both ways: the seed's direction and the Python-native one.
+"""Key casing both ways: a camelCase client, and the Python-native one.
 
-Seed: section 2.3, rules 1-3: snake_case on the wire, camelCase in the
-client (``current_viewers`` -> ``currentViewers``); request bodies go back
-to snake_case.
+snake_case on the wire, camelCase in the client (``current_viewers`` ->
+``currentViewers``); request bodies go back to snake_case.
 
 For Python code, the natural mirror is a camelCase API read into snake_case:
 ``SnakeCaseKeys``. To use either, add it to your base endpoint's stack.
@@ -18,7 +17,6 @@ from restwire.middlewares import CamelCaseKeys, SnakeCaseKeys
 from .tour import Tour
 
 TITLE = "snake_case wire to camelCase client, and camelCase wire to snake_case"
-SEED = "section 2.3, rules 1-3: key case conversion"
 
 
 def run(base_url: str, tour: Tour) -> Any:

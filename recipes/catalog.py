@@ -2,7 +2,7 @@
 
 A recipe that imports a module one of restwire's extras brings (pydantic
 for ``restwire[models]``, say) cannot be imported without it. The catalog
-still lists it: as a stand-in module with its ``TITLE`` and ``SEED`` (read
+still lists it: as a stand-in module with its ``TITLE`` (read
 from its source) and ``NEEDS`` naming the extra, which the tour skips in
 one line saying what to install.
 """
@@ -56,14 +56,14 @@ EXTRA_OF = {
 
 
 def _metadata(name: str) -> dict[str, Any]:
-    """The module-level ``TITLE`` and ``SEED`` of ``recipes/NAME.py``, read
+    """The module-level ``TITLE`` of ``recipes/NAME.py``, read
     from its source without importing it."""
     source = (Path(__file__).parent / f"{name}.py").read_text(encoding="utf-8")
     found: dict[str, Any] = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Name) and target.id in {"TITLE", "SEED"}:
+                if isinstance(target, ast.Name) and target.id == "TITLE":
                     found[target.id] = ast.literal_eval(node.value)
     return found
 

@@ -1,31 +1,31 @@
-"""The embedded demo API: the seed's remote API, served on 127.0.0.1.
+"""The embedded demo API: the API the recipes call, served on 127.0.0.1.
 
 A real HTTP server (the standard library's threading HTTP/1.1 server, with
 keep-alive) on a free port, plus a second one on another port that plays
 "another origin" for redirects. The tour and the integration tests run
 against it; nothing in ``restwire`` imports it.
 
-| route | answer (seed section) |
+| route | answer |
 |---|---|
-| ``POST /login`` | sets ``sessionid`` and ``csrftoken`` cookies; ``{"accessToken": ...}`` (5) |
-| ``POST /sessions/expire`` | signs everybody out: later calls get 401 (5, 7) |
+| ``POST /login`` | sets ``sessionid`` and ``csrftoken`` cookies; ``{"accessToken": ...}`` |
+| ``POST /sessions/expire`` | signs everybody out: later calls get 401 |
 | ``POST /oauth/token`` | OAuth2 client credentials (RFC 6749 §4.4) for ``OAUTH_CLIENT``: ``{"access_token", "token_type": "Bearer", "expires_in": 3600}``; another client gets 401 ``invalid_client`` |
-| ``GET /my/<id>`` | ``{"id", "title"}`` for a signed-in caller (cookie or ``Access-Token``) or an OAuth2 ``Authorization: Bearer`` token it issued, else 401 (4) |
+| ``GET /my/<id>`` | ``{"id", "title"}`` for a signed-in caller (cookie or ``Access-Token``) or an OAuth2 ``Authorization: Bearer`` token it issued, else 401 |
 | ``POST /my/notes/`` | cookie session only, and ``X-CSRFToken`` must match the cookie, else 403 |
-| ``GET /posts/``, ``GET /posts/<id>``, ``POST /posts/``, ``DELETE /posts/<id>`` | Posts (4) |
+| ``GET /posts/``, ``GET /posts/<id>``, ``POST /posts/``, ``DELETE /posts/<id>`` | Posts |
 | ``PATCH /posts/<id>`` | the body's fields set on the post; the whole post (models as records) |
-| ``GET /price/<pair>`` | ``{"exchangePair", "price", "updatedAt"}``, camelCase (4) |
-| ``GET /streams/<name>/`` | a Stream in snake_case, without its username (4) |
-| ``GET /products/<id>/ticker`` | a Ticker without ``product_id``; the price moves on every call (4) |
-| ``GET /rabbits/<id>``, ``PUT /rabbits/<id>`` | ``carrotsUsedIsThisNameTooLong`` (2.3) |
-| ``GET /articles/?page=<n>`` | 8 articles, 3 a page, ``Link: <...>; rel="next"`` (2.3) |
+| ``GET /price/<pair>`` | ``{"exchangePair", "price", "updatedAt"}``, camelCase |
+| ``GET /streams/<name>/`` | a Stream in snake_case, without its username |
+| ``GET /products/<id>/ticker`` | a Ticker without ``product_id``; the price moves on every call |
+| ``GET /rabbits/<id>``, ``PUT /rabbits/<id>`` | ``carrotsUsedIsThisNameTooLong`` |
+| ``GET /articles/?page=<n>`` | 8 articles, 3 a page, ``Link: <...>; rel="next"`` |
 | ``GET /feed/?cursor=<c>`` | 7 events, 3 a page: ``{"items", "next_cursor"}`` (a cursor in the body) |
 | ``GET /catalog/?offset=<n>&limit=<m>`` | 8 products: ``{"total", "items"}`` (offset paging, no next) |
 | ``/stripe/customers``, ``/drf/customers/``, ``/fastapi/customers``, ``/jsonapi/customers``, ``/json-server/customers`` | customers, listed as Stripe, Django REST framework, fastapi-pagination, JSON:API and json-server list things (``demo_listings``) |
 | ``/v1/customers``, ``/repos/<owner>/<repo>/issues``, ``/fastapi/token`` and ``/fastapi/items`` | Stripe's, GitHub's and FastAPI's conventions, checked as they check them (``demo_providers``) |
 | ``POST /v1/chat/completions``, ``POST /v1/messages`` | OpenAI's and Anthropic's chat answers, streamed as server-sent events in each one's shape (``demo_llm``) |
 | ``/2010-04-01/Accounts/<AccountSid>/Messages.json``, ``.../Messages/<Sid>.json`` | Twilio's: Basic auth, PascalCase forms, ``next_page_uri`` pages (``demo_twilio``) |
-| ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` (4) |
+| ``GET /files/<id>/download`` | 1 MiB, ``Content-Disposition`` with ``filename*`` |
 | ``GET /events`` | three events as JSON lines, ``application/x-ndjson`` (a custom content kind) |
 | ``GET /quotes/`` | two Quotes, ``{"pair", "price"}`` |
 | ``GET /quotes/live`` | server-sent events: ``retry: 100``, then the quotes moving, ``id`` numbered; six in all, three a connection (the first hangs up mid-stream, the next resumes after the ``Last-Event-ID`` it sends), then 204 |

@@ -1,10 +1,9 @@
 """File download: the name from Content-Disposition, streamed to a folder.
 
-Seed: section 4, file download rules: ``content: 'blob'``, the ``filename``
-of ``Content-Disposition`` (quotes optional, ``download`` when none) and
-``dataExpiryLength: 0`` so the bytes are not kept.
+``content="blob"`` and the ``filename`` of ``Content-Disposition`` (quotes
+optional, ``download`` when none).
 
-``FileDownload`` gives the seed's ``{blob, filename}`` for small files;
+``FileDownload`` gives ``{blob, filename}`` for small files;
 ``controller.download`` streams any size to disk in constant memory. To use
 it: change ``base_url`` and the folder.
 """
@@ -20,7 +19,6 @@ from restwire.middlewares import FileDownload
 from .tour import Tour
 
 TITLE = "stream a file to a folder, named by Content-Disposition"
-SEED = "section 4, file download rules"
 
 
 def get_file(base_url: str) -> RestEndpoint:

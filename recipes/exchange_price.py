@@ -1,8 +1,8 @@
-"""The seed's ExchangePrice: a ``Decimal`` price and an instant ``updated_at``.
+"""An ExchangePrice: a ``Decimal`` price and an instant ``updated_at``.
 
-Seed: section 2.2 (ExchangePrice, primary key ``exchangePair``; price an
-arbitrary-precision decimal sent as a string; ``updatedAt`` an ISO 8601
-string) and section 2.1 (static ``schema`` of deserializers).
+Its primary key is ``exchange_pair``; the price is an arbitrary-precision
+decimal sent as a string, ``updated_at`` an ISO 8601 string; the entity's
+``schema`` of deserializers turns each into its Python type.
 
 The wire is camelCase; ``SnakeCaseKeys`` gives Python names. To use it:
 change ``base_url``; any callable can be a deserializer.
@@ -20,7 +20,6 @@ from restwire.middlewares import SnakeCaseKeys
 from .tour import Tour
 
 TITLE = "ExchangePrice: Decimal and datetime, never wire strings"
-SEED = "section 2.2, ExchangePrice; section 2.1, static schema"
 
 
 class ExchangePrice(Entity):

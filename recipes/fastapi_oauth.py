@@ -1,8 +1,7 @@
 """FastAPI: its tutorial's OAuth2 password flow, camelCase models, pages, 422s.
 
-Seed: section 5 ("Access token"), section 2.3 (rules 1-3, key casing; rule
-6, pagination), against an app written the way FastAPI's documentation
-teaches. Each choice, and why:
+An access token, key casing and pagination, against an app written the
+way FastAPI's documentation teaches. Each choice, and why:
 
 - ``OAuth2Password(f"{app}/token", username, password)``: FastAPI's
   ``OAuth2PasswordBearer(tokenUrl="token")`` with ``OAuth2PasswordRequestForm``
@@ -53,7 +52,6 @@ from restwire.middlewares import BodyPagination, OAuth2Password, SnakeCaseKeys
 from .tour import Tour
 
 TITLE = "FastAPI: OAuth2 password flow, camelCase aliases, pages, 422 details"
-SEED = "section 5, access token; section 2.3, rules 1-3 and 6"
 #: What this recipe needs beyond restwire itself: module -> the extra that brings it.
 NEEDS = {"pydantic": "models"}
 

@@ -1,7 +1,7 @@
 """GitHub: its media type and API version, Link pages, ETags, its rate limit.
 
-Seed: section 2.3, rule 6 (pagination), section 4 (``dataExpiryLength``)
-and section 5 ("Access token"), on GitHub's REST API. Each choice, and why:
+Pagination, how long fetched data stays valid (``data_expiry_length``)
+and an access token, on GitHub's REST API. Each choice, and why:
 
 - ``headers={"Accept": "application/vnd.github+json", "X-GitHub-Api-Version":
   "2022-11-28"}`` on the base: GitHub's documented media type, and the API
@@ -44,7 +44,6 @@ from .http_cache import how_answered
 from .tour import Tour
 
 TITLE = "GitHub: media type, API version, Link pages, ETags, rate-limit headers"
-SEED = "section 2.3, rule 6: pagination; section 4; section 5, access token"
 
 #: The token the demo accepts: yours is ``os.environ["GITHUB_TOKEN"]``.
 GITHUB_TOKEN = "ghp_demo"

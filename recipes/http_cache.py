@@ -1,7 +1,7 @@
 """HTTP caching: an unchanged resource costs a 304, not a body and a parse.
 
-Seed: section 4, ``dataExpiryLength`` ("time that fetched data stays
-valid"). When it runs out, ``get`` fetches again; with ``HttpCache`` under
+``data_expiry_length`` is how long fetched data stays valid. When it runs
+out, ``get`` fetches again; with ``HttpCache`` under
 the controller, that fetch goes through an RFC 9111 cache (hishel's) which
 answers from its entry while the server's ``Cache-Control`` says it is
 fresh, and otherwise asks with ``If-None-Match``: a 304 costs no body, and
@@ -28,7 +28,6 @@ from restwire import Controller, HttpCache, RestEndpoint
 from .tour import Tour
 
 TITLE = "an HTTP cache under the store: 304s instead of bodies"
-SEED = "section 4, dataExpiryLength: time that fetched data stays valid"
 #: What this recipe needs beyond restwire itself: module -> the extra that brings it.
 NEEDS = {"hishel": "cache"}
 

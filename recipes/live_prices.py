@@ -1,8 +1,8 @@
 """A live price feed over server-sent events, updating a stored list.
 
-Seed: section 4 (entities are normalized into one store, so every result
-that holds a record shows its newest version) and section 8 (keeping data
-fresh: here the server pushes each change instead of being polled).
+Entities are normalized into one store, so every result that holds a
+record shows its newest version; here the server pushes each change
+instead of being polled.
 
 ``controller.stream(live)`` reads ``GET /quotes/live`` as an event stream:
 each event's JSON data is a Quote, merged into the store as it comes, so
@@ -26,7 +26,6 @@ from restwire import Controller, Entity, RestEndpoint
 from .tour import Tour
 
 TITLE = "a live price feed (server-sent events) updating a stored list"
-SEED = "section 4, one store of entities; section 8, fresh data (pushed)"
 
 
 class Quote(Entity):

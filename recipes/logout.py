@@ -1,7 +1,7 @@
 """LogoutManager: a 401 empties the store, and the error still reaches you.
 
-Seed: section 5, rule 4, and section 7: when authorization expires the
-server answers 401, and ``LogoutManager`` runs the de-authorization cleanup.
+When authorization expires the server answers 401, and
+``LogoutManager`` runs the sign-out cleanup.
 
 To use it: give ``Controller(managers=[LogoutManager()])``; replace
 ``handle_logout`` to also clear your token holder or redirect to a login.
@@ -17,7 +17,6 @@ from restwire.middlewares import AccessToken
 from .tour import Tour
 
 TITLE = "a 401 logs out: the store is emptied, the caller still sees it"
-SEED = "section 5 rule 4 and section 7: 401 and LogoutManager"
 
 
 def run(base_url: str, tour: Tour) -> Any:

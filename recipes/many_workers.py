@@ -1,8 +1,7 @@
 """Many workers, one API: a shared rate limit and one token refresh.
 
-Seed: section 5 (the access token a login hands out) and rule 4 (an
-expired authorization answers 401), and section 8, whose rate limits are
-"not shown": a real API has them. Three workers call the demo API at once.
+A login hands out an access token; when it expires, the server answers
+401. A real API also has rate limits. Three workers call the demo API at once.
 Their ``RateLimit(4, per=1)`` keeps them under the server's 5 a second,
 and ``RateLimit`` also reads what the server says (``Retry-After``, the
 ``RateLimit`` fields). Then the session expires; the three see 401
@@ -36,7 +35,6 @@ from restwire.middlewares import AccessToken, RateLimit, SharedToken
 from .tour import Tour, check_redis
 
 TITLE = "three workers under one rate limit, and one token refresh"
-SEED = "section 5, rule 4 (401 on expiry); section 8, rate limits"
 
 WORKERS = 3
 CALLS = 4  # each worker's calls to /quota

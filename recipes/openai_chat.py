@@ -1,7 +1,7 @@
 """OpenAI's chat completions, streamed: a POST answered as server-sent events.
 
-Seed: section 5 ("Access token") and section 8 (data pushed as it comes),
-on the most common streaming call in Python today. Each choice, and why:
+An API key on every request, and data pushed as it comes, on the most
+common streaming call in Python today. Each choice, and why:
 
 - ``AccessToken.bearer(key)``: OpenAI takes the API key as
   ``Authorization: Bearer sk-...``; kept to its origin, never shown.
@@ -37,7 +37,6 @@ from .tour import Tour
 OPENAI_KEY = "sk-demo-openai"
 
 TITLE = "OpenAI: a chat completion streamed, chunk by chunk, until [DONE]"
-SEED = "section 5, access token; section 8, data pushed as it comes"
 
 OPENAI_API = "https://api.openai.com"
 

@@ -1,8 +1,8 @@
 """Link-header pagination: every article, page after page.
 
-Seed: section 2.3, rule 6: a response with a ``Link`` header, or a list,
-becomes ``{link, results}``; here ``controller.paginate`` then follows
-``rel="next"`` until there is none.
+A response with a ``Link`` header, or a list, becomes ``{link, results}``;
+here ``controller.paginate`` then follows ``rel="next"`` until there is
+none.
 
 To use it: add ``LinkPagination()`` and give the schema as
 ``{"results": [YourEntity]}``.
@@ -18,7 +18,6 @@ from restwire.middlewares import LinkPagination
 from .tour import Tour
 
 TITLE = "follow Link: rel=next through every page"
-SEED = "section 2.3, rule 6: link-header pagination"
 
 
 class Article(Entity):

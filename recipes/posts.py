@@ -1,7 +1,8 @@
-"""The seed's Post resource: create, get, list, delete, and a 422 you can read.
+"""A Post resource: create, get, list, delete, and a 422 you can read.
 
-Seed: section 2.1 (``resource({path, schema})``), section 4 ("Get a post",
-"Create a post"), section 7 (error bodies, which the seed left unreachable).
+``resource(path=..., schema=Post)`` gives the endpoints; ``get`` answers
+from the store once a post is fetched, ``create`` adds to it, and a
+422's error body says which field was wrong.
 
 To use it against your API: change ``base_url`` and the fields of ``Post``;
 a different path is the ``path=`` of :func:`posts`.
@@ -23,7 +24,6 @@ from restwire import (
 from .tour import Tour
 
 TITLE = "the Post resource: create, get from the store, list, delete"
-SEED = "section 2.1 resource({path, schema}); section 4, get and create a post"
 
 
 class Post(Entity):

@@ -1,6 +1,6 @@
 """Credentials stay with their origin, whatever a redirect says.
 
-Seed: section 5 (every mechanism sends a credential). httpx alone forwards a
+Every way of signing in sends a credential. httpx alone forwards a
 custom header such as ``Access-Token`` to any host a redirect names.
 restwire sends no credential once a redirect has left the call's origin.
 
@@ -17,7 +17,6 @@ from restwire.middlewares import AccessToken
 from .tour import Tour
 
 TITLE = "a redirect to another origin gets no token"
-SEED = "section 5: credentials are sent to the API, and only to it"
 
 
 def run(base_url: str, tour: Tour) -> Any:

@@ -1,6 +1,6 @@
-"""Key renaming: the seed's ``carrotsUsed`` and its too-long wire name.
+"""Key renaming: ``carrotsUsed`` and its too-long wire name.
 
-Seed: section 2.3, rule 4: a body's ``carrotsUsed`` goes out as
+A body's ``carrotsUsed`` goes out as
 ``carrotsUsedIsThisNameTooLong``; a response's long name comes back as
 ``carrotsUsed``; values without those keys pass unchanged.
 
@@ -17,7 +17,6 @@ from restwire.middlewares import RenameKeys
 from .tour import Tour
 
 TITLE = "carrotsUsed in the client, carrotsUsedIsThisNameTooLong on the wire"
-SEED = "section 2.3, rule 4: key renaming"
 
 RENAMES = {"carrotsUsed": "carrotsUsedIsThisNameTooLong"}
 

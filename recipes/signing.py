@@ -1,6 +1,6 @@
 """Signed requests: a middleware signs the exact bytes that are sent.
 
-Seed: section 5 ("Access token"): every request of an endpoint carries a
+Every request of an endpoint carries a
 credential, added by the endpoint's own step. Here the credential is a
 signature over the request itself, as webhooks, payment APIs and AWS
 SigV4 use: an HMAC-SHA256 of the method, path, a timestamp and the body's
@@ -29,7 +29,6 @@ from restwire.middlewares import SnakeCaseKeys
 from .tour import Tour
 
 TITLE = "sign each request's final bytes with an HMAC"
-SEED = "section 5, access token: a credential every request carries"
 
 #: The key the demo API checks signatures with: yours from your secrets.
 SIGNING_KEY = b"demo-signing-key"

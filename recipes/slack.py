@@ -1,8 +1,7 @@
 """Slack's Web API: a bot token, failures inside a 200, cursor pages.
 
-Seed: section 5 ("Access token"), section 2.3, rule 6 (pagination) and
-section 6 (errors), on an API that answers nearly every failure with
-``200 OK``. Each choice, and why:
+An access token, pagination and errors, on an API that answers nearly
+every failure with ``200 OK``. Each choice, and why:
 
 - ``AccessToken.bearer(token)``: Slack takes a bot token (``xoxb-...``) as
   ``Authorization: Bearer``. It is a credential: kept to Slack's origin,
@@ -46,7 +45,6 @@ from .tour import Tour
 SLACK_TOKEN = "xoxb-demo"
 
 TITLE = "Slack: a bot token, ok: false raised from a 200, next_cursor pages"
-SEED = "section 5, access token; section 2.3, rule 6; section 6, errors"
 
 SLACK_API = "https://slack.com"
 

@@ -1,8 +1,7 @@
-"""The seed's Stream: ``username`` is not in the body; the path has it.
+"""A Stream: ``username`` is not in the body; the path has it.
 
-Seed: section 2.2 (Stream, primary key ``username``) and section 2.3 rule 5:
-``process(value, params)`` sets the missing key from the ``:username``
-path parameter.
+Its primary key is ``username``: ``FillPrimaryKey("username")`` sets it
+from the ``:username`` path parameter.
 
 To use it against your API: change ``base_url`` and the path; the wire here
 is snake_case, as the entity's fields, so no casing is needed.
@@ -18,7 +17,6 @@ from restwire.middlewares import FillPrimaryKey
 from .tour import Tour
 
 TITLE = "the Stream entity, its username filled from the path"
-SEED = "section 2.3, rule 5: missing primary key"
 
 
 class Stream(Entity):

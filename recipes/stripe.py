@@ -1,7 +1,7 @@
 """Stripe: a secret key, a pinned API version, brackets, forms and retries.
 
-Seed: section 5 ("Access token") and section 2.3, rule 6 (pagination), on
-an API people call every day. Each choice, and why:
+A secret key and pagination, on an API people call every day. Each
+choice, and why:
 
 - ``AccessToken.bearer(key)``: Stripe takes the secret key as
   ``Authorization: Bearer sk_...``. The key is a credential: kept to
@@ -59,7 +59,6 @@ from restwire.middlewares import AccessToken, BodyPagination, IdempotencyKey, Re
 from .tour import Tour
 
 TITLE = "Stripe: key, version, brackets, forms, idempotent retries, its errors"
-SEED = "section 5, access token; section 2.3, rule 6: pagination"
 
 #: The test-mode key the demo accepts: yours is ``os.environ["STRIPE_KEY"]``.
 STRIPE_KEY = "sk_test_demo"

@@ -1,10 +1,10 @@
-"""The seed's Ticker, polled every 2 seconds.
+"""A Ticker, polled every 2 seconds.
 
-Seed: section 2.2 (Ticker: ``product_id`` from the ``:productId`` path
-parameter, ``price`` converted with ``Number``, ``time`` an instant) and
-section 8 (``pollFrequency`` 2000 ms, here ``poll_frequency=2`` seconds).
+``product_id`` comes from the ``:productId`` path parameter, ``price`` is
+read as a number and ``time`` as an instant; ``poll_frequency=2``
+seconds.
 
-Its default ``url_prefix`` is the public API the seed's Ticker follows:
+Its default ``url_prefix`` is the public API this Ticker follows:
 ``python -m recipes run ticker --base-url https://api.exchange.coinbase.com``
 polls the real thing.
 """
@@ -20,7 +20,6 @@ from restwire.middlewares import FillPrimaryKey
 from .tour import Tour
 
 TITLE = "the Ticker, polled every poll_frequency=2 seconds"
-SEED = "section 2.2, Ticker; section 8, pollFrequency 2000 ms"
 
 PUBLIC_API = "https://api.exchange.coinbase.com"
 

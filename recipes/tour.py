@@ -1,6 +1,6 @@
 """What the tour gives each recipe: clients that log the wire, and a voice.
 
-Every recipe module has ``TITLE``, ``SEED`` (the seed rule it shows) and
+Every recipe module has ``TITLE`` (what it shows) and
 ``run(base_url, tour)``, which makes its calls with ``tour.client()`` (or
 ``tour.async_client()``) so the tour can show each request as it leaves,
 credentials redacted, and returns the typed result to show.

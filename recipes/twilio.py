@@ -1,8 +1,7 @@
 """Twilio: Basic auth, PascalCase forms, paths ending in .json, URI pages.
 
-Seed: section 5 (authentication through the endpoint's stack) and section
-2.3, rules 1 and 6 (key casing, pagination), on Twilio's 2010-04-01 REST
-API. Each choice, and why:
+Authentication through the endpoint's stack, key casing and pagination,
+on Twilio's 2010-04-01 REST API. Each choice, and why:
 
 - ``AccessToken.basic(account_sid, auth_token)``: Twilio authenticates
   with HTTP Basic, the account SID as the user and its auth token as the
@@ -67,7 +66,6 @@ from restwire.middlewares import (
 from .tour import Tour
 
 TITLE = "Twilio: Basic auth, PascalCase forms, .json paths, next_page_uri pages"
-SEED = "section 5, authentication; section 2.3, rules 1 and 6: casing, pages"
 
 TWILIO_API = "https://api.twilio.com"
 #: Your account SID, its auth token and a number you send from (these are

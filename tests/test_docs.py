@@ -208,7 +208,7 @@ def test_the_recipes_page_shows_every_recipe() -> None:
     tour = [
         path.stem
         for path in sorted((ROOT / "recipes").glob("*.py"))
-        if "\nSEED = " in path.read_text(encoding="utf-8")
+        if "\nTITLE = " in path.read_text(encoding="utf-8")
     ]
     assert sorted(shown) == sorted(tour)
 
@@ -219,7 +219,7 @@ def test_the_recipes_page_shows_no_import_of_the_demo() -> None:
     the demo API's modules."""
     for path in sorted((ROOT / "recipes").glob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if "\nSEED = " in text:
+        if "\nTITLE = " in text:
             assert "from .demo" not in text, path.name
 
 
@@ -291,6 +291,19 @@ def test_the_reference_shows_no_role_and_no_private_name(site: Path, page: str) 
     assert ROLE.findall(text) == []
     assert sorted(set(PRIVATE.findall(text))) == []
     assert "BaseController" not in text  # the controllers' private base
+
+
+@pytest.mark.parametrize("page", [page for _, page in REFERENCE])
+def test_the_reference_speaks_to_a_python_user(site: Path, page: str) -> None:
+    """The docstrings it renders, as the guides: ``data-client`` and the
+    spec restwire grew from are named on the page for people coming from
+    data-client alone, and JavaScript's names are not a Python user's."""
+    html = reference_html(site, page)
+    article = html[html.index("<article") : html.index("</article>")]  # (no nav)
+    text = shown_text(article).lower()
+    for word in ("data-client", "seed", "arraybuffer", "hookifyresource"):
+        found = [match.start() for match in re.finditer(re.escape(word), text)]
+        assert found == [], [text[max(at - 80, 0) : at + 40] for at in found]
 
 
 @pytest.mark.parametrize("name", ["Controller", "AsyncController"])

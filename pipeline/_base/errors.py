@@ -775,7 +775,7 @@ REQUEST_ID_HEADERS = (
 class NetworkError(RestwireError):
     """The server answered with a status outside 2xx.
 
-    The seed's ``NetworkError``: ``status``, ``url`` and the ``response`` (its
+    It carries ``status``, ``url`` and the ``response`` (its
     body already read), plus ``text`` and :meth:`json` so a 422's validation
     details are one call away. Read from the response when the error is
     made (on the error path only), never shown in its message:

@@ -136,7 +136,7 @@ def _unauthorized(error: RestwireError) -> bool:
 
 
 class LogoutManager:
-    """The seed's de-authorization cleanup.
+    """Signs a caller out when the server refuses its credentials.
 
     When ``should_logout(error)`` is true (default: a 401), the caller the
     server refused is logged out: by default its identity's results and

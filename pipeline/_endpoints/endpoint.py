@@ -157,11 +157,12 @@ class RestEndpoint(Generic[ValueT]):
     #: built-in one (``"json"``, ``"text"``, ``"blob"``, ``"bytes"``,
     #: ``"stream"``), resolved to the kind when the endpoint is made.
     content: ContentKind = content_kind("json")
-    #: Seconds a fetched value stays fresh (the seed's ``dataExpiryLength``).
+    #: Seconds a fetched value stays fresh: ``get`` answers from the store
+    #: until then.
     data_expiry_length: float = 60.0
     #: Seconds an error stays cached before a ``get`` tries again.
     error_expiry_length: float = 1.0
-    #: Seconds between polls (the seed's ``pollFrequency``), or ``None``.
+    #: Seconds between polls of ``subscribe``, or ``None``.
     poll_frequency: float | None = None
     middleware: Stack = Stack()
     name: str | None = None

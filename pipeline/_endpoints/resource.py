@@ -344,11 +344,10 @@ def with_init(endpoint: EndpointT, init: RequestInit) -> EndpointT:
 
 
 class HookifiedResource(Generic[ItemT, ListT]):
-    """The seed's ``hookifyResource``: each ``use_*()`` calls ``use_init()``
-    then and there, and returns the member with the options it returned.
+    """A resource whose each ``use_*()`` calls ``use_init()`` then and
+    there, and returns the member with the options it returned.
 
-    The seed's hooks must run during a render; the Python counterpart is to
-    call ``use_*()`` where ``use_init`` can see its source, for example
+    Call ``use_*()`` where ``use_init`` can see its source, for example
     inside the ``contextvars`` context that holds the current user's token.
     """
 

@@ -316,7 +316,8 @@ class Entity(_Record):
     """Base class of typed records kept once in a controller's store.
 
     Each subclass is a compiled record (a ``msgspec.Struct``): made, read,
-    compared and shown in C, with the seed's rules on top.
+    compared and shown in C, with restwire's rules (fields, defaults,
+    deserializers, checks) on top.
     """
 
     #: The type's name in the store. Default: the class name.

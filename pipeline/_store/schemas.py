@@ -92,7 +92,7 @@ class Ref(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Invalidate:
-    """The seed's deletion schema: the response (or the call's params, when the
+    """A deletion schema: the response (or the call's params, when the
     response has no body) names an entity to remove from the store: an
     ``Entity`` subclass's, or a record model's (``models``)."""
 

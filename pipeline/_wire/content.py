@@ -279,7 +279,7 @@ class TextContent(Content):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Blob:
-    """The seed's ``Blob``: a body's bytes and its content type."""
+    """A body's bytes and its content type (``content="blob"``)."""
 
     data: bytes = dataclasses.field(repr=False)
     content_type: str | None = None
@@ -294,7 +294,8 @@ class Blob:
 
 
 class BlobContent(Content):
-    """The seed's ``'blob'``: a :class:`Blob`."""
+    """``content="blob"``: the body as a :class:`Blob` (its bytes and
+    content type)."""
 
     name = "blob"
     binary = True
@@ -304,7 +305,7 @@ class BlobContent(Content):
 
 
 class BytesContent(Content):
-    """The seed's ``'arrayBuffer'``: the bytes."""
+    """``content="bytes"``: the body's bytes, as they are."""
 
     name = "bytes"
     binary = True
