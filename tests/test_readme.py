@@ -9,7 +9,9 @@ prints is checked against what it printed.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -52,14 +54,30 @@ def test_readme_tells_how_to_start_the_api_its_examples_call() -> None:
 
 
 def printed_comments(code: str) -> list[str]:
-    """What a block's ``print(...)  # ...`` lines say they print; ``...``
+    """What a block's ``print(...)  # ...`` calls say they print: the
+    comment right after the parenthesis that closes a ``print(``, on one
+    line or after several (as a formatter splits a long call); ``...``
     stands for the rest of a line."""
-    return [
-        comment
-        for line in code.splitlines()
-        if line.lstrip().startswith("print(")
-        for comment in re.findall(r"\)  # (.+)$", line)
-    ]
+    found: list[str] = []
+    opened: list[bool] = []  # (each open bracket: whether a print's)
+    closed_print = 0  # (the line whose last token closed a print's parenthesis)
+    previous = ""
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        kind, text, line = token.type, token.string, token.start[0]
+        if kind == tokenize.COMMENT:
+            if closed_print == line and text.startswith("# "):
+                found.append(text[2:])
+            closed_print = 0
+        elif kind == tokenize.OP and text in ")]}":
+            closed_print = line if opened and opened.pop() else 0
+        elif kind == tokenize.OP and text in "([{":
+            opened.append(text == "(" and previous == "print")
+            closed_print = 0
+        elif kind not in (tokenize.NL, tokenize.NEWLINE):
+            closed_print = 0
+        if kind not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+            previous = text
+    return found
 
 
 def shows(output: str, comment: str) -> bool:
