@@ -10,7 +10,17 @@ from .csrf_token import CsrfToken
 from .file_download import FileDownload
 from .fill_primary_key import FillPrimaryKey
 from .idempotency_key import IdempotencyKey
-from .key_casing import CamelCaseKeys, KeyCollision, PascalCaseKeys, SnakeCaseKeys
+from .key_casing import (
+    PASCAL,
+    STYLES,
+    CamelCaseKeys,
+    KeyCollision,
+    PascalCaseKeys,
+    SnakeCaseKeys,
+    to_camel,
+    to_pascal,
+    to_snake,
+)
 from .link_pagination import LinkPagination
 from .oauth2 import OAuth2ClientCredentials, OAuth2Error, OAuth2Password
 from .opentelemetry import OpenTelemetry
@@ -20,6 +30,8 @@ from .retry import Retry, retry_after_seconds
 from .shared_token import SharedToken, SharedTokenError
 
 __all__ = [
+    "PASCAL",
+    "STYLES",
     "AccessToken",
     "BodyPagination",
     "BodyStatus",
@@ -47,4 +59,7 @@ __all__ = [
     "SnakeCaseKeys",
     "rate_limit_wait",
     "retry_after_seconds",
+    "to_camel",
+    "to_pascal",
+    "to_snake",
 ]

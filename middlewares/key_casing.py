@@ -17,28 +17,12 @@ converted too, so ``{"author_name": "x"}`` reaches a camelCase API as
 | ``SnakeCaseKeys`` (a camelCase API, Python code) | to snake_case | to camelCase |
 | ``PascalCaseKeys`` (a PascalCase API: Twilio's forms and queries, Azure, .NET) | to snake_case | to PascalCase |
 
-Word rules:
+Word rules: :func:`to_camel`, :func:`to_snake` and :func:`to_pascal` (each
+converts one key, as the middlewares do). Besides:
 
-- snake to camel: an underscore followed by a letter is dropped and the
-  letter upper-cased (``current_viewers`` -> ``currentViewers``,
-  ``user_id`` -> ``userId``; of a run, ``a__b``, only the last goes:
-  ``a_B``). Every other underscore is kept: leading and trailing ones
-  (``_private``, ``__dunder__``), and one before a digit (``line_1`` stays
-  ``line_1``, so the server gets back the key it sent).
-- snake to Pascal: as snake to camel, then the first letter (after any
-  leading underscores) upper-cased (``account_sid`` -> ``AccountSid``,
-  ``to`` -> ``To``, ``date_sent>`` -> ``DateSent>``); Pascal to snake is
-  camel to snake.
-- camel to snake: a new word starts at an upper-case letter after a
-  lower-case letter or digit (``userID`` -> ``user_id``), and at the last
-  capital of a run followed by a lower-case letter (``HTTPResponse`` ->
-  ``http_response``); everything is lower-cased; underscores are kept.
 - Only ``str`` keys change; other keys (ints, tuples) are left as they are,
   never stringified. Values are never touched; dicts, lists and tuples are
   walked to any depth.
-- A snake_case key of lowercase words round-trips exactly through camel
-  and back, except two one-letter words in a row (``a_b_c`` becomes ``aBC``,
-  which reads as an acronym).
 - If two keys of one object become the same key, :class:`KeyCollision`
   names both: nothing is silently dropped.
 
@@ -183,12 +167,43 @@ def _cached(convert: Callable[[str], str]) -> Callable[[str], str]:
     return cached
 
 
-to_camel = _cached(_to_camel)
-to_camel.__doc__ = "``snake_case`` -> ``camelCase`` by the module's word rules."
-to_snake = _cached(_to_snake)
-to_snake.__doc__ = "``camelCase`` -> ``snake_case`` by the module's word rules."
-to_pascal = _cached(_to_pascal)
-to_pascal.__doc__ = "``snake_case`` -> ``PascalCase`` by the module's word rules."
+_camel = _cached(_to_camel)
+_snake = _cached(_to_snake)
+_pascal = _cached(_to_pascal)
+
+
+def to_camel(key: str) -> str:
+    """``key`` from snake_case to camelCase, as ``CamelCaseKeys()`` and
+    ``SnakeCaseKeys()`` convert keys (``style="roundtrip"``).
+
+    An underscore followed by a letter is dropped and the letter
+    upper-cased (``current_viewers`` -> ``currentViewers``, ``user_id`` ->
+    ``userId``; of a run, ``a__b``, only the last goes: ``a_B``). Every other
+    underscore is kept: leading and trailing ones (``__dunder__``), and one
+    before a digit (``line_1`` stays ``line_1``).
+    So a snake_case key of lowercase words comes back exactly through
+    :func:`to_snake`, except two one-letter words in a row (``a_b_c``
+    becomes ``aBC``, which reads as an acronym)."""
+    return _camel(key)
+
+
+def to_snake(key: str) -> str:
+    """``key`` from camelCase (or PascalCase) to snake_case, as the casing
+    middlewares convert keys (``style="roundtrip"``).
+
+    A new word starts at an upper-case letter after a lower-case letter or
+    digit (``userID`` -> ``user_id``), and at the last capital of a run
+    followed by a lower-case letter (``HTTPResponse`` -> ``http_response``);
+    everything is lower-cased; underscores are kept."""
+    return _snake(key)
+
+
+def to_pascal(key: str) -> str:
+    """``key`` from snake_case to PascalCase, as ``PascalCaseKeys()``
+    converts keys (``style="roundtrip"``): :func:`to_camel`, then the first
+    letter after any leading underscores upper-cased (``account_sid`` ->
+    ``AccountSid``, ``to`` -> ``To``)."""
+    return _pascal(key)
 
 
 # -- style="pydantic": pydantic.alias_generators, rule for rule -----------------
@@ -288,18 +303,21 @@ humps_camel = _cached(_humps_camel)
 humps_pascal = _cached(_humps_pascal)
 humps_snake = _cached(_humps_snake)
 
-#: Each style's (to camelCase, to snake_case) conversions, cached.
+#: Each ``style=`` of the casing middlewares (``"roundtrip"``, the
+#: default; ``"pydantic"``; ``"humps"``), as its two conversions of one key:
+#: (snake_case to camelCase, camelCase to snake_case).
 STYLES: dict[str, tuple[Callable[[str], str], Callable[[str], str]]] = {
-    "roundtrip": (to_camel, to_snake),
+    "roundtrip": (_camel, _snake),
     "pydantic": (pydantic_camel, pydantic_snake),
     "humps": (humps_camel, humps_snake),
 }
 
 
-#: Each style's snake_case -> PascalCase conversion, cached (its PascalCase
-#: -> snake_case is the style's to snake_case, in ``STYLES``).
+#: Each ``style=``'s conversion of one key from snake_case to PascalCase
+#: (``PascalCaseKeys``; back to snake_case is the style's second in
+#: :data:`STYLES`).
 PASCAL: dict[str, Callable[[str], str]] = {
-    "roundtrip": to_pascal,
+    "roundtrip": _pascal,
     "pydantic": pydantic_pascal,
     "humps": humps_pascal,
 }
@@ -614,8 +632,8 @@ class CamelCaseKeys(_KeyCasing):
     takes_unparsed = True
 
     _response_side = 0
-    response_keys = staticmethod(to_camel)
-    body_keys = staticmethod(to_snake)
+    response_keys = staticmethod(_camel)
+    body_keys = staticmethod(_snake)
 
 
 class SnakeCaseKeys(_KeyCasing):
@@ -627,8 +645,8 @@ class SnakeCaseKeys(_KeyCasing):
     takes_unparsed = True
 
     _response_side = 1
-    response_keys = staticmethod(to_snake)
-    body_keys = staticmethod(to_camel)
+    response_keys = staticmethod(_snake)
+    body_keys = staticmethod(_camel)
 
 
 class PascalCaseKeys(_KeyCasing):
@@ -643,8 +661,8 @@ class PascalCaseKeys(_KeyCasing):
     takes_unparsed = True
 
     _response_side = 1
-    response_keys = staticmethod(to_snake)
-    body_keys = staticmethod(to_pascal)
+    response_keys = staticmethod(_snake)
+    body_keys = staticmethod(_pascal)
 
     def _conversions(
         self, style: str

@@ -124,6 +124,12 @@ MIDDLEWARES = [
     "SnakeCaseKeys",
     "PascalCaseKeys",
     "KeyCollision",
+    # the casing middlewares' conversions of one key, by style
+    "to_camel",
+    "to_snake",
+    "to_pascal",
+    "STYLES",
+    "PASCAL",
     "RenameKeys",
     "FillPrimaryKey",
     "LinkPagination",

@@ -14,6 +14,7 @@ from restwire.middlewares.key_casing import (
     _BUILT_ROWS,
     _ROWS,
     CACHE_SIZE,
+    STYLES,
     _deep_convert,
     convert_keys,
     to_camel,
@@ -136,9 +137,11 @@ def test_deep_collisions_are_still_found() -> None:
 
 
 def test_the_cache_is_bounded() -> None:
+    roundtrip_camel = STYLES["roundtrip"][0]  # (to_camel's cached conversion)
     for index in range(CACHE_SIZE + 10):
-        to_camel(f"key_{index}_x")
-    assert len(to_camel.cache) <= CACHE_SIZE  # type: ignore[attr-defined]
+        assert to_camel(f"key_{index}_x") == f"key_{index}X"
+    assert len(roundtrip_camel.cache) <= CACHE_SIZE  # type: ignore[attr-defined]
+    assert len(roundtrip_camel.cache) > 0  # type: ignore[attr-defined]
 
 
 async def test_camel_case_keys_the_seed_direction(
