@@ -14,7 +14,14 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from restwire import ContentError, Exchange, RequestBodyError, SettingError, Unparsed
+from restwire import (
+    ContentError,
+    Exchange,
+    RequestBodyError,
+    SettingError,
+    Unparsed,
+    UsageError,
+)
 
 __all__ = ["RenameKeys"]
 
@@ -58,6 +65,17 @@ class RenameKeys:
     takes_unparsed = True
 
     def __init__(self, mapping: Mapping[str, str], *, nested: bool = False) -> None:
+        if not isinstance(mapping, Mapping):
+            raise UsageError(
+                "RenameKeys(mapping) takes a mapping of client names to wire "
+                "names, like {'carrotsUsed': 'carrotsUsedIsThisNameTooLong'}, "
+                f"not {type(mapping).__name__}"
+            )
+        for client, wire in mapping.items():
+            if not isinstance(client, str) or not isinstance(wire, str):
+                raise UsageError(
+                    f"RenameKeys(mapping) takes names as text, not {client!r}: {wire!r}"
+                )
         self.to_wire = dict(mapping)
         self.to_client = {wire: client for client, wire in mapping.items()}
         if len(self.to_client) != len(self.to_wire):

@@ -189,7 +189,7 @@ class Sharing:
     credential_params: frozenset[str] = CREDENTIAL_PARAMS
     sticky_cookies: tuple[str, ...] = STICKY_COOKIES
     _sticky_cache: dict[str, bool] = field(
-        default_factory=dict, compare=False, repr=False
+        default_factory=dict, compare=False, repr=False, init=False
     )
 
     def __post_init__(self) -> None:

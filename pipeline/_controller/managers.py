@@ -101,6 +101,17 @@ class ManagerHooks(NamedTuple):
 
     @classmethod
     def of(cls, managers: Iterable[Manager]) -> ManagerHooks:
+        if (
+            isinstance(managers, str | bytes)
+            or not isinstance(managers, Iterable)
+            or any(hasattr(managers, hook) for hook in _HOOKS)
+        ):
+            shown = type(managers).__name__
+            raise UsageError(
+                "managers= takes a list of managers, like [LogoutManager()], "
+                f"not one {shown}"
+                + (f" ({managers!r})" if len(repr(managers)) < 60 else "")
+            )
         managers = tuple(managers)
         for manager in managers:
             if not any(hasattr(manager, hook) for hook in _HOOKS):

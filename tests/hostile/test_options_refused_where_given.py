@@ -20,9 +20,12 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import (
+    AsyncController,
+    Controller,
     Entity,
     Exchange,
     InvalidRequest,
+    LogoutManager,
     ParameterError,
     RestEndpoint,
     RestwireError,
@@ -33,7 +36,7 @@ from restwire import (
     resource,
 )
 from restwire._base.effects import Flow
-from restwire.middlewares import IdempotencyKey, Retry
+from restwire.middlewares import IdempotencyKey, RenameKeys, Retry
 
 pytestmark = pytest.mark.anyio
 
@@ -223,6 +226,39 @@ def test_sharing_takes_lists_of_names() -> None:
     assert sharing.credential_params == frozenset({"sig"})
     assert sharing.sticky("BIGipServerpool")
     assert not sharing.sticky("session")
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [
+        # (iterated: a bare TypeError, or its letters taken for managers)
+        (LogoutManager(), "not one LogoutManager"),
+        ("x", "not one str"),
+        (5, "not one int"),
+    ],
+)
+@pytest.mark.parametrize("kind", [Controller, AsyncController])
+def test_a_controller_refuses_managers_that_are_no_list(
+    kind: type[Any], bad: Any, shown: str
+) -> None:
+    with pytest.raises(UsageError) as error:
+        kind(managers=bad)
+    refused(error, "managers= takes a list of managers", shown)
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [
+        ("carrots", "not str"),  # (a bare ValueError from dict())
+        ([("a", "b")], "not list"),  # (a bare AttributeError: no .items)
+        ({"a": 1}, "'a': 1"),
+        ({1: "a"}, "1: 'a'"),
+    ],
+)
+def test_rename_keys_refuses_a_mapping_that_is_none(bad: Any, shown: str) -> None:
+    with pytest.raises(UsageError) as error:
+        RenameKeys(bad)
+    refused(error, "RenameKeys(mapping)", shown)
 
 
 @pytest.mark.parametrize("header", ["Idempotenz-Schlüssel", "Idempotency Key", ""])
