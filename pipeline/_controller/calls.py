@@ -46,7 +46,6 @@ from .._base.library import (
     URL,
     AsyncClient,
     Client,
-    host_checked,
     library_of,
 )
 from .._chain.exchange import Answered, Exchange, Handler
@@ -281,7 +280,6 @@ class Targets:
             url = parse_url(self._library, text)
             if url.is_relative_url and base.host:
                 url = parse_url(self._library, join_url(str(base), text))
-            host_checked(url)
         except INVALID_URL as error:
             shown = redact_url(text)
             # (the library's reason quotes parts of the URL: a password's,

@@ -27,7 +27,7 @@ import re
 from types import ModuleType
 from typing import Any
 
-from .._base.library import URL, Response
+from .._base.library import URL, Response, host_checked
 from .fast_transport import WholeBody
 
 __all__ = ["parse_url", "take_whole_body"]
@@ -70,7 +70,9 @@ _SAMPLES = (
 
 def parse_url(library: ModuleType, text: str) -> URL:
     """``library.URL(text)``, for less when ``text`` is a plain absolute URL
-    (see the module); raises what ``library.URL`` raises."""
+    (see the module); raises what ``library.URL`` raises, and its
+    ``InvalidURL`` for a host that is no valid IDNA name
+    (``_base.library.host_checked``: read once per origin kept)."""
     try:
         origins = _origins[library]
     except KeyError:
@@ -87,7 +89,7 @@ def parse_url(library: ModuleType, text: str) -> URL:
                     url: URL = library.URL.__new__(library.URL)
                     url._uri_reference = parsed._replace(path=path, query=query)
                     return url
-    public: URL = library.URL(text)
+    public: URL = host_checked(library.URL(text))
     return public
 
 
@@ -95,9 +97,9 @@ def _origin(library: ModuleType, origins: dict[str, Any], origin: str) -> Any:
     """The parsed form of ``origin`` (kept), or ``None`` when ``library``
     refuses it (then the public way raises its own error)."""
     try:
-        parsed = library.URL(origin)._uri_reference
+        parsed = host_checked(library.URL(origin))._uri_reference
     except library.InvalidURL:
-        return None
+        return None  # (the public way raises it: its host, read, too)
     if len(origins) >= _ORIGINS_KEPT:
         origins.clear()
     origins[origin] = parsed
