@@ -31,7 +31,7 @@ def test_a_wrong_kind_of_argument_is_a_usage_error() -> None:
         controller.fetch("/posts")  # type: ignore[arg-type]
     assert isinstance(caught.value, RestwireError)
     assert isinstance(caught.value, TypeError)
-    assert "expected a RestEndpoint" in str(caught.value)
+    assert "fetch() takes a RestEndpoint, not str" in str(caught.value)
 
 
 @pytest.mark.parametrize(

@@ -100,6 +100,7 @@ RESTWIRE = [
     "ControllerClosed",
     "ContentError",
     "BodyTooLarge",
+    "DownloadError",
     "NetworkError",
     "ClientError",
     "BadRequestError",

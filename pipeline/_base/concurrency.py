@@ -86,7 +86,7 @@ class Closing:
 
     def wait(self, seconds: float) -> bool:
         """Wait ``seconds``, or less if closed meanwhile; whether closed."""
-        return self._event.wait(max(seconds, 0.0))
+        return self._event.wait(_at_least_zero(seconds))
 
 
 class AsyncClosing:
@@ -114,7 +114,7 @@ class AsyncClosing:
         event = anyio.Event()
         self._events.append(event)
         try:
-            with anyio.move_on_after(max(seconds, 0.0)):
+            with anyio.move_on_after(_at_least_zero(seconds)):
                 await event.wait()
         finally:
             self._events.remove(event)
@@ -144,7 +144,7 @@ class Waker:
         self._event.set()
 
     def wait(self, seconds: float) -> None:
-        self._event.wait(max(seconds, 0.0))
+        self._event.wait(_at_least_zero(seconds))
         self._event.clear()
 
 
@@ -165,7 +165,7 @@ class AsyncWaker:
     async def wait(self, seconds: float) -> None:
         if not self._woken:
             self._event = anyio.Event()
-            with anyio.move_on_after(max(seconds, 0.0)):
+            with anyio.move_on_after(_at_least_zero(seconds)):
                 await self._event.wait()
             self._event = None
         self._woken = False
@@ -391,3 +391,9 @@ class AsyncBackground:
         traceback: TracebackType | None,
     ) -> None:
         await self.stop()
+
+
+def _at_least_zero(seconds: float) -> float:
+    """``seconds``, or 0 for a negative wait or NaN (``max(nan, 0.0)`` is
+    NaN, which a wait takes as no bound at all)."""
+    return seconds if seconds > 0 else 0.0

@@ -28,6 +28,7 @@ duration, write one (``poll_frequency=timedelta(hours=1)``).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -56,7 +57,7 @@ def looks_like_milliseconds(name: str, value: object) -> bool:
     that is more likely milliseconds than seconds (see the module)."""
     if name not in _THOUSANDS_ONLY or isinstance(value, bool):
         return False
-    if not isinstance(value, int | float) or value < 1000:
+    if not isinstance(value, int | float) or not math.isfinite(value) or value < 1000:
         return False
     return not _THOUSANDS_ONLY[name] or value % 1000 == 0
 

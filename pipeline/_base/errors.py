@@ -80,6 +80,7 @@ __all__ = [
     "BodyTooLarge",
     "ContentError",
     "ControllerClosed",
+    "DownloadError",
     "InvalidRequest",
     "MissingExtra",
     "NetworkError",
@@ -770,6 +771,25 @@ REQUEST_ID_HEADERS = (
     "x-amzn-requestid",
     "x-correlation-id",
 )
+
+
+class DownloadError(RestwireError, OSError):
+    """A download's file could not be written: its folder is gone or cannot
+    be written to, or the disk is full. Nothing is left behind, under its
+    name or a temporary one. Also an ``OSError``, with the system's
+    ``errno`` and ``strerror``; ``folder`` is the folder it was to go in."""
+
+    def __init__(self, label: str, folder: str, error: OSError) -> None:
+        reason = error.strerror or str(error) or type(error).__name__
+        super().__init__(f"{label}: cannot write the download in {folder!r}: {reason}")
+        self.errno = error.errno
+        self.strerror = error.strerror
+        self.folder = folder
+
+    def __str__(self) -> str:
+        # (the message, not OSError's "[Errno 28] ..." made of errno and
+        # strerror alone)
+        return str(self.args[0]) if self.args else ""
 
 
 class NetworkError(RestwireError):

@@ -83,7 +83,7 @@ from .._base.errors import (
 from .._base.library import AsyncBaseTransport, AsyncClient, Response
 from .._cache.http_cache import HttpCache
 from .._chain.identity import Sharing
-from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.endpoint import RestEndpoint, not_an_endpoint
 from .._endpoints.pages import (
     CrossOrigin,
     CrossOriginOption,
@@ -105,7 +105,7 @@ from .._wire.sse import (
     is_event_stream,
 )
 from .calls import BOTH, GET, RAW, Job
-from .controller import BaseController, Params, logger
+from .controller import BaseController, Params, check_download, logger
 from .managers import Manager
 from .polling import ErrorCallback, Poller, Subscription, Wait, deliveries, frequency_of
 from .sender import read_body
@@ -419,7 +419,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         headers it may see: ``{"https://eu.api.example.com":
         ["authorization"]}`` (``"cookie"``: the jar's cookies)."""
         if not isinstance(endpoint, RestEndpoint):
-            raise UsageError(f"paginate() takes a RestEndpoint, not {endpoint!r}")
+            raise not_an_endpoint("paginate()", endpoint)
         check_paging(items, max_pages)
         return self._pages(endpoint, params, items, max_pages, cross_origin)
 
@@ -471,7 +471,8 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         (default: the endpoint's ``max_body_size``, 100 MiB unless set;
         ``None`` for no limit); past it a :class:`BodyTooLarge` and no file.
         """
-        target = Download(to)
+        check_download(endpoint, to, overwrite, progress, fallback, max_size)
+        target = Download(to, endpoint.label)
         try:
             streamed = (
                 endpoint

@@ -38,11 +38,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from .._base.effects import Flow, SideCall, _Answer, answered
-from .._base.errors import RestwireError, UsageError, redact_error, sent_secrets
+from .._base.errors import (
+    RestwireError,
+    SettingError,
+    UsageError,
+    redact_error,
+    sent_secrets,
+)
 from .._base.library import URL, AsyncClient, Client, QueryParams, Response
 from .._cache.http_cache import HttpCache
 from .._cache.keys import Ticket, ticket_for
@@ -55,7 +62,7 @@ from .._chain.identity import (
     plain_url,
 )
 from .._chain.watchers import tell_end
-from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.endpoint import RestEndpoint, not_an_endpoint
 from .._endpoints.resource import Resource
 from .._store.models import plain_body
 from .._store.retention import DEFAULT_MAX_BYTES
@@ -144,12 +151,16 @@ class BaseController(Generic[ClientT, EventT]):
         client's ``base_url`` when the endpoint has no prefix, any userinfo
         left out. With the caller's identity and the endpoint's value shape,
         it keys what the store keeps and what calls in flight share."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise not_an_endpoint("key()", endpoint)
         given = as_params(params, endpoint.label)
         return f"{endpoint.method} {self._targets(endpoint, given)[1]}"
 
     def invalidate(self, endpoint: RestEndpoint, params: Params = None) -> None:
         """Forget the stored results of this request, whoever fetched them;
         the next ``get`` fetches."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise not_an_endpoint("invalidate()", endpoint)
         self._store.invalidate(self.key(endpoint, params))
 
     def invalidate_all(
@@ -167,7 +178,8 @@ class BaseController(Generic[ClientT, EventT]):
             members = (target,)
         else:
             raise UsageError(
-                f"invalidate_all() takes an endpoint or a resource, not {target!r}"
+                "invalidate_all() takes an endpoint or a resource, not "
+                f"{type(target).__name__}"
             )
         if identity is not EVERYONE:
             _check_identity(identity, "invalidate_all")
@@ -194,6 +206,8 @@ class BaseController(Generic[ClientT, EventT]):
     ) -> float | None:
         """The shortest interval a poller of this request runs at, for any
         caller; ``None`` if none runs."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise not_an_endpoint("poll_interval()", endpoint)
         return self._pollers.interval(self.key(endpoint, params))
 
     # -- a call: made, then run through its chain and these steps ----------------
@@ -214,7 +228,7 @@ class BaseController(Generic[ClientT, EventT]):
         middleware and ``process``.
         """
         if not isinstance(endpoint, RestEndpoint):
-            raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
+            raise not_an_endpoint(_METHODS.get(mode, "a call"), endpoint)
         if mode == GET and endpoint.side_effect:
             raise UsageError(f"{endpoint.label}: get() is for reads; use fetch()")
         exchange, plain = self._exchange(endpoint, params, body, url, mode != RAW)
@@ -335,7 +349,7 @@ class BaseController(Generic[ClientT, EventT]):
         shared jar sent or stored."""
         endpoint = call.endpoint
         if not isinstance(endpoint, RestEndpoint):
-            raise UsageError(f"a SideCall needs a RestEndpoint, got {endpoint!r}")
+            raise not_an_endpoint("SideCall", endpoint)
         exchange, _ = self._exchange(endpoint, call.params, call.body)
         exchange.credentials = "omit"
         response = yield from run_exchange(
@@ -417,7 +431,10 @@ class BaseController(Generic[ClientT, EventT]):
         first hop would carry the client's and the endpoint's own headers,
         and the jar's ``Cookie``, and its identity is read from those as the
         innermost step reads it from the request it builds."""
-        read = endpoint.stored_read
+        try:
+            read = endpoint.stored_read
+        except AttributeError:
+            raise not_an_endpoint("get()", endpoint) from None
         if read is None:
             raise UsageError(f"{endpoint.label}: get() is for reads; use fetch()")
         sends_credentials, method, shape = read
@@ -478,6 +495,8 @@ class BaseController(Generic[ClientT, EventT]):
     ) -> tuple[Subscription, Poller | None]:
         """Join the poller of this request for the caller's identity (the
         subscription), and the poller if it is new and needs running."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise not_an_endpoint("subscribe()", endpoint)
         if callback is None:
             raise UsageError("subscribe() needs a callback")
         seconds = frequency_of(endpoint, frequency)
@@ -507,6 +526,62 @@ class BaseController(Generic[ClientT, EventT]):
         if cache is not None:
             self._sender.cache = None
             cache.detach()
+
+
+def check_download(
+    endpoint: object,
+    to: object,
+    overwrite: object,
+    progress: object,
+    fallback: object,
+    max_size: object,
+) -> None:
+    """``download``'s arguments, checked before anything is sent or made:
+    a wrong one is a :class:`UsageError` (a wrong kind) or a
+    :class:`SettingError` naming it. (``overwrite="no"`` was true, and
+    replaced the file it was meant to keep.)"""
+    if not isinstance(endpoint, RestEndpoint):
+        raise not_an_endpoint("download()", endpoint)
+    label = endpoint.label
+    if not isinstance(to, str | os.PathLike):
+        raise UsageError(
+            f"{label}: download(to=...) takes a folder's path, not {type(to).__name__}"
+        )
+    if not isinstance(overwrite, bool):
+        raise UsageError(
+            f"{label}: download(overwrite=...) takes True or False, not "
+            f"{type(overwrite).__name__} {overwrite!r}"[:200]
+        )
+    if progress is not None and not callable(progress):
+        raise UsageError(
+            f"{label}: download(progress=...) takes a function of (done, total), "
+            f"not {type(progress).__name__}"
+        )
+    if not isinstance(fallback, str) or not fallback:
+        raise UsageError(
+            f"{label}: download(fallback=...) takes a file name, not {fallback!r}"[:200]
+        )
+    if max_size is None or max_size == "endpoint":
+        return
+    if isinstance(max_size, bool) or not isinstance(max_size, int):
+        raise UsageError(
+            f"{label}: download(max_size=...) takes a number of bytes, None or "
+            f"'endpoint', not {type(max_size).__name__}"
+        )
+    if max_size < 0:
+        raise SettingError(
+            f"{label}: download(max_size={max_size}): a number of bytes, 0 or more"
+        )
+
+
+#: The method a call's mode stands for, in an error about what it was given.
+_METHODS = {
+    FETCH: "fetch()",
+    GET: "get()",
+    RAW: "fetch_response()",
+    BOTH: "fetch_with_response()",
+    PROBE: "download()",
+}
 
 
 def _check_identity(identity: object, method: str) -> None:

@@ -12,6 +12,7 @@ one per request key, identity and value shape.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable, Generator, Hashable, Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any
 from multidict import MultiDict, MultiMapping
 
 from .._base.durations import check_seconds
-from .._base.errors import SettingError
+from .._base.errors import SettingError, UsageError
 from .._endpoints.endpoint import RestEndpoint
 
 __all__ = [
@@ -238,6 +239,17 @@ def frequency_of(endpoint: RestEndpoint, frequency: float | None) -> float:
     """The seconds between polls of ``endpoint``: ``frequency`` if given,
     else its ``poll_frequency``; a :class:`SettingError` if neither says."""
     if frequency is not None:
+        if isinstance(frequency, bool) or not isinstance(frequency, int | float):
+            raise UsageError(
+                f"{endpoint.label}: frequency= takes a number of seconds, not "
+                f"{type(frequency).__name__}"
+            )
+        if not math.isfinite(frequency):
+            # (NaN compares false with everything: a poller on it never waits)
+            raise SettingError(
+                f"{endpoint.label}: frequency= takes a finite number of seconds, "
+                f"not {frequency}"
+            )
         check_seconds("frequency", frequency)
     chosen = frequency if frequency is not None else endpoint.poll_frequency
     if chosen is None or chosen <= 0:

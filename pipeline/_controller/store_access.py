@@ -23,11 +23,11 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from .._base.effects import _Answer
-from .._base.errors import InvalidRequest, RestwireError, UsageError, fresh_error
+from .._base.errors import InvalidRequest, RestwireError, fresh_error
 from .._cache.keys import body_digest
 from .._chain.exchange import EndpointView, Exchange
 from .._chain.identity import Identity, Unshared
-from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.endpoint import RestEndpoint, not_an_endpoint
 from .._endpoints.pages import PAGING_PARAMS
 from .._store.deferred_parse import Unparsed
 from .._store.entity import EntityError, EntityKey
@@ -59,7 +59,7 @@ def check_settable(endpoint: RestEndpoint, identity: Hashable = None) -> None:
             "identity=, or fetch instead"
         )
     if not isinstance(endpoint, RestEndpoint):
-        raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
+        raise not_an_endpoint("set()", endpoint)
     if endpoint.side_effect:
         raise InvalidRequest(
             f"{endpoint.label}: set() keeps what a read answers; a "

@@ -34,13 +34,12 @@ from .._base.errors import (
     RestwireError,
     SettingError,
     TransportError,
-    UsageError,
     redact_error,
     sent_secrets,
 )
 from .._base.library import Response
 from .._chain.exchange import Exchange
-from .._endpoints.endpoint import RestEndpoint
+from .._endpoints.endpoint import RestEndpoint, not_an_endpoint
 from .._endpoints.events import EventSchemas
 from .._wire.sse import EVENT_STREAM, MAX_RETRY_DELAY, EventDataError, ServerSentEvent
 from .calls import Job
@@ -75,7 +74,7 @@ def stream_endpoint(
     """The endpoint as ``stream`` calls it (its body an event stream, read
     as it comes), once its options are checked."""
     if not isinstance(endpoint, RestEndpoint):
-        raise UsageError(f"expected a RestEndpoint, got {endpoint!r}")
+        raise not_an_endpoint("stream()", endpoint)
     if done is not None and (not isinstance(done, str) or not done):
         raise SettingError(
             f"{endpoint.label}: done is the data of the event that ends the "

@@ -63,7 +63,7 @@ from .options import (
 )
 from .pages import Page, PageSchema
 
-__all__ = ["RestEndpoint"]
+__all__ = ["RestEndpoint", "not_an_endpoint"]
 
 if TYPE_CHECKING:
     #: The value a call of the endpoint returns, given by its schema.
@@ -495,3 +495,18 @@ class RestEndpoint(Generic[ValueT]):
         if len(self.middleware):
             parts.append(f"middleware={self.middleware!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def not_an_endpoint(method: str, thing: object) -> UsageError:
+    """The error of ``method`` (``"fetch()"``) given ``thing`` where a
+    :class:`RestEndpoint` is needed. It names ``thing``'s type, never its
+    value: the usual mistake is a URL, whose text may hold a password or a
+    token."""
+    hint = (
+        ": a URL is made an endpoint with RestEndpoint(url_prefix=..., path=...)"
+        if isinstance(thing, str)
+        else ""
+    )
+    return UsageError(
+        f"{method} takes a RestEndpoint, not {type(thing).__name__}{hint}"
+    )

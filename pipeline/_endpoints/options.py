@@ -37,6 +37,7 @@ follow:
 from __future__ import annotations
 
 import datetime
+import math
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from functools import partial
@@ -262,7 +263,12 @@ class CarriedOver:
         _INHERITED.reset(self.token)
 
 
-def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | None:
+def _seconds(
+    name: str, value: Seconds | None, *, allow_none: bool, finite: bool = False
+) -> float | None:
+    """``value`` as seconds: ``None`` when allowed, never negative and never
+    NaN (every comparison with NaN is false: a poll loop on it never
+    waits); ``finite``, not infinite either (a wait that never ends)."""
     if value is None:
         if allow_none:
             return None
@@ -275,11 +281,13 @@ def _seconds(name: str, value: Seconds | None, *, allow_none: bool) -> float | N
         raise UsageError(f"{name} must be seconds or a timedelta, not {value!r}")
     if seconds < 0:
         raise SettingError(f"{name} must not be negative, got {seconds}")
+    if math.isnan(seconds) or (finite and math.isinf(seconds)):
+        raise SettingError(f"{name} must be a finite number of seconds, not {seconds}")
     return seconds
 
 
 def _poll_frequency(value: Any) -> float | None:
-    frequency = _seconds("poll_frequency", value, allow_none=True)
+    frequency = _seconds("poll_frequency", value, allow_none=True, finite=True)
     if frequency == 0:
         raise SettingError("poll_frequency must be more than 0 seconds")
     return frequency
@@ -298,7 +306,7 @@ def _timeout(value: Any) -> Timeout | None:
     the client's own)."""
     if value is None or isinstance(value, Timeout):
         return value
-    seconds = _seconds("timeout", value, allow_none=False)
+    seconds = _seconds("timeout", value, allow_none=False, finite=True)
     if not seconds:
         raise SettingError("timeout must be more than 0 seconds")
     # Of the default library: a controller of the other converts it (_adapter).

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from .._base.effects import Call, Flow, Progress, _Read
-from .._base.errors import BodyTooLarge, InvalidRequest, TransportError
+from .._base.errors import BodyTooLarge, DownloadError, InvalidRequest, TransportError
 from .._base.library import REQUEST_ERRORS, Response
 from .content import Decoded
 from .header_params import decode_extended, parse_content_disposition
@@ -119,19 +119,31 @@ def _fit(name: str) -> str:
 
 
 class Download:
-    """One download into ``directory``: a temporary file, then the final name."""
+    """One download into ``directory`` for the call ``label``: a temporary
+    file, then the final name. What the file system refuses on the way (the
+    folder gone, a full disk) is a :class:`DownloadError`, and nothing is
+    left behind."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, directory: str | os.PathLike[str], label: str = "download"
+    ) -> None:
         self.directory = Path(directory)
+        self.label = label
         if not self.directory.is_dir():
             raise InvalidRequest(
-                f"download folder {str(self.directory)!r} is not a folder"
+                f"{label}: download folder {str(self.directory)!r} is not a folder"
             )
-        handle, name = tempfile.mkstemp(
-            prefix=".restwire-", suffix=".part", dir=self.directory
-        )
+        try:
+            handle, name = tempfile.mkstemp(
+                prefix=".restwire-", suffix=".part", dir=self.directory
+            )
+        except OSError as error:
+            raise self._refused(error) from error
         self.temporary = Path(name)
         self.file: IO[bytes] = os.fdopen(handle, "wb")
+
+    def _refused(self, error: OSError) -> DownloadError:
+        return DownloadError(self.label, str(self.directory), error)
 
     def save(
         self,
@@ -176,7 +188,10 @@ class Download:
                 option="max_size",
                 advice="pass download(..., max_size=None) or a larger limit",
             )
-        self.file.write(piece)
+        try:
+            self.file.write(piece)
+        except OSError as error:
+            raise self._refused(error) from error
         return done
 
     def discard(self) -> None:
@@ -197,6 +212,12 @@ class Download:
         try:
             self.file.close()
             return self._name(safe_filename(name), overwrite)
+        except DownloadError:
+            self.discard()
+            raise
+        except OSError as error:
+            self.discard()
+            raise self._refused(error) from error
         except BaseException:
             self.discard()
             raise

@@ -108,6 +108,7 @@ def samples() -> dict[str, Callable[[], RestwireError]]:
     from restwire import (
         BodyTooLarge,
         ControllerClosed,
+        DownloadError,
         EntityError,
         InvalidRequest,
         MissingExtra,
@@ -137,6 +138,11 @@ def samples() -> dict[str, Callable[[], RestwireError]]:
         TooManyRedirects: lambda: TooManyRedirects("GET", url, 5),
         ContentError: lambda: ContentError(response(200, b"<html>"), "not JSON"),
         BodyTooLarge: lambda: BodyTooLarge("GET", url, 1024),
+        DownloadError: lambda: DownloadError(
+            "GET https://api.example.com/files/1",
+            "/tmp/downloads",
+            OSError(28, "No space left on device"),
+        ),
         NetworkError: lambda: NetworkError(response(304)),
         MissingExtra: lambda: MissingExtra("HttpCache.sqlite()", "hishel"),
         MissingOpenTelemetry: lambda: MissingOpenTelemetry(

@@ -37,6 +37,7 @@ from restwire import (
 )
 from restwire._base.effects import Flow
 from restwire.middlewares import IdempotencyKey, RenameKeys, Retry
+from tests.conftest import collect
 
 pytestmark = pytest.mark.anyio
 
@@ -93,7 +94,7 @@ async def test_paginate_refuses_items_that_is_no_bool_and_a_non_endpoint(
     refused(error, "paginate(items=...)", "'yes'")
     with pytest.raises(UsageError) as error:
         await called(controller, "paginate", "/items/")
-    refused(error, "paginate()", "'/items/'")
+    refused(error, "paginate() takes a RestEndpoint", "not str")
     assert httpx_mock.get_requests() == []
 
 
@@ -259,6 +260,90 @@ def test_rename_keys_refuses_a_mapping_that_is_none(bad: Any, shown: str) -> Non
     with pytest.raises(UsageError) as error:
         RenameKeys(bad)
     refused(error, "RenameKeys(mapping)", shown)
+
+
+#: A URL given where an endpoint is needed: its password and key were
+#: quoted in the error (or a bare AttributeError came out).
+URL_TEXT = "https://deploy:hunter2-SECRET@api.example.com/items?api_key=key-SECRET"
+
+
+@pytest.mark.parametrize(
+    ("method", "arguments"),
+    [
+        ("fetch", ()),
+        ("fetch_response", ()),
+        ("fetch_with_response", ()),
+        ("get", ()),
+        ("set", ({},)),
+        ("invalidate", ()),
+        ("key", ()),
+        ("poll_interval", ()),
+        ("paginate", ()),
+        ("stream", ()),
+        ("subscribe", (None, print)),
+        ("download", ()),
+    ],
+)
+async def test_a_url_where_an_endpoint_goes_is_refused_without_its_secrets(
+    controller: Any, method: str, arguments: tuple[Any, ...]
+) -> None:
+    options = {"to": "."} if method == "download" else {}
+
+    async def attempt() -> None:
+        result = await called(controller, method, URL_TEXT, *arguments, **options)
+        if method == "stream":  # (a generator: it checks when first read)
+            await collect(result)
+
+    with pytest.raises(UsageError) as error:
+        await attempt()
+    message = str(error.value)
+    assert f"{method}() takes a RestEndpoint, not str" in message
+    assert "RestEndpoint(url_prefix=..., path=...)" in message
+    assert "SECRET" not in message
+
+
+async def test_invalidate_all_names_the_type_alone(controller: Any) -> None:
+    with pytest.raises(UsageError) as error:
+        await called(controller, "invalidate_all", URL_TEXT)
+    assert "not str" in str(error.value)
+    assert "SECRET" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("bad", "kind", "shown"),
+    [
+        # (every comparison with NaN is false: ~18,000 requests a second)
+        (math.nan, SettingError, "finite number of seconds, not nan"),
+        (math.inf, SettingError, "finite number of seconds, not inf"),
+        ("1", UsageError, "number of seconds, not str"),
+        (True, UsageError, "number of seconds, not bool"),
+    ],
+)
+async def test_subscribe_refuses_a_frequency_no_poller_can_keep(
+    controller: Any, bad: Any, kind: type[RestwireError], shown: str
+) -> None:
+    with pytest.raises(kind) as error:
+        await called(controller, "subscribe", item, {"id": "1"}, print, frequency=bad)
+    refused(error, "frequency=", shown)
+
+
+@pytest.mark.parametrize("option", ["poll_frequency", "timeout"])
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_an_endpoint_refuses_a_wait_that_never_ends(option: str, bad: float) -> None:
+    options: dict[str, Any] = {option: bad}
+    with pytest.raises(SettingError) as error:
+        RestEndpoint(url_prefix=API, **options)
+    refused(error, option, "finite number of seconds")
+
+
+@pytest.mark.parametrize("option", ["data_expiry_length", "error_expiry_length"])
+def test_an_expiry_may_be_forever_but_never_nan(option: str) -> None:
+    options: dict[str, Any] = {option: math.inf}
+    assert getattr(RestEndpoint(url_prefix=API, **options), option) == math.inf
+    options[option] = math.nan
+    with pytest.raises(SettingError) as error:
+        RestEndpoint(url_prefix=API, **options)
+    refused(error, option, "not nan")
 
 
 @pytest.mark.parametrize("header", ["Idempotenz-Schlüssel", "Idempotency Key", ""])

@@ -10,7 +10,14 @@ from urllib.parse import quote
 
 import pytest
 
-from restwire import InvalidRequest, RestEndpoint, TransportError
+from restwire import (
+    DownloadError,
+    InvalidRequest,
+    RestEndpoint,
+    SettingError,
+    TransportError,
+    UsageError,
+)
 from tests.servers import RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -227,13 +234,79 @@ async def test_a_disk_that_fills_midway_leaves_no_file_behind(
         "restwire._wire.downloads.os.fdopen",
         lambda handle, mode: FullDisk(real_fdopen(handle, mode), room=100_000),
     )
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(DownloadError, match="No space left") as caught:
         await controller.download(
             file_endpoint(origin_a),
             {"size": 1_000_000, "cd": cd("big.bin")},
             to=tmp_path,
         )
     assert list(tmp_path.iterdir()) == []
+    message = str(caught.value)
+    assert message.startswith(f"GET {origin_a.origin}/file: cannot write")
+    assert caught.value.errno == errno.ENOSPC
+    assert isinstance(caught.value, OSError)
+
+
+async def test_a_folder_removed_midway_is_a_download_error(
+    controller: Any, origin_a: RecordingServer, tmp_path: Path
+) -> None:
+    """(A bare ``FileNotFoundError`` came out of claiming the name.)"""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+
+    def remove_folder(done: int, total: int | None) -> None:
+        if done == total:
+            for each in folder.iterdir():
+                each.unlink()
+            folder.rmdir()
+
+    with pytest.raises(DownloadError) as caught:
+        await controller.download(
+            file_endpoint(origin_a),
+            {"size": 1000, "cd": cd("report.bin")},
+            to=folder,
+            progress=remove_folder,
+        )
+    assert caught.value.folder == str(folder)
+    assert "report.bin" not in str(caught.value)  # (the server's name: not shown)
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "bad", "kind", "shown"),
+    [
+        # (a text is true: "no" replaced the file it was meant to keep)
+        ("overwrite", "no", UsageError, "overwrite=...) takes True or False"),
+        ("overwrite", 0, UsageError, "overwrite=...) takes True or False"),
+        ("to", 5, UsageError, "to=...) takes a folder's path, not int"),
+        ("progress", 5, UsageError, "progress=...) takes a function"),
+        ("fallback", 5, UsageError, "fallback=...) takes a file name"),
+        ("fallback", "", UsageError, "fallback=...) takes a file name"),
+        ("max_size", "10", UsageError, "max_size=...) takes a number of bytes"),
+        ("max_size", 2.5, UsageError, "max_size=...) takes a number of bytes"),
+        ("max_size", -1, SettingError, "max_size=-1)"),
+    ],
+)
+async def test_wrong_download_options_are_refused_before_sending(
+    controller: Any,
+    origin_a: RecordingServer,
+    tmp_path: Path,
+    option: str,
+    bad: Any,
+    kind: type[Exception],
+    shown: str,
+) -> None:
+    kept = tmp_path / "report.bin"
+    kept.write_bytes(b"precious")
+    options: dict[str, Any] = {"to": tmp_path, option: bad}
+    with pytest.raises(kind) as caught:
+        await controller.download(
+            file_endpoint(origin_a), {"size": 10, "cd": cd("report.bin")}, **options
+        )
+    assert shown in str(caught.value)
+    assert origin_a.requests == []
+    assert kept.read_bytes() == b"precious"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report.bin"]
 
 
 async def test_an_async_progress_callback_is_awaited(
