@@ -20,16 +20,18 @@ from collections.abc import Collection
 from typing import Any
 
 from restwire import SettingError, UsageError
-from restwire.extension import is_token, names_of
+from restwire.extension import is_token, names_of, redact_url, require
 
 __all__ = [
     "check_callable",
     "check_count",
     "check_header_name",
     "check_header_text",
+    "check_positive",
     "check_seconds",
     "check_text",
     "method_names",
+    "redis_client",
     "sendable",
     "status_codes",
 ]
@@ -104,6 +106,39 @@ def check_count(owner: str, name: str, value: Any, least: int) -> None:
         )
     if value < least:
         raise SettingError(f"{owner}({name}={value!r}): must be at least {least}")
+
+
+def check_positive(owner: str, name: str, value: Any) -> None:
+    """``value`` is a number of seconds, finite and more than 0."""
+    check_seconds(owner, name, value)
+    if not value:
+        raise SettingError(f"{owner}({name}=0): must be more than 0 seconds")
+
+
+def redis_client(owner: str, value: Any, timeout: float) -> Any:
+    """A Redis client for ``owner``'s ``redis=``: a ``redis://`` URL made a
+    client (``timeout`` seconds for its connects and reads), or a client
+    given (anything with redis-py's ``pipeline`` and ``register_script``).
+    A URL redis-py cannot read is a :class:`SettingError` whose message
+    never shows its password."""
+    if isinstance(value, str):
+        require("redis", owner)
+        import redis
+
+        try:
+            return redis.Redis.from_url(
+                value, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
+        except ValueError:
+            raise SettingError(
+                f"{owner}: {redact_url(value)!r} is not a Redis URL "
+                "(redis://[:password@]host[:port][/db], rediss:// or unix://)"
+            ) from None
+    if not (hasattr(value, "pipeline") and hasattr(value, "register_script")):
+        raise UsageError(
+            f"{owner} takes a Redis URL or a redis-py client, not {_kind(value)}"
+        )
+    return value
 
 
 def check_callable(owner: str, name: str, value: Any) -> None:

@@ -34,7 +34,7 @@ class CookieCredentials:
     takes_unparsed = True
 
     def __init__(self, mode: Credentials = "same-origin") -> None:
-        if mode not in _MODES:
+        if not isinstance(mode, str) or mode not in _MODES:
             raise SettingError(f"mode must be one of {sorted(_MODES)}, not {mode!r}")
         self.mode: Credentials = mode
 

@@ -10,7 +10,9 @@ unchanged.
 
 from __future__ import annotations
 
-from restwire import SAFE_METHODS, Exchange
+from restwire import SAFE_METHODS, Exchange, SettingError
+
+from ._checks import check_header_name, check_text
 
 __all__ = ["CsrfToken"]
 
@@ -23,6 +25,10 @@ class CsrfToken:
     takes_unparsed = True
 
     def __init__(self, cookie: str = "csrftoken", header: str = "X-CSRFToken") -> None:
+        check_text("CsrfToken", "cookie", cookie)
+        if not cookie:
+            raise SettingError("CsrfToken(cookie=''): name the cookie")
+        check_header_name("CsrfToken", "header", header)
         self.cookie = cookie
         self.header = header
 

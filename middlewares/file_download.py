@@ -13,7 +13,9 @@ stream them to disk with ``controller.download`` instead.
 
 from __future__ import annotations
 
-from restwire import Exchange, RestEndpoint, UsageError, filename_from
+from restwire import Exchange, RestEndpoint, SettingError, UsageError, filename_from
+
+from ._checks import check_text
 
 __all__ = ["FileDownload"]
 
@@ -25,6 +27,9 @@ class FileDownload:
     sends_credentials = False
 
     def __init__(self, fallback: str = "download") -> None:
+        check_text("FileDownload", "fallback", fallback)
+        if not fallback:
+            raise SettingError("FileDownload(fallback=''): a file name, not ''")
         self.fallback = fallback
 
     def check_endpoint(self, endpoint: RestEndpoint) -> None:

@@ -26,7 +26,9 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, cast
 
-from restwire import Entity, Exchange
+from restwire import Entity, Exchange, SettingError
+
+from ._checks import check_text
 
 __all__ = ["FillPrimaryKey"]
 
@@ -41,6 +43,10 @@ class FillPrimaryKey:
     sends_credentials = False
 
     def __init__(self, field: str, param: str | None = None) -> None:
+        check_text("FillPrimaryKey", "field", field)
+        check_text("FillPrimaryKey", "param", param, optional=True)
+        if not field or param == "":
+            raise SettingError("FillPrimaryKey: field and param are names, not ''")
         self.field = field
         self.param = param or field
         #: Whether a param in the wire's case may name the field.

@@ -76,7 +76,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from restwire import Exchange, MissingExtra, NetworkError, RestwireError
+from restwire import Exchange, MissingExtra, NetworkError, RestwireError, UsageError
 from restwire.extension import URL, Request, Response, origin_of, redact_params, require
 
 if TYPE_CHECKING:
@@ -121,6 +121,11 @@ class OpenTelemetry:
     takes_unparsed = True
 
     def __init__(self, tracer_provider: TracerProvider | None = None) -> None:
+        if tracer_provider is not None and not hasattr(tracer_provider, "get_tracer"):
+            raise UsageError(
+                "OpenTelemetry(tracer_provider=...) takes a TracerProvider, not "
+                f"{type(tracer_provider).__name__}"
+            )
         trace, propagate = _opentelemetry()
         self._trace = trace
         self._propagate = propagate

@@ -101,8 +101,15 @@ from restwire import (
     Sleep,
     TakeLease,
 )
-from restwire.extension import Headers, Response, require
+from restwire.extension import Headers, Response
 
+from ._checks import (
+    check_count,
+    check_positive,
+    check_seconds,
+    check_text,
+    redis_client,
+)
 from .redis_breaker import RedisBreaker
 from .retry import retry_after_seconds
 
@@ -573,12 +580,18 @@ class RateLimit:
         redis_timeout: float = 5.0,
         max_pause: float = 300.0,
     ) -> None:
-        if limit is not None and limit < 1:
-            raise SettingError(f"limit must be at least 1, not {limit!r}")
-        if per <= 0 or lease <= 0 or max_wait < 0:
-            raise SettingError("per and lease must be positive, max_wait not negative")
-        if not max_pause > 0:
-            raise SettingError(f"max_pause must be positive, not {max_pause!r}")
+        if limit is not None:
+            check_count("RateLimit", "limit", limit, 1)
+        for option, seconds in (
+            ("per", per),
+            ("lease", lease),
+            ("max_pause", max_pause),
+            ("redis_timeout", redis_timeout),
+        ):
+            # (a NaN per spun a caller forever: no wait compares with it)
+            check_positive("RateLimit", option, seconds)
+        check_seconds("RateLimit", "max_wait", max_wait)
+        check_text("RateLimit", "name", name)
         if not (callable(scope) or scope in ("origin", "endpoint")):
             raise SettingError(
                 f"scope must be 'origin', 'endpoint' or a function, not {scope!r}"
@@ -589,16 +602,8 @@ class RateLimit:
         self._window = _Window(limit, per, lease)
         self._redis: _RedisWindow | None = None
         if redis is not None:
-            if isinstance(redis, str):
-                require("redis", "RateLimit(redis=...)")
-                import redis as redis_module
-
-                redis = redis_module.Redis.from_url(
-                    redis,
-                    socket_timeout=redis_timeout,
-                    socket_connect_timeout=redis_timeout,
-                )
-            self._redis = _RedisWindow(limit, per, lease, redis, name)
+            client = redis_client("RateLimit(redis=...)", redis, redis_timeout)
+            self._redis = _RedisWindow(limit, per, lease, client, name)
 
     @property
     def _breaker(self) -> RedisBreaker:

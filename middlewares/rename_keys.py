@@ -76,6 +76,10 @@ class RenameKeys:
                 raise UsageError(
                     f"RenameKeys(mapping) takes names as text, not {client!r}: {wire!r}"
                 )
+        if not isinstance(nested, bool):
+            raise UsageError(
+                f"RenameKeys(nested=...) takes True or False, not {nested!r}"[:120]
+            )
         self.to_wire = dict(mapping)
         self.to_client = {wire: client for client, wire in mapping.items()}
         if len(self.to_client) != len(self.to_wire):

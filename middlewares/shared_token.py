@@ -79,9 +79,9 @@ from restwire import (
     TakeLease,
     UsageError,
 )
-from restwire.extension import require
 
 from ._checks import check_seconds
+from ._checks import redis_client as redis_of
 from .redis_breaker import RedisBreaker
 
 if TYPE_CHECKING:
@@ -208,27 +208,21 @@ class SharedToken:
             check_seconds("SharedToken", option, seconds)
             if not seconds:
                 raise SettingError(f"SharedToken({option}=0): must be more than 0")
-        if isinstance(redis_client, str):
-            require("redis", "SharedToken")
-            import redis as redis_module
-
-            redis_client = redis_module.Redis.from_url(
-                redis_client, socket_timeout=timeout, socket_connect_timeout=timeout
-            )
-        self.redis = redis_client
+        client: redis.Redis = redis_of("SharedToken", redis_client, timeout)
+        self.redis = client
         #: The slot's name; ``None``: one slot per origin and holder.
         self.name = name
         self.lease = lease
         self.wait = wait
         self._lease_ms = max(1, round(lease * 1000))
         self._failed_ms = max(1, round((wait + 1.0) * 1000))
-        self._take = redis_client.register_script(_TAKE)
-        self._write = redis_client.register_script(_WRITE)
-        self._record = redis_client.register_script(_FAILED)
-        self._release = redis_client.register_script(_RELEASE)
+        self._take = client.register_script(_TAKE)
+        self._write = client.register_script(_WRITE)
+        self._record = client.register_script(_FAILED)
+        self._release = client.register_script(_RELEASE)
         shown = f"SharedToken {name!r}" if name is not None else "SharedToken"
         self._breaker = RedisBreaker(
-            redis_client, shown, "each process refreshes its own token"
+            client, shown, "each process refreshes its own token"
         )
 
     def _keys(self, origin: Origin, holder: str | None) -> _Keys:

@@ -49,6 +49,7 @@ __all__ = [
     "is_credential_param",
     "is_sticky",
     "learn",
+    "may_name_credential",
     "names_credential",
     "splits_header",
 ]
@@ -143,6 +144,30 @@ STICKY_COOKIES = (
 _CREDENTIAL_WORDS = re.compile(
     r"auth|token|key|secret|passw|session|cookie|csrf|xsrf|signature|credential"
 )
+
+
+def may_name_credential(pattern: str) -> bool:
+    """Whether a cookie name ``pattern`` (a trailing ``*`` matches any
+    ending) says credential, or, as a prefix, could match a name that
+    starts with a credential word (``sess*``: ``sessionid``)."""
+    name = pattern.lower()
+    if _SESSION_COOKIE.search(name.rstrip("*")):
+        return True  # (PHPSESSID, connect.sid: a session by another word)
+    if not name.endswith("*"):
+        return names_credential(name)
+    prefix = name.rstrip("*")
+    return _CREDENTIAL_WORDS.search(prefix) is not None or any(
+        word.startswith(prefix) for word in _CREDENTIAL_WORD_LIST
+    )
+
+
+#: What session cookies are called besides the credential words: ``sess``
+#: (``PHPSESSID``) and ``sid`` alone or as a part (``connect.sid``).
+_SESSION_COOKIE = re.compile(r"sess|(?:^|[._-])sid(?:$|[._-])")
+
+
+#: The words of :data:`_CREDENTIAL_WORDS`, each alone.
+_CREDENTIAL_WORD_LIST = tuple(_CREDENTIAL_WORDS.pattern.split("|"))
 #: Names that contain a credential word but name no credential.
 _NOT_CREDENTIALS = frozenset({"idempotency-key"})
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy as _copy
+import html
 import importlib
 import json
 import pickle
@@ -173,19 +174,33 @@ def redact_params(
 
 def quoted_forms(secret: str) -> set[str]:
     """``secret`` as a server may quote it back: as it is, form-encoded
-    (``quote_plus``), percent-encoded, the form quoted in a URL, JSON-escaped
-    (ASCII or not, with ``/`` escaped or not)."""
+    (``quote_plus``), percent-encoded (``/`` escaped or not, hex digits in
+    either case), the form quoted in a URL, JSON-escaped (ASCII or not,
+    with ``/`` escaped or not), HTML-escaped."""
     escaped = json.dumps(secret)[1:-1]
     forms = {
         secret,
         quote_plus(secret),
         quote(secret, safe=""),
+        quote(secret),  # ("/" left as it is, as urllib's default)
         quote(quote_plus(secret), safe=""),  # the form, quoted in a URL
         escaped,
         escaped.replace("/", "\\/"),
         json.dumps(secret, ensure_ascii=False)[1:-1],
+        html.escape(secret),  # (an HTML or Spring error page: &amp; &lt;)
+        html.escape(secret, quote=False),
     }
+    # percent-encoding with lower-case hex digits (%2f), as some servers echo
+    forms |= {_LOWER_HEX.sub(_lowered, each) for each in forms if "%" in each}
     return {each for each in forms if each}
+
+
+#: A percent-escape, and the same with its hex digits lower-cased.
+_LOWER_HEX = re.compile(r"%[0-9A-F]{2}")
+
+
+def _lowered(match: re.Match[str]) -> str:
+    return match.group(0).lower()
 
 
 def redact_secrets(text: str, secrets: Iterable[str], end: int | None = None) -> str:

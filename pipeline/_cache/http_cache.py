@@ -40,12 +40,19 @@ imported when a cache is made.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._base.effects import Flow
-from .._base.errors import redis_address, require
+from .._base.errors import (
+    SettingError,
+    UsageError,
+    redact_url,
+    redis_address,
+    require,
+)
 from .._base.library import DefaultEncoding, Request, Response
 from .backends import redis_connector, redis_storage, sqlite_storage
 from .cached_hop import CachedHop
@@ -122,6 +129,10 @@ class HttpCache:
         ``default_ttl``, ...). ``fill_wait``: seconds a process waits for
         another that is filling the same entry before it goes to the server
         itself."""
+        if not isinstance(path, str | os.PathLike):
+            raise UsageError(
+                f"HttpCache.sqlite() takes a file's path, not {type(path).__name__}"
+            )
         require("hishel", "HttpCache.sqlite()")
         location = Path(path)
         return cls(
@@ -149,10 +160,20 @@ class HttpCache:
         which the lock of a process that died frees itself; ``timeout``:
         seconds any Redis command may take (a Redis that fails is a cache
         miss, never a hung call)."""
+        if not isinstance(url, str):
+            raise UsageError(
+                f"HttpCache.redis() takes a Redis URL, not {type(url).__name__}"
+            )
         require("hishel", "HttpCache.redis()")
         require("redis", "HttpCache.redis()")
         client = redis_connector(url, timeout)
-        locks = client()
+        try:
+            locks = client()
+        except ValueError:
+            raise SettingError(
+                f"HttpCache.redis(): {redact_url(url)!r} is not a Redis URL "
+                "(redis://[:password@]host[:port][/db], rediss:// or unix://)"
+            ) from None
         return cls(
             redis_storage(client, key_prefix, storage_options),
             where=f"redis:{redis_address(locks)} {key_prefix!r}",

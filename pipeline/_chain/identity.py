@@ -73,6 +73,7 @@ from .._base.credentials import (
     STICKY_COOKIES,
     is_sticky,
     learn,
+    may_name_credential,
     names_credential,
 )
 from .._base.errors import (
@@ -227,6 +228,15 @@ class Sharing:
                     else "'' names no cookie"
                 )
                 + "; name the load balancer's cookies, like 'BIGipServer*'"
+            )
+        credentials = sorted(name for name in sticky if may_name_credential(name))
+        if credentials:
+            # (a session cookie taken for a load balancer's: no cookie would
+            # tell callers apart, and one user's answers would reach another)
+            raise SettingError(
+                f"Sharing(sticky_cookies=...): {', '.join(map(repr, credentials))} "
+                "could name a session or credential cookie, which says who is "
+                "calling; name the load balancer's cookies, like 'BIGipServer*'"
             )
         object.__setattr__(self, "public_headers", public)
         object.__setattr__(

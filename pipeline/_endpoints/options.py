@@ -323,7 +323,18 @@ _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "middleware": _middleware,
     "timeout": _timeout,
     "param_style": check_param_style,
+    "process": lambda value: _callable("process", value),
+    "parse_response": lambda value: _callable("parse_response", value),
 }
+
+
+def _callable(name: str, value: Any) -> Any:
+    """``value``, a function the endpoint calls (``process``,
+    ``parse_response``): anything else fails at every call, so it is
+    refused where the endpoint is written."""
+    if not callable(value):
+        raise UsageError(f"{name} must be a function, not {type(value).__name__}")
+    return value
 
 
 def _method(value: Any) -> str:

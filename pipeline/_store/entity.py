@@ -200,6 +200,46 @@ _make: Callable[..., Any] = _StructMeta.__call__
 _force_setattr: Callable[[Any, str, Any], None] = msgspec.structs.force_setattr
 
 
+#: What an ``Entity`` has under these names, which a field would hide.
+_ENTITY_OWN = {
+    "pk": "the method that gives its primary key",
+    "extra_fields": "its undeclared keys",
+}
+
+
+def _check_definition(
+    name: str, namespace: Mapping[str, Any], annotations: Mapping[str, Any]
+) -> None:
+    """An ``Entity`` subclass's own definition, checked where it is written:
+    no field hides ``pk()`` or ``extra_fields`` (a DRF ``pk`` field made
+    every call fail with ``'int' object is not callable``), ``pk`` is a
+    method, ``schema`` a mapping, ``key`` text and ``check_types`` a bool."""
+    for field, what in _ENTITY_OWN.items():
+        if field in annotations and not _is_classvar(annotations[field]):
+            raise UsageError(
+                f"{name}: a field cannot be named {field!r}: it is {what}; name "
+                f"the field otherwise and rename the wire's key with "
+                f"RenameKeys, like RenameKeys({{'id': {field!r}}})"
+            )
+    if "pk" in namespace and not callable(namespace["pk"]):
+        raise UsageError(
+            f"{name}: pk is the method that gives the primary key "
+            f"(def pk(self) -> str: return self.{namespace['pk']!s:.40}), "
+            f"not {type(namespace['pk']).__name__}"
+        )
+    checks = (
+        ("schema", Mapping, "a mapping of field names to deserializers"),
+        ("key", str, "the type's name in the store, as text"),
+        ("check_types", bool, "True or False"),
+    )
+    for attribute, kind, what in checks:
+        if attribute in namespace and not isinstance(namespace[attribute], kind):
+            raise UsageError(
+                f"{name}: {attribute} is {what}, not "
+                f"{type(namespace[attribute]).__name__}"
+            )
+
+
 def _maker(cls: type[EntityT]) -> Callable[..., EntityT]:
     """``_make`` bound to ``cls``: called with a record's values in field
     order (a tuple, through ``itertools.starmap``, is passed on as it is)."""
@@ -231,6 +271,7 @@ class _EntityMeta(_StructMeta):
             inherited.update(getattr(base, "_fields", {}))
             required.update(getattr(base, "_required", ()))
         own = _own_annotations(namespace)
+        _check_definition(name, namespace, own)
         declared: dict[str, Any] = {}
         for field, annotation in own.items():
             if field.startswith("_") or field in _RESERVED or _is_classvar(annotation):

@@ -24,6 +24,7 @@ from restwire import (
     Controller,
     Entity,
     Exchange,
+    HttpCache,
     InvalidRequest,
     LogoutManager,
     ParameterError,
@@ -344,6 +345,134 @@ def test_an_expiry_may_be_forever_but_never_nan(option: str) -> None:
     with pytest.raises(SettingError) as error:
         RestEndpoint(url_prefix=API, **options)
     refused(error, option, "not nan")
+
+
+def _entity_with(field: str, annotation: Any, value: Any) -> type[Any]:
+    """An ``Entity`` subclass declaring ``field`` as ``annotation = value``."""
+    namespace: dict[str, Any] = {"__annotations__": {"id": str}, "id": ""}
+    if annotation is not None:
+        namespace["__annotations__"][field] = annotation
+    namespace[field] = value
+    return type("Book", (Entity,), namespace)
+
+
+@pytest.mark.parametrize(
+    ("field", "annotation", "value", "shown"),
+    [
+        # (DRF's "pk": every call failed, 'int' object is not callable)
+        ("pk", int, 0, "a field cannot be named 'pk'"),
+        ("extra_fields", dict, None, "a field cannot be named 'extra_fields'"),
+        ("pk", None, "id", "pk is the method that gives the primary key"),
+        ("schema", None, 5, "schema is a mapping of field names"),
+        ("schema", str, "", "schema is a mapping of field names"),
+        ("key", None, 5, "key is the type's name in the store"),
+        ("check_types", None, "yes", "check_types is True or False"),
+    ],
+)
+def test_an_entity_refuses_a_definition_no_call_could_use(
+    field: str, annotation: Any, value: Any, shown: str
+) -> None:
+    with pytest.raises(UsageError) as error:
+        _entity_with(field, annotation, value)
+    refused(error, "Book: ", shown)
+
+
+#: A wrong value, typed so that a type checker lets the call be written.
+NOT_TEXT: Any = 5
+
+
+def _middleware(name: str) -> Callable[..., Any]:
+    import restwire.middlewares
+
+    return getattr(restwire.middlewares, name)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "kind", "shown"),
+    [
+        # (per=nan: the second call spun forever, no wait compares with nan)
+        ("RateLimit", {"limit": 1, "per": math.nan}, SettingError, "per=nan"),
+        ("RateLimit", {"max_wait": math.nan}, SettingError, "max_wait=nan"),
+        ("RateLimit", {"lease": math.nan}, SettingError, "lease=nan"),
+        ("RateLimit", {"per": math.inf}, SettingError, "per=inf"),
+        ("RateLimit", {"limit": 2.5}, UsageError, "limit=...) must be a whole"),
+        ("RateLimit", {"limit": "5"}, UsageError, "limit=...) must be a whole"),
+        ("RateLimit", {"per": "1"}, UsageError, "per=...) must be a number"),
+        ("RateLimit", {"name": 5}, UsageError, "name=...) must be text"),
+        ("RateLimit", {"redis_timeout": -1}, SettingError, "redis_timeout=-1"),
+        ("RateLimit", {"redis": 5}, UsageError, "a Redis URL or a redis-py client"),
+        ("RateLimit", {"redis": "no-url"}, SettingError, "is not a Redis URL"),
+        ("SharedToken", {"redis_client": 5}, UsageError, "a Redis URL or a"),
+        ("SharedToken", {"redis_client": "nope"}, SettingError, "not a Redis URL"),
+        ("CsrfToken", {"cookie": 5}, UsageError, "cookie=...) must be text"),
+        ("CsrfToken", {"header": "X Y"}, SettingError, "not a header name"),
+        ("CsrfToken", {"header": "Nämé"}, SettingError, "not a header name"),
+        ("FillPrimaryKey", {"field": 5}, UsageError, "field=...) must be text"),
+        ("FillPrimaryKey", {"field": ""}, SettingError, "names, not ''"),
+        ("FillPrimaryKey", {"field": "id", "param": 5}, UsageError, "param=..."),
+        ("BodyPagination", {"param": 5}, UsageError, "param=...) must be text"),
+        ("FileDownload", {"fallback": 5}, UsageError, "fallback=...) must be"),
+        ("CookieCredentials", {"mode": [1]}, SettingError, "mode must be one of"),
+        ("OpenTelemetry", {"tracer_provider": 5}, UsageError, "a TracerProvider"),
+    ],
+)
+def test_a_middleware_refuses_settings_it_cannot_work_with(
+    name: str, arguments: dict[str, Any], kind: type[RestwireError], shown: str
+) -> None:
+    with pytest.raises(kind) as error:
+        _middleware(name)(**arguments)
+    refused(error, shown)
+    assert "pw-SECRET" not in str(error.value)
+
+
+def test_a_redis_url_s_password_never_shows_in_its_refusal() -> None:
+    with pytest.raises(SettingError) as error:
+        _middleware("RateLimit")(redis="nope://:pw-SECRET@127.0.0.1:1")
+    refused(error, "is not a Redis URL")
+    assert "pw-SECRET" not in str(error.value)
+    with pytest.raises(SettingError) as error:
+        HttpCache.redis("nope://:pw-SECRET@127.0.0.1:1")
+    assert "pw-SECRET" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        (lambda: HttpCache.sqlite(NOT_TEXT), "HttpCache.sqlite() takes a file's path"),
+        (lambda: HttpCache.redis(NOT_TEXT), "HttpCache.redis() takes a Redis URL"),
+        (lambda: RestEndpoint(url_prefix=API, process=NOT_TEXT), "process must be"),
+        (
+            lambda: RestEndpoint(url_prefix=API, parse_response=NOT_TEXT),
+            "parse_response must be",
+        ),
+    ],
+)
+def test_a_cache_or_endpoint_refuses_what_it_cannot_call(
+    make: Callable[[], Any], shown: str
+) -> None:
+    with pytest.raises(UsageError) as error:
+        make()
+    refused(error, shown)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("sessionid",),  # (bob's get returned alice's /me)
+        ("sess*",),
+        ("s*",),
+        ("AWSALB", "JSESSIONID"),
+        ("PHPSESSID",),
+        ("connect.sid",),
+        ("auth_lb*",),
+    ],
+)
+def test_sharing_refuses_a_sticky_name_that_could_be_a_session(
+    names: tuple[str, ...],
+) -> None:
+    with pytest.raises(SettingError) as error:
+        Sharing(sticky_cookies=names)
+    refused(error, "could name a session or credential cookie")
 
 
 @pytest.mark.parametrize("header", ["Idempotenz-Schlüssel", "Idempotency Key", ""])

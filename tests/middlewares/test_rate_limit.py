@@ -184,10 +184,16 @@ def test_malformed_fields_are_ignored() -> None:
 
 
 def test_a_definition_that_cannot_work_is_refused_where_it_is_written() -> None:
-    with pytest.raises(ValueError, match="limit must be at least 1"):
+    with pytest.raises(ValueError, match=r"RateLimit\(limit=0\): must be at least 1"):
         RateLimit(0)
-    with pytest.raises(ValueError, match="per and lease must be positive"):
+    with pytest.raises(ValueError, match=r"RateLimit\(per=0\): must be more than 0"):
         RateLimit(1, per=0)
+    with pytest.raises(ValueError, match=r"RateLimit\(lease=0\): must be more than 0"):
+        RateLimit(1, lease=0)
+    with pytest.raises(
+        ValueError, match=r"RateLimit\(max_wait=-1\): must be 0 or more"
+    ):
+        RateLimit(1, max_wait=-1)
     with pytest.raises(ValueError, match="scope must be"):
         RateLimit(1, scope="host")  # type: ignore[arg-type]
     assert repr(RateLimit(5, per=2)) == "RateLimit(5/2s, scope='origin', in process)"

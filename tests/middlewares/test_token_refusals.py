@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import base64
 import contextvars
+import html
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode
@@ -154,7 +156,10 @@ class _QuotingHandler(QuietHandler):
             pair = base64.b64decode(authorization[6:]).decode()
         said = (
             f"bad request: form {body}; header {authorization}; pair {pair}; "
-            f"json {json.dumps(form)}; raw {json.dumps(form, ensure_ascii=False)}"
+            f"json {json.dumps(form)}; raw {json.dumps(form, ensure_ascii=False)}; "
+            # (as Spring Security escapes a description: &amp; &lt;)
+            f"html {html.escape(form.get('password', ''))}; "
+            f"lower {re.sub('%[0-9A-F]{2}', lambda m: m.group(0).lower(), quote(body))}"
         )
         answer = {
             "error": "invalid_request",
@@ -173,12 +178,16 @@ def quoting() -> Iterator[ServedInThread]:
 
 
 def _encodings(secret: str) -> list[str]:
+    quoted = quote(quote_plus(secret), safe="")  # the form, quoted in error_uri
     return [
         secret,
         quote_plus(secret),
         quote(secret, safe=""),
+        quote(secret),
         json.dumps(secret)[1:-1],
-        quote(quote_plus(secret), safe=""),  # the form, quoted in error_uri
+        quoted,
+        re.sub("%[0-9A-F]{2}", lambda match: match.group(0).lower(), quoted),
+        html.escape(secret),
     ]
 
 
