@@ -79,7 +79,7 @@ from restwire import (
     SettingError,
     UsageError,
 )
-from restwire.extension import Response
+from restwire.extension import Response, renewed_in_child
 
 from ._basic import basic_token, refreshed_basic_token
 from ._checks import check_header_name, check_header_text, sendable
@@ -144,6 +144,7 @@ class AccessToken:
         #: taking the lock.
         self._state: tuple[str | None, int, Any] = (token or None, 0, None)
         self._guard = threading.Lock()
+        renewed_in_child(self, "_guard")
         self._refreshing = FlowLock()
         #: Refresh rounds ended so far, and whether the last one failed
         #: (with its cause): changed only under ``_refreshing``.

@@ -101,7 +101,7 @@ from restwire import (
     Sleep,
     TakeLease,
 )
-from restwire.extension import Headers, Response
+from restwire.extension import Headers, Response, renewed_in_child
 
 from ._checks import (
     check_count,
@@ -345,6 +345,7 @@ class _Window:
     def __init__(self, limit: int | None, window: float, lease: float) -> None:
         self.limit, self.window, self.lease = limit, window, lease
         self.lock = threading.Lock()
+        renewed_in_child(self, "lock")
         self.done: dict[str, collections.deque[float]] = {}
         self.flying: dict[str, dict[int, float]] = {}  # key -> {id: lease end}
         self.pauses: dict[str, float] = {}  # key -> until

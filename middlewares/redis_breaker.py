@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from restwire.extension import redis_address
+from restwire.extension import redis_address, renewed_in_child
 
 __all__ = [
     "BACKOFF_FIRST",
@@ -74,6 +74,7 @@ class RedisBreaker:
     """Whether a component may use Redis now (see the module)."""
 
     __slots__ = (
+        "__weakref__",
         "_backoff",
         "_down",
         "_lock",
@@ -101,6 +102,7 @@ class RedisBreaker:
         #: The clock back-offs are counted on (tests move a fake one).
         self.clock = clock
         self._lock = threading.Lock()
+        renewed_in_child(self, "_lock")
         self._down = False  # open: Redis found down, not yet seen answering
         self._probing = False  # a call was let through to try Redis
         self._until = 0.0  # no call tries Redis before this

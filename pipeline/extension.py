@@ -17,6 +17,7 @@ yours can.
 | ``quoted_forms`` | the forms a server may quote a secret back in (form-, percent- and JSON-encoded), to redact them all from a message |
 | ``redis_address`` | where a redis-py client connects, for a log line, without its password |
 | ``names_of`` | a setting that takes a collection of names (``methods=``), refused with a ``UsageError`` naming it when it is one text, which would be taken letter by letter |
+| ``renewed_in_child`` | a lock your middleware keeps, made new in a process forked while another thread held it (and what it was doing dropped) |
 | ``require`` | an optional package imported where your feature is made, or a ``MissingExtra`` naming what to install |
 | ``retry_after_seconds`` | a ``Retry-After`` value read as seconds to wait (RFC 9110) |
 | ``is_token``, ``TOKEN_CHARACTERS`` | whether a text is a header name or a method HTTP can send (an RFC 9110 token), and what one may hold, for a message |
@@ -31,6 +32,7 @@ from ._base.errors import (
     redis_address,
     require,
 )
+from ._base.forks import renewed_in_child
 from ._base.http import (
     TOKEN_CHARACTERS,
     Origin,
@@ -61,6 +63,7 @@ __all__ = [
     "redact_params",
     "redact_url",
     "redis_address",
+    "renewed_in_child",
     "require",
     "retry_after_seconds",
 ]

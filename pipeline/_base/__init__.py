@@ -9,6 +9,7 @@
 | ``effects`` | the I/O a flow may ask for, as values the drivers perform |
 | ``concurrency`` | the waiting primitives of the two drivers (threads, anyio) |
 | ``durations`` | seconds, and the warning for a number that looks like milliseconds |
+| ``forks`` | what a forked child starts over with: new locks, no calls of the parent's threads |
 | ``settings`` | a setting that takes a collection of names, refused when it is one text |
 
 May import: nothing of restwire.

@@ -28,6 +28,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Never, NoReturn, Protocol, TypeVar
 
+from .forks import renewed_in_child
 from .library import Request, Response
 
 __all__ = [
@@ -95,10 +96,12 @@ class FlowLock:
     ends.
     """
 
-    __slots__ = ("thread_lock",)
+    __slots__ = ("__weakref__", "thread_lock")
 
     def __init__(self) -> None:
         self.thread_lock = threading.Lock()
+        # (a lock a thread of the parent held is free in a forked child)
+        renewed_in_child(self, "thread_lock")
 
 
 @dataclass(frozen=True, slots=True)

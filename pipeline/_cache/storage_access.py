@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._base.forks import renewed_in_child
 from .backends import storage_errors
 from .conversion import readable
 
@@ -70,6 +71,7 @@ class StorageAccess:
         self._settings = settings
         self._storage: hishel.BaseStorage | None = None
         self._lock = threading.Lock()
+        renewed_in_child(self, "_lock")
         self._users = 0
         self._storage_errors = storage_errors()
         # The circuit breaker: whether the storage fails, when a call may

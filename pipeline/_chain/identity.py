@@ -58,6 +58,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import sys
 import threading
 import urllib.request
 import weakref
@@ -82,6 +83,7 @@ from .._base.errors import (
     declare_credential_params,
     redact_params,
 )
+from .._base.forks import renewed_in_child
 from .._base.library import URL, AsyncClient, Auth, Client, Headers, Request, library_of
 from .._base.settings import names_of
 from .._wire.adapter import cookie_header, fields_kept, jar_headers, merged_headers
@@ -147,6 +149,7 @@ class ClientMark:
 #: Each client restwire cannot see whole, and its mark (as long as it lives).
 _MARKS: weakref.WeakKeyDictionary[Any, ClientMark] = weakref.WeakKeyDictionary()
 _MARKS_LOCK = threading.Lock()
+renewed_in_child(sys.modules[__name__], "_MARKS_LOCK")
 
 
 def _object_mark(thing: Any) -> ClientMark:

@@ -41,6 +41,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from .._base.credentials import CREDENTIAL_PARAMS
 from .._base.effects import _Answer, _Await
 from .._base.errors import InvalidRequest, RestwireError, fresh_error, redact_url
+from .._base.forks import renewed_in_child
 from .._base.library import (
     INVALID_URL,
     URL,
@@ -332,12 +333,18 @@ class Flight(Generic[EventT]):
 class Flights(Generic[EventT]):
     """The flights of one controller, by (request key, identity, shape)."""
 
-    __slots__ = ("_flights", "_lock", "_new_event")
+    __slots__ = ("__weakref__", "_flights", "_lock", "_new_event")
 
     def __init__(self, new_event: Callable[[], EventT]) -> None:
         self._flights: dict[Hashable, Flight[EventT]] = {}
         self._lock = threading.Lock()
         self._new_event = new_event
+        renewed_in_child(self, "_lock", abandon="_abandon")
+
+    def _abandon(self) -> None:
+        """In a forked child: the parent's flights, whose leaders are
+        threads the child does not have, never land; later calls send."""
+        self._flights = {}
 
     def join(self, key: Hashable) -> tuple[Flight[EventT], _Await | None]:
         """The flight of ``key``, and ``None`` if the caller leads it (it is

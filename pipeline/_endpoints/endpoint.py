@@ -20,6 +20,7 @@ template filled, the rest as the query in the endpoint's param style.
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from collections.abc import Hashable, Mapping
@@ -37,6 +38,7 @@ else:
     from typing import TypeVar
 
 from .._base.errors import REDACTED, UsageError, redact_url
+from .._base.forks import renewed_in_child
 from .._base.http import SAFE_METHODS
 from .._chain.exchange import CALL_HEADERS, call_headers
 from .._chain.stack import Middleware, Stack
@@ -93,6 +95,7 @@ _SHAPES: weakref.WeakValueDictionary[tuple[Any, ...], _Shape] = (
     weakref.WeakValueDictionary()
 )
 _SHAPES_LOCK = threading.Lock()
+renewed_in_child(sys.modules[__name__], "_SHAPES_LOCK")
 
 
 def _shape_of(parts: tuple[Any, ...]) -> _Shape:

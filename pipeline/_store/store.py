@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from msgspec.structs import astuple
 
+from .._base.forks import renewed_in_child
 from .entity import Entity, EntityKey
 from .retention import (
     DEFAULT_MAX_BYTES,
@@ -190,6 +191,7 @@ class Store:
         #: Which write wins against a read in flight (``write_order``).
         self.order = WriteOrder()
         self.lock = threading.Lock()
+        renewed_in_child(self, "lock")
         self._now = float("-inf")
         #: Each record key seen lately, as the one key object results share
         #: (``share_keys``; bounded).
