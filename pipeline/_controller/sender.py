@@ -229,10 +229,12 @@ class Sender:
         #: The headers a redirect to another origin may carry.
         self.public = public
 
-    def first_hop(self, exchange: Exchange) -> FirstHop:
+    def first_hop(self, exchange: Exchange, client_params: bool = True) -> FirstHop:
         """The request of the call's first hop, fitted to its credential
-        policy (cookies sent or not): exactly what would go out."""
-        request = self._first_request(exchange)
+        policy (cookies sent or not): exactly what would go out.
+        ``client_params``: whether the client's default params may go with
+        it (not with a middleware's side call)."""
+        request = self._first_request(exchange, client_params)
         policy = HopPolicy(
             exchange.url,
             exchange.credentials,
@@ -345,8 +347,10 @@ class Sender:
         """The innermost step of a middleware's ``SideCall`` (a token
         request, say): it carries only what its own endpoint and middleware
         set. Made on behalf of one caller, it sends no credential among the
-        client's default headers, and not the client's own ``auth``."""
-        first = self.first_hop(exchange)
+        client's default headers, none of its default params (an
+        ``api_key`` of the API is not the token server's) and not the
+        client's own ``auth``."""
+        first = self.first_hop(exchange, client_params=False)
         own = {name.lower() for name in exchange.headers}
         headers = first.request.headers
         for name in [name for name in headers if name.lower() not in own]:
@@ -355,7 +359,7 @@ class Sender:
         first.policy.client_auth = False
         return self(exchange, first)
 
-    def _first_request(self, exchange: Exchange) -> Request:
+    def _first_request(self, exchange: Exchange, client_params: bool = True) -> Request:
         endpoint = exchange.endpoint
         headers = exchange.headers
         body = exchange.body
@@ -391,7 +395,8 @@ class Sender:
                 # (a page on another origin is sent as a redirect there
                 # is: its link as it is, none of the client's default
                 # params, which may carry its credential: api_key)
-                client_params=home is None or origin_of(url) == origin_of(home),
+                client_params=client_params
+                and (home is None or origin_of(url) == origin_of(home)),
             )
         except INVALID_URL as error:
             raise InvalidRequest(f"{endpoint.label}: invalid URL: {error}") from None

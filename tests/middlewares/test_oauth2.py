@@ -89,6 +89,20 @@ async def test_client_credentials_with_basic_auth(
     assert bearers(httpx_mock) == ["Bearer tok-1"]
 
 
+async def test_the_token_request_carries_none_of_the_client_s_params(
+    controller_factory: Any, httpx_mock: HTTPXMock
+) -> None:
+    """A client's default params are the API's (its ``api_key``), not the
+    token server's: a side call carries none of them, as it carries none
+    of the client's default credential headers. The API's call has them."""
+    controller = controller_factory(params={"api_key": "api-SECRET-1"})
+    httpx_mock.add_response(url=TOKEN_URL, json=token_response())
+    httpx_mock.add_response(url=f"{API}/me?api_key=api-SECRET-1", json={"ok": True})
+    assert await controller.fetch(me(client_credentials())) == {"ok": True}
+    (request,) = token_requests(httpx_mock)
+    assert request.url.query == b""
+
+
 async def test_client_credentials_with_the_secret_in_the_body(
     controller: Any, httpx_mock: HTTPXMock
 ) -> None:
