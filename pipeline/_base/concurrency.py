@@ -38,6 +38,7 @@ import anyio.to_thread
 
 from .effects import FlowLock
 from .errors import UsageError
+from .forks import renewed_in_child
 
 __all__ = [
     "AsyncBackground",
@@ -316,6 +317,11 @@ class Background:
     def __init__(self) -> None:
         self._threads: set[threading.Thread] = set()
         self._lock = threading.Lock()
+        renewed_in_child(self, "_lock", abandon="_abandon")
+
+    def _abandon(self) -> None:
+        """In a forked child: the parent's threads are not there."""
+        self._threads = set()
 
     def start(self, function: Callable[[], None], name: str) -> None:
         def run() -> None:

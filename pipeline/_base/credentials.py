@@ -151,19 +151,40 @@ def may_name_credential(pattern: str) -> bool:
     ending) says credential, or, as a prefix, could match a name that
     starts with a credential word (``sess*``: ``sessionid``)."""
     name = pattern.lower()
+    if name in _LOAD_BALANCER_COOKIES:
+        return False
     if _SESSION_COOKIE.search(name.rstrip("*")):
         return True  # (PHPSESSID, connect.sid: a session by another word)
     if not name.endswith("*"):
         return names_credential(name)
     prefix = name.rstrip("*")
     return _CREDENTIAL_WORDS.search(prefix) is not None or any(
-        word.startswith(prefix) for word in _CREDENTIAL_WORD_LIST
+        word.startswith(prefix) for word in (*_CREDENTIAL_WORD_LIST, *_SESSION_WORDS)
     )
 
 
-#: What session cookies are called besides the credential words: ``sess``
-#: (``PHPSESSID``) and ``sid`` alone or as a part (``connect.sid``).
-_SESSION_COOKIE = re.compile(r"sess|(?:^|[._-])sid(?:$|[._-])")
+#: What session and sign-in cookies are called besides the credential
+#: words: ``sess`` (``PHPSESSID``), ``sid`` alone or as a part
+#: (``connect.sid``), and words that say who (``jwt``, ``SSO``, CAS's
+#: ``CASTGC``, ``wordpress_logged_in_*``, ASP.NET's ``Identity``, a user).
+_SESSION_WORDS = (
+    "sess",
+    "jwt",
+    "sso",
+    "bearer",
+    "logged_in",
+    "loggedin",
+    "login",
+    "identity",
+    "castgc",
+    "ticket",
+    "remember",
+    "user",
+)
+_SESSION_COOKIE = re.compile("|".join((*_SESSION_WORDS, r"(?:^|[._-])sid(?:$|[._-])")))
+#: Load balancers' own cookies whose names hold such a word all the same
+#: (nginx-ingress's, Heroku's session affinity, Google Cloud's).
+_LOAD_BALANCER_COOKIES = frozenset({"ingresscookie", "heroku-session-affinity", "gclb"})
 
 
 #: The words of :data:`_CREDENTIAL_WORDS`, each alone.

@@ -110,11 +110,12 @@ REDACTED = "[redacted]"
 #: Userinfo: an authority's text up to its last ``@`` (a password may hold
 #: an ``@`` of its own, which httpx takes as part of it).
 _USERINFO = re.compile(r"//[^/?#]*@")
-#: Userinfo whose password holds a ``/`` (a base64 token): what stands
-#: before it reads as a host with a port that is not a number, and an
-#: ``@`` follows before the query. No URL parses so, but its error quotes it.
+#: Userinfo whose password holds a ``/``, ``?`` or ``#`` (a base64 token):
+#: what stands before that reads as a host with a port that is not a
+#: number, and an ``@`` follows. No URL parses so, but its error quotes it:
+#: all up to the text's last ``@`` goes (the password may hold ``@`` too).
 _SLASHED_USERINFO = re.compile(
-    r"//(?!\[)[^/?#@:]*:(?![0-9]*(?:[/?#]|$))[^/?#@]*/[^?#@]*@"
+    r"//(?!\[)[^/?#@:]*:(?![0-9]*(?:[/?#]|$))[^/?#@]*[/?#].*@"
 )
 
 
@@ -540,6 +541,8 @@ def fresh_error(error: E) -> E:
     copy.__suppress_context__ = error.__suppress_context__
     if isinstance(error, ImportError):  # (kept in slots of its own, not vars)
         copy.name, copy.path = error.name, error.path  # type: ignore[attr-defined]
+    if isinstance(error, OSError):  # (the same: DownloadError's errno)
+        copy.errno, copy.strerror = error.errno, error.strerror  # type: ignore[attr-defined]
     return copy
 
 
@@ -574,6 +577,8 @@ def _travelling(error: RestwireError, keep: Callable[[Any], Any]) -> dict[str, A
             left_out.append(f"{name} ({type(refusal).__name__})")
     if isinstance(error, ImportError):  # (kept in slots of its own, not vars)
         state["name"], state["path"] = error.name, error.path
+    if isinstance(error, OSError):  # (the same: DownloadError's errno)
+        state["errno"], state["strerror"] = error.errno, error.strerror
     if left_out:
         notes = list(state.get("__notes__") or ())
         notes.append(f"left out when it was copied: {', '.join(left_out)}")
@@ -643,6 +648,9 @@ def _arrived(cls: type[E], args: tuple[Any, ...], state: dict[str, Any]) -> E:
     if isinstance(error, ImportError):
         error.name = state.pop("name", None)
         error.path = state.pop("path", None)
+    if isinstance(error, OSError):
+        error.errno = state.pop("errno", None)
+        error.strerror = state.pop("strerror", None)
     error.__dict__.update(state)
     return error
 

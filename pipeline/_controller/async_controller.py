@@ -32,6 +32,7 @@ from this one, and the tests fail when the two differ.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 import time
@@ -499,10 +500,12 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         endpoint: RestEndpoint[ValueT],
         params: Params = None,
         *,
-        frequency: float | None = None,
+        frequency: float | datetime.timedelta | None = None,
     ) -> AsyncIterator[ValueT]:
         """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
         seconds, until the controller closes. Errors are raised."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise not_an_endpoint("poll()", endpoint)
         interval = frequency_of(endpoint, frequency)
         while not self._closing.is_set():
             started = self._clock()
@@ -517,7 +520,7 @@ class AsyncController(BaseController[AsyncClient, AsyncEvent]):
         params: Params = None,
         callback: Callable[[ValueT], object] | None = None,
         *,
-        frequency: float | None = None,
+        frequency: float | datetime.timedelta | None = None,
         on_error: ErrorCallback | None = None,
     ) -> Subscription:
         """Call ``callback(value)`` with a fresh value at once and every

@@ -36,6 +36,7 @@ a cancellation, and no response side runs on a value twice.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import logging
 import os
@@ -489,7 +490,7 @@ class BaseController(Generic[ClientT, EventT]):
         self,
         endpoint: RestEndpoint,
         params: Params,
-        frequency: float | None,
+        frequency: float | datetime.timedelta | None,
         callback: Callable[[Any], object] | None,
         on_error: Callable[[Exception], object] | None,
     ) -> tuple[Subscription, Poller | None]:

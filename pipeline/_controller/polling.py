@@ -11,6 +11,7 @@ one per request key, identity and value shape.
 
 from __future__ import annotations
 
+import datetime
 import logging
 import math
 import threading
@@ -23,6 +24,7 @@ from multidict import MultiDict, MultiMapping
 
 from .._base.durations import check_seconds
 from .._base.errors import SettingError, UsageError
+from .._base.forks import renewed_in_child
 from .._endpoints.endpoint import RestEndpoint
 
 __all__ = [
@@ -142,6 +144,16 @@ class Pollers:
         self._pollers: dict[Hashable, Poller] = {}
         self._lock = threading.Lock()
         self._stopped = False
+        renewed_in_child(self, "_lock", abandon="_abandon")
+
+    def _abandon(self) -> None:
+        """In a forked child: the parent's pollers run on threads the child
+        does not have. Each is stopped (its lock made new: a thread of the
+        parent may have held it), and a later subscription makes its own."""
+        for poller in self._pollers.values():
+            poller.lock = threading.Lock()
+            poller.stopped = True
+        self._pollers = {}
 
     def add(
         self,
@@ -235,9 +247,13 @@ class Pollers:
         return min(intervals, default=None)
 
 
-def frequency_of(endpoint: RestEndpoint, frequency: float | None) -> float:
+def frequency_of(
+    endpoint: RestEndpoint, frequency: float | datetime.timedelta | None
+) -> float:
     """The seconds between polls of ``endpoint``: ``frequency`` if given,
     else its ``poll_frequency``; a :class:`SettingError` if neither says."""
+    if isinstance(frequency, datetime.timedelta):  # (as poll_frequency takes it)
+        frequency = frequency.total_seconds()
     if frequency is not None:
         if isinstance(frequency, bool) or not isinstance(frequency, int | float):
             raise UsageError(

@@ -7,6 +7,7 @@ and run ``python .ci/unasync.py``. ``async_controller``'s docstring says what is
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 import time
@@ -470,10 +471,12 @@ class Controller(BaseController[Client, Event]):
         endpoint: RestEndpoint[ValueT],
         params: Params = None,
         *,
-        frequency: float | None = None,
+        frequency: float | datetime.timedelta | None = None,
     ) -> Iterator[ValueT]:
         """Fresh values, one each ``frequency`` (default: ``poll_frequency``)
         seconds, until the controller closes. Errors are raised."""
+        if not isinstance(endpoint, RestEndpoint):
+            raise not_an_endpoint("poll()", endpoint)
         interval = frequency_of(endpoint, frequency)
         while not self._closing.is_set():
             started = self._clock()
@@ -488,7 +491,7 @@ class Controller(BaseController[Client, Event]):
         params: Params = None,
         callback: Callable[[ValueT], object] | None = None,
         *,
-        frequency: float | None = None,
+        frequency: float | datetime.timedelta | None = None,
         on_error: ErrorCallback | None = None,
     ) -> Subscription:
         """Call ``callback(value)`` with a fresh value at once and every

@@ -390,3 +390,25 @@ def test_a_call_failing_in_a_worker_process_gives_its_caller_the_error(
     assert run_in(
         where, executor, process_pool, "ok", origin_a.origin, mode == "async"
     ) == {"fine": True}
+
+
+def test_a_download_error_keeps_the_system_s_errno_wherever_it_travels() -> None:
+    """``errno`` and ``strerror`` are ``OSError``'s own slots, not in
+    ``vars()``: pickled, copied or raised afresh they were ``None``."""
+    import copy
+    import pickle
+
+    from restwire import DownloadError
+    from restwire._base.errors import fresh_error
+
+    error = DownloadError("GET /f", "/tmp/x", OSError(28, "No space left on device"))
+    for travelled in (
+        pickle.loads(pickle.dumps(error)),
+        copy.copy(error),
+        copy.deepcopy(error),
+        fresh_error(error),
+        error.annotated("gave up"),
+    ):
+        assert (travelled.errno, travelled.strerror) == (28, "No space left on device")
+        assert travelled.folder == "/tmp/x"
+        assert str(travelled).startswith("GET /f: cannot write the download in")

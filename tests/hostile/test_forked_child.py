@@ -114,3 +114,29 @@ def test_a_refresh_under_way_on_another_thread_does_not_hold_the_child() -> None
         finally:
             release.set()
             parent_call.join(HANG)
+
+
+def test_a_subscription_in_the_child_gets_values_of_its_own() -> None:
+    """The parent's poller runs on a thread the child does not have: the
+    child joined it and never heard a value, not even the first."""
+    endpoint = RestEndpoint(url_prefix=API, path="/me")
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json={}))
+    with Controller(transport=transport) as controller:
+        heard = threading.Event()
+        subscription = controller.subscribe(
+            endpoint, None, lambda value: heard.set(), frequency=60
+        )
+        assert heard.wait(HANG)
+
+        def subscribe_again() -> None:
+            again = threading.Event()
+            controller.subscribe(
+                endpoint, None, lambda value: again.set(), frequency=60
+            )
+            if not again.wait(CHILD_BOUND):
+                os._exit(HUNG)
+
+        try:
+            assert in_child(subscribe_again) == DONE
+        finally:
+            subscription.cancel()

@@ -8,6 +8,7 @@ repr. Each call under both drivers; nothing reaches the server."""
 from __future__ import annotations
 
 import copy
+import datetime
 import enum
 import inspect
 import ipaddress
@@ -20,6 +21,7 @@ import pytest
 from pytest_httpx import HTTPXMock
 
 from restwire import (
+    STICKY_COOKIES,
     AsyncController,
     Controller,
     Entity,
@@ -218,6 +220,20 @@ def test_sharing_refuses_a_list_that_is_none(
     refused(error, f"Sharing({option}=...)", shown)
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        STICKY_COOKIES,
+        ("INGRESSCOOKIE",),  # (nginx-ingress's: "cookie" in a balancer's name)
+        ("heroku-session-affinity",),
+        ("GCLB",),
+        ("ROUTE*", "lb_pool"),
+    ],
+)
+def test_sharing_takes_load_balancers_cookies(names: tuple[str, ...]) -> None:
+    assert Sharing(sticky_cookies=names).sticky_cookies == names
+
+
 def test_sharing_takes_lists_of_names() -> None:
     sharing = Sharing(
         public_headers=frozenset({"Accept"}),
@@ -283,6 +299,7 @@ URL_TEXT = "https://deploy:hunter2-SECRET@api.example.com/items?api_key=key-SECR
         ("stream", ()),
         ("subscribe", (None, print)),
         ("download", ()),
+        ("poll", ()),
     ],
 )
 async def test_a_url_where_an_endpoint_goes_is_refused_without_its_secrets(
@@ -292,7 +309,7 @@ async def test_a_url_where_an_endpoint_goes_is_refused_without_its_secrets(
 
     async def attempt() -> None:
         result = await called(controller, method, URL_TEXT, *arguments, **options)
-        if method == "stream":  # (a generator: it checks when first read)
+        if method in ("stream", "poll"):  # (generators: they check when read)
             await collect(result)
 
     with pytest.raises(UsageError) as error:
@@ -326,6 +343,14 @@ async def test_subscribe_refuses_a_frequency_no_poller_can_keep(
     with pytest.raises(kind) as error:
         await called(controller, "subscribe", item, {"id": "1"}, print, frequency=bad)
     refused(error, "frequency=", shown)
+
+
+def test_a_poll_frequency_may_be_a_timedelta_as_an_endpoint_s_may() -> None:
+    from restwire._controller.polling import frequency_of
+
+    assert frequency_of(item, datetime.timedelta(seconds=30)) == 30.0
+    with pytest.raises(SettingError):
+        frequency_of(item, datetime.timedelta(seconds=-1))
 
 
 @pytest.mark.parametrize("option", ["poll_frequency", "timeout"])
@@ -465,6 +490,12 @@ def test_a_cache_or_endpoint_refuses_what_it_cannot_call(
         ("PHPSESSID",),
         ("connect.sid",),
         ("auth_lb*",),
+        ("jwt",),
+        ("j*",),
+        ("SSO",),
+        ("CASTGC",),
+        ("AspNetCore.Identity.Application",),
+        ("wordpress_logged_in_*",),
     ],
 )
 def test_sharing_refuses_a_sticky_name_that_could_be_a_session(

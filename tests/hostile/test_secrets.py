@@ -25,6 +25,7 @@ from restwire import (
     RestEndpoint,
     RestwireError,
 )
+from restwire._base.errors import redact_secrets
 from restwire.extension import redact_url
 from restwire.middlewares import (
     AccessToken,
@@ -273,6 +274,10 @@ class Item(Entity):
         # (a URL that does not parse: its text was quoted raw)
         (f"https://user:{PASSWORD}@api.example.com:abc", "/x"),
         (f"https://user:ab/{PASSWORD}@api.example.com", "/x"),
+        # (a password holding ? or #, or / and @ both: shown whole or in part)
+        (f"https://deploy:Xy?{PASSWORD}@api.example.com", "/x"),
+        (f"https://deploy:Xy#{PASSWORD}@api.example.com", "/x"),
+        (f"https://deploy:a/b@{PASSWORD}@api.example.com", "/x"),
         ("https://api.example.com:abc", f"/x?access_token={PASSWORD}"),
         (f"ftp://user:{PASSWORD}@api.example.com", "/x"),
     ],
@@ -312,3 +317,23 @@ def test_a_bad_url_without_credentials_keeps_the_library_s_reason() -> None:
 )
 def test_an_at_sign_outside_the_userinfo_is_no_credential(url: str) -> None:
     assert redact_url(url) == url
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [
+        # (Spring Security HTML-escapes a description: &amp; &lt; &gt;)
+        "Tr0ub4dor&amp;3&lt;x&gt;/+y",
+        # (percent-encoded with "/" left as it is: urllib's quote())
+        "Tr0ub4dor%263%3Cx%3E/%2By",
+        # (percent-encoded with lower-case hex digits)
+        "Tr0ub4dor%263%3cx%3e%2f%2by",
+        "Tr0ub4dor%263%3cx%3e/%2by",
+    ],
+)
+def test_a_password_quoted_in_another_encoding_is_redacted(quoted: str) -> None:
+    said = redact_secrets(f"invalid_grant: bad password {quoted} for ann", [PASSWORD_Q])
+    assert said == "invalid_grant: bad password [redacted] for ann"
+
+
+PASSWORD_Q = "Tr0ub4dor&3<x>/+y"

@@ -422,3 +422,21 @@ def test_a_name_at_the_length_limit_still_gets_a_number(tmp_path: Path) -> None:
     assert len(path.name.encode()) <= 255
     assert path.read_bytes() == b"second"
     assert (tmp_path / name).read_bytes() == b"first"
+
+
+async def test_a_folder_that_cannot_be_written_is_a_download_error_before_sending(
+    controller: Any,
+    origin_a: RecordingServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused(**options: Any) -> Any:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr("restwire._wire.downloads.tempfile.mkstemp", refused)
+    with pytest.raises(DownloadError) as caught:
+        await controller.download(file_endpoint(origin_a), {"size": 10}, to=tmp_path)
+    assert caught.value.errno == errno.EACCES
+    assert "Permission denied" in str(caught.value)
+    assert origin_a.requests == []
+    assert list(tmp_path.iterdir()) == []
