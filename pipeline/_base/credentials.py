@@ -148,8 +148,10 @@ _CREDENTIAL_WORDS = re.compile(
 
 def may_name_credential(pattern: str) -> bool:
     """Whether a cookie name ``pattern`` (a trailing ``*`` matches any
-    ending) says credential, or, as a prefix, could match a name that
-    starts with a credential word (``sess*``: ``sessionid``)."""
+    ending) says credential or session (a credential word, or one of
+    :data:`_SESSION_WORDS`: ``PHPSESSID``, ``jwt``), or, as a prefix,
+    could match a name that starts with one (``sess*``: ``sessionid``);
+    a load balancer's own cookie (:data:`_LOAD_BALANCER_COOKIES`) never."""
     name = pattern.lower()
     if name in _LOAD_BALANCER_COOKIES:
         return False
