@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from restwire import SettingError, UsageError
@@ -25,6 +25,7 @@ from restwire.extension import is_token, names_of, redact_url, require
 __all__ = [
     "check_callable",
     "check_count",
+    "check_each",
     "check_header_name",
     "check_header_text",
     "check_positive",
@@ -139,6 +140,14 @@ def redis_client(owner: str, value: Any, timeout: float) -> Any:
             f"{owner} takes a Redis URL or a redis-py client, not {_kind(value)}"
         )
     return value
+
+
+def check_each(
+    check: Callable[[str, str, Any], None], owner: str, **values: Any
+) -> None:
+    """``check(owner, name, value)`` of each option ``values`` names."""
+    for name, value in values.items():
+        check(owner, name, value)
 
 
 def check_callable(owner: str, name: str, value: Any) -> None:

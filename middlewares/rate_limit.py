@@ -105,6 +105,7 @@ from restwire.extension import Headers, Response, renewed_in_child
 
 from ._checks import (
     check_count,
+    check_each,
     check_positive,
     check_seconds,
     check_text,
@@ -583,14 +584,15 @@ class RateLimit:
     ) -> None:
         if limit is not None:
             check_count("RateLimit", "limit", limit, 1)
-        for option, seconds in (
-            ("per", per),
-            ("lease", lease),
-            ("max_pause", max_pause),
-            ("redis_timeout", redis_timeout),
-        ):
-            # (a NaN per spun a caller forever: no wait compares with it)
-            check_positive("RateLimit", option, seconds)
+        # (a NaN per spun a caller forever: no wait compares with it)
+        check_each(
+            check_positive,
+            "RateLimit",
+            per=per,
+            lease=lease,
+            max_pause=max_pause,
+            redis_timeout=redis_timeout,
+        )
         check_seconds("RateLimit", "max_wait", max_wait)
         check_text("RateLimit", "name", name)
         if not (callable(scope) or scope in ("origin", "endpoint")):

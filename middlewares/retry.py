@@ -49,6 +49,7 @@ from restwire.extension import Response, retry_after_seconds
 from ._checks import (
     check_callable,
     check_count,
+    check_each,
     check_seconds,
     method_names,
     status_codes,
@@ -97,14 +98,14 @@ class Retry:
         jitter: Callable[[], float] = random.random,
     ) -> None:
         check_count("Retry", "attempts", attempts, 1)  # (the first try counts)
-        for name, seconds in (
-            ("backoff", backoff),
-            ("max_backoff", max_backoff),
-            ("budget", budget),
-        ):
-            check_seconds("Retry", name, seconds)
-        check_callable("Retry", "clock", clock)
-        check_callable("Retry", "jitter", jitter)
+        check_each(
+            check_seconds,
+            "Retry",
+            backoff=backoff,
+            max_backoff=max_backoff,
+            budget=budget,
+        )
+        check_each(check_callable, "Retry", clock=clock, jitter=jitter)
         self.attempts = attempts
         self.statuses = status_codes("Retry", statuses, "(502, 503)")
         self.methods = method_names("Retry", methods, "('GET', 'PUT')")
