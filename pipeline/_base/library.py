@@ -32,6 +32,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import idna
+
 __all__ = [
     "DECODING_ERRORS",
     "DEFAULT",
@@ -209,14 +211,19 @@ else:
 
 
 def host_checked(url: URL) -> URL:
-    """``url``, its host read once. The library decodes an internationalized
-    host (``xn--...``) only when it is read, and one that does not decode
-    raises the ``idna`` package's error (a ``UnicodeError``) there, deep in
-    a call; read here, where a URL comes in (an endpoint's, a redirect's, a
-    next page's), it is the library's ``InvalidURL``, which each of those
-    places turns into restwire's error."""
-    try:
-        url.host  # noqa: B018  (read for its check)
-    except UnicodeError as error:
-        raise library_of(url).InvalidURL(f"Invalid IDNA hostname: {error}") from None
+    """``url``, its internationalized host (``xn--...``) checked to decode.
+    httpx decodes such a host only when it is read, and one that does not
+    decode raises the ``idna`` package's error (a ``UnicodeError``) there,
+    deep in a call; httpx2 does not decode it at all, and sends it. Checked
+    here the way httpx reads it, where a URL comes in (an endpoint's, a
+    redirect's, a next page's), it is the library's ``InvalidURL`` under
+    either library, which each of those places turns into restwire's
+    error."""
+    raw = url.raw_host
+    if raw.startswith(b"xn--"):
+        try:
+            idna.decode(raw.decode("ascii"))
+        except UnicodeError as error:  # (idna.IDNAError is one)
+            invalid = library_of(url).InvalidURL
+            raise invalid(f"Invalid IDNA hostname: {error}") from None
     return url
