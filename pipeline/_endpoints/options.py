@@ -314,6 +314,15 @@ def _timeout(value: Any) -> Timeout | None:
     return timeout
 
 
+def _callable(name: str, value: Any) -> Any:
+    """``value``, a function the endpoint calls (``process``,
+    ``parse_response``): anything else fails at every call, so it is
+    refused where the endpoint is written."""
+    if not callable(value):
+        raise UsageError(f"{name} must be a function, not {type(value).__name__}")
+    return value
+
+
 #: The options converted to the form an endpoint keeps, when given, in
 #: this order.
 _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
@@ -323,18 +332,9 @@ _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "middleware": _middleware,
     "timeout": _timeout,
     "param_style": check_param_style,
-    "process": lambda value: _callable("process", value),
-    "parse_response": lambda value: _callable("parse_response", value),
+    "process": partial(_callable, "process"),
+    "parse_response": partial(_callable, "parse_response"),
 }
-
-
-def _callable(name: str, value: Any) -> Any:
-    """``value``, a function the endpoint calls (``process``,
-    ``parse_response``): anything else fails at every call, so it is
-    refused where the endpoint is written."""
-    if not callable(value):
-        raise UsageError(f"{name} must be a function, not {type(value).__name__}")
-    return value
 
 
 def _method(value: Any) -> str:
