@@ -36,10 +36,12 @@ guard, ``max_pages`` and origin check as ``Link`` headers.
 
 from __future__ import annotations
 
+import functools
+
 from restwire import SettingError
 from restwire.extension import Envelope, NextPage
 
-from ._checks import check_text
+from ._checks import check_each, check_text
 from ._page_kinds import (
     CursorFrom,
     NextAt,
@@ -71,14 +73,15 @@ class BodyPagination(Envelope):
         the cursor to send back as that query parameter. With
         ``cursor_from``, :meth:`cursor`'s kind instead (``more=None``:
         while a page has items; ``param`` defaults to ``starting_after``)."""
-        for option, value in (
-            ("results", results),
-            ("next", next),
-            ("param", param),
-            ("more", more),
-            ("cursor_from", cursor_from),
-        ):
-            check_text("BodyPagination", option, value, optional=True)
+        check_each(
+            functools.partial(check_text, optional=True),
+            "BodyPagination",
+            results=results,
+            next=next,
+            param=param,
+            more=more,
+            cursor_from=cursor_from,
+        )
         if results == "" or next == "" or param == "":
             raise SettingError("results, next and param must be non-empty names")
         if cursor_from is not None or more is not None:

@@ -80,7 +80,7 @@ from restwire import (
     UsageError,
 )
 
-from ._checks import check_seconds
+from ._checks import check_each, check_positive
 from ._checks import redis_client as redis_of
 from .redis_breaker import RedisBreaker
 
@@ -204,10 +204,9 @@ class SharedToken:
             raise UsageError(
                 f"SharedToken(name=...) must be text or None, not {type(name).__name__}"
             )
-        for option, seconds in (("lease", lease), ("wait", wait), ("timeout", timeout)):
-            check_seconds("SharedToken", option, seconds)
-            if not seconds:
-                raise SettingError(f"SharedToken({option}=0): must be more than 0")
+        check_each(
+            check_positive, "SharedToken", lease=lease, wait=wait, timeout=timeout
+        )
         client: redis.Redis = redis_of("SharedToken", redis_client, timeout)
         self.redis = client
         #: The slot's name; ``None``: one slot per origin and holder.
