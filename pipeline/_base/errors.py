@@ -51,7 +51,7 @@ import importlib
 import json
 import pickle
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from types import ModuleType
 from typing import Any, Self, TypeVar
 from urllib.parse import quote, quote_plus, unquote_plus
@@ -539,11 +539,25 @@ def fresh_error(error: E) -> E:
     copy.args = error.args
     copy.__cause__ = error.__cause__
     copy.__suppress_context__ = error.__suppress_context__
-    if isinstance(error, ImportError):  # (kept in slots of its own, not vars)
-        copy.name, copy.path = error.name, error.path  # type: ignore[attr-defined]
-    if isinstance(error, OSError):  # (the same: DownloadError's errno)
-        copy.errno, copy.strerror = error.errno, error.strerror  # type: ignore[attr-defined]
+    for name in _slotted(error):
+        setattr(copy, name, getattr(error, name))
     return copy
+
+
+#: What a built-in exception keeps in slots of its own, not in ``vars()``:
+#: copied and sent by name (``MissingExtra``'s ``name``, ``DownloadError``'s
+#: ``errno``).
+_SLOTTED: tuple[tuple[type[BaseException], tuple[str, ...]], ...] = (
+    (ImportError, ("name", "path")),
+    (OSError, ("errno", "strerror")),
+)
+
+
+def _slotted(error: BaseException) -> Iterator[str]:
+    """The names of the slot attributes ``error`` keeps (:data:`_SLOTTED`)."""
+    for kind, names in _SLOTTED:
+        if isinstance(error, kind):
+            yield from names
 
 
 # -- errors that travel ------------------------------------------------------------
@@ -575,10 +589,8 @@ def _travelling(error: RestwireError, keep: Callable[[Any], Any]) -> dict[str, A
         except Exception as refusal:  # whatever pickling an object raises
             state[name] = None
             left_out.append(f"{name} ({type(refusal).__name__})")
-    if isinstance(error, ImportError):  # (kept in slots of its own, not vars)
-        state["name"], state["path"] = error.name, error.path
-    if isinstance(error, OSError):  # (the same: DownloadError's errno)
-        state["errno"], state["strerror"] = error.errno, error.strerror
+    for name in _slotted(error):
+        state[name] = getattr(error, name)
     if left_out:
         notes = list(state.get("__notes__") or ())
         notes.append(f"left out when it was copied: {', '.join(left_out)}")
@@ -645,12 +657,8 @@ def _arrived(cls: type[E], args: tuple[Any, ...], state: dict[str, Any]) -> E:
     ``__init__``."""
     error = cls.__new__(cls)
     error.args = args
-    if isinstance(error, ImportError):
-        error.name = state.pop("name", None)
-        error.path = state.pop("path", None)
-    if isinstance(error, OSError):
-        error.errno = state.pop("errno", None)
-        error.strerror = state.pop("strerror", None)
+    for name in _slotted(error):
+        setattr(error, name, state.pop(name, None))
     error.__dict__.update(state)
     return error
 
