@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from restwire import SettingError, UsageError
-from restwire.extension import is_token, names_of, redact_url, require
+from restwire.extension import is_token, names_of, not_a_redis_url, require
 
 __all__ = [
     "check_callable",
@@ -131,10 +131,7 @@ def redis_client(owner: str, value: Any, timeout: float) -> Any:
                 value, socket_timeout=timeout, socket_connect_timeout=timeout
             )
         except ValueError:
-            raise SettingError(
-                f"{owner}: {redact_url(value)!r} is not a Redis URL "
-                "(redis://[:password@]host[:port][/db], rediss:// or unix://)"
-            ) from None
+            raise not_a_redis_url(owner, value) from None
     if not (hasattr(value, "pipeline") and hasattr(value, "register_script")):
         raise UsageError(
             f"{owner} takes a Redis URL or a redis-py client, not {_kind(value)}"

@@ -15,6 +15,7 @@ yours can.
 | ``Origin``, ``origin_of`` | a URL's origin (scheme, host, port), as restwire's credential policy compares them |
 | ``redact_url``, ``redact_params`` | a URL as text for a message or a span, its userinfo and credential params redacted |
 | ``quoted_forms`` | the forms a server may quote a secret back in (form-, percent- and JSON-encoded), to redact them all from a message |
+| ``not_a_redis_url`` | the ``SettingError`` of an option given a URL redis-py cannot read, the URL shown redacted |
 | ``redis_address`` | where a redis-py client connects, for a log line, without its password |
 | ``names_of`` | a setting that takes a collection of names (``methods=``), refused with a ``UsageError`` naming it when it is one text, which would be taken letter by letter |
 | ``renewed_in_child`` | a lock your middleware keeps, made new in a process forked while another thread held it (and what it was doing dropped) |
@@ -26,6 +27,7 @@ yours can.
 """
 
 from ._base.errors import (
+    not_a_redis_url,
     quoted_forms,
     redact_params,
     redact_url,
@@ -58,6 +60,7 @@ __all__ = [
     "error_data",
     "is_token",
     "names_of",
+    "not_a_redis_url",
     "origin_of",
     "quoted_forms",
     "redact_params",

@@ -95,6 +95,7 @@ __all__ = [
     "UsageError",
     "fresh_error",
     "header_names",
+    "not_a_redis_url",
     "quoted_forms",
     "redact_error",
     "redact_params",
@@ -958,6 +959,15 @@ def require(
 
 
 # -- Redis, said without its credentials ---------------------------------------------
+
+
+def not_a_redis_url(owner: str, url: str) -> SettingError:
+    """The error of ``owner`` given ``url`` that redis-py cannot read as a
+    Redis URL: the URL shown redacted, and the forms it takes."""
+    return SettingError(
+        f"{owner}: {redact_url(url)!r} is not a Redis URL "
+        "(redis://[:password@]host[:port][/db], rediss:// or unix://)"
+    )
 
 
 def redis_address(client: Any) -> str:

@@ -46,13 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._base.effects import Flow
-from .._base.errors import (
-    SettingError,
-    UsageError,
-    redact_url,
-    redis_address,
-    require,
-)
+from .._base.errors import UsageError, not_a_redis_url, redis_address, require
 from .._base.library import DefaultEncoding, Request, Response
 from .backends import redis_connector, redis_storage, sqlite_storage
 from .cached_hop import CachedHop
@@ -170,10 +164,7 @@ class HttpCache:
         try:
             locks = client()
         except ValueError:
-            raise SettingError(
-                f"HttpCache.redis(): {redact_url(url)!r} is not a Redis URL "
-                "(redis://[:password@]host[:port][/db], rediss:// or unix://)"
-            ) from None
+            raise not_a_redis_url("HttpCache.redis()", url) from None
         return cls(
             redis_storage(client, key_prefix, storage_options),
             where=f"redis:{redis_address(locks)} {key_prefix!r}",

@@ -42,13 +42,7 @@ from .._base.credentials import CREDENTIAL_PARAMS
 from .._base.effects import _Answer, _Await
 from .._base.errors import InvalidRequest, RestwireError, fresh_error, redact_url
 from .._base.forks import renewed_in_child
-from .._base.library import (
-    INVALID_URL,
-    URL,
-    AsyncClient,
-    Client,
-    library_of,
-)
+from .._base.library import INVALID_URL, URL, AsyncClient, Client, library_of
 from .._chain.exchange import Answered, Exchange, Handler
 from .._chain.identity import plain_url
 from .._endpoints.endpoint import RestEndpoint
